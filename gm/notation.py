@@ -1,0 +1,317 @@
+"""Parsing conventional notation [11] with the Lark grammar in ``notation.lark``.
+
+`parse_orders`, `parse_setup` and `parse_record` turn text into the value
+types of `gm.orders`; on bad input they raise `NotationError`, which names
+the line, the column, the offending text and what was expected, with a hint
+for the usual slips.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from .geometry import COLOURS, LETTERS, Cell
+from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
+from .ships import ShipType
+
+GRAMMAR = Path(__file__).with_name("notation.lark")
+
+_DESCRIBE = {
+    "CELL": "a cell such as Rv1",
+    "BEAM": "a beam such as bRv1Rx1",
+    "MISSILE": "a missile launch such as mRv2 or m2",
+    "KAMIKAZE": "a kamikaze launch such as kGy3",
+    "SCAN": "a scan such as sBz5",
+    "SHIP": "a ship type such as KC or FS2",
+    "PLAYER": "a player number, 1 or 2",
+    "PLAYER_TAG": "'1:' or '2:'",
+    "TURN_NUMBER": "a turn number",
+    "VARIANT_NAME": "a variant name such as 2.6.1",
+    "_NL": "the end of the line",
+    "$END": "the end of the text",
+    "MINUS": "'-'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "SETUP": "'setup'",
+    "TURN": "'turn'",
+    "VARIANT": "'variant'",
+}
+
+
+class NotationError(ValueError):
+    """Text that is not conventional notation.
+
+    ``line`` and ``column`` are 1-based; ``text`` is the offending word;
+    ``expected`` lists what would have been accepted there; ``hint`` is a
+    guess at what was meant, or None.
+    """
+
+    def __init__(self, line: int, column: int, text: str, expected: list[str], hint: str | None = None):
+        self.line = line
+        self.column = column
+        self.text = text
+        self.expected = expected
+        self.hint = hint
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        found = f"'{self.text}'" if self.text else "the end of the text"
+        message = f"line {self.line}, column {self.column}: unexpected {found}"
+        if self.expected:
+            message += "; expected " + _join_or(self.expected)
+        if self.hint:
+            message += f". Hint: {self.hint}"
+        return message
+
+
+def _join_or(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+class _ToValues(Transformer):
+    """Turns the parse tree into `gm.orders` values in the same pass as parsing."""
+
+    def strike(self, items: list[Token]) -> Strike:
+        return Strike(Cell.parse(items[0]))
+
+    def beam(self, items: list) -> Beam:
+        text = items[0]
+        ship = items[1] if len(items) > 1 else None
+        return Beam(Cell.parse(text[1:4]), Cell.parse(text[4:7]), ship)
+
+    def SHIP(self, token: Token) -> ShipRef:
+        return ShipRef(ShipType[token[:2]], int(token[2:]) if len(token) > 2 else None)
+
+    def missile(self, items: list[Token]) -> Missile:
+        text = items[0][1:]
+        colour = text[0] if text[:1] and text[0] in COLOURS else None
+        text = text[colour is not None:]
+        letter = text[0] if text[:1] and text[0] in LETTERS else None
+        text = text[letter is not None:]
+        return Missile(MissileSelector(colour, letter, int(text) if text else None))
+
+    def kamikaze(self, items: list[Token]) -> Kamikaze:
+        return Kamikaze(Cell.parse(items[0][1:]))
+
+    def scan(self, items: list[Token]) -> Scan:
+        return Scan(Cell.parse(items[0][1:]))
+
+    def orders(self, items: list[Order]) -> list[Order]:
+        return list(items)
+
+    def box(self, items: list[Token]) -> tuple[Cell, Cell]:
+        return (Cell.parse(items[0]), Cell.parse(items[1]))
+
+    def placement(self, items: list) -> Placement:
+        ship: ShipRef = items[0]
+        written = tuple(i if isinstance(i, tuple) else Cell.parse(i) for i in items[1:])
+        return Placement(ship.type, ship.identity, written)
+
+    def setup(self, items: list[Placement]) -> list[Placement]:
+        return list(items)
+
+    # The record
+
+    def variant(self, items: list[Token]) -> tuple[str, str]:
+        return ("variant", str(items[-1]))
+
+    def setup_section(self, items: list) -> tuple[str, int, list[Placement], int]:
+        player = items[0]
+        return ("setup", int(player), list(items[1:]), player.line)
+
+    def player_orders(self, items: list) -> tuple[int, list[Order], int]:
+        tag = items[0]
+        return (int(tag[0]), list(items[1:]), tag.line)
+
+    def turn_section(self, items: list) -> "RecordTurn":
+        number = items[0]
+        (p1, orders1, line1), (p2, orders2, line2) = items[1], items[2]
+        if (p1, p2) != (1, 2):
+            raise NotationError(line1, 1, f"{p1}:", ["'1:' then '2:'"], "each turn lists player 1's orders, then player 2's")
+        return RecordTurn(int(number), (orders1, orders2), number.line, (line1, line2))
+
+    def record(self, items: list) -> "Record":
+        variant = "2.6.1"
+        setups: dict[int, list[Placement]] = {}
+        setup_lines: dict[int, int] = {}
+        turns = []
+        for item in items:
+            if isinstance(item, RecordTurn):
+                turns.append(item)
+            elif item[0] == "variant":
+                variant = item[1]
+            else:
+                _, player, placements, line = item
+                if player in setups:
+                    raise NotationError(line, 1, f"setup {player}", ["'setup 1' then 'setup 2'"], "each player's setup is given once")
+                setups[player] = placements
+                setup_lines[player] = line
+        if sorted(setups) != [1, 2]:
+            raise NotationError(1, 1, "", ["'setup 1' and 'setup 2'"], "a record gives both players' setups")
+        return Record(variant, (setups[1], setups[2]), tuple(turns), (setup_lines[1], setup_lines[2]))
+
+
+@dataclass(frozen=True)
+class RecordTurn:
+    """One turn of a record: its number and each player's orders."""
+
+    number: int
+    orders: tuple[list[Order], list[Order]]
+    line: int = 0
+    order_lines: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True)
+class Record:
+    """A whole game as written down [1.4.1]: see ``docs/record-format.md``."""
+
+    variant: str
+    setups: tuple[list[Placement], list[Placement]]
+    turns: tuple[RecordTurn, ...] = field(default=())
+    setup_lines: tuple[int, int] = (0, 0)
+
+
+@lru_cache(maxsize=None)
+def _parser() -> Lark:
+    return Lark(
+        GRAMMAR.read_text(),
+        start=["orders", "setup", "record"],
+        parser="lalr",
+        lexer="contextual",
+        transformer=_ToValues(),
+        propagate_positions=False,
+        maybe_placeholders=False,
+    )
+
+
+def _parse(text: str, start: str):
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        return _parser().parse(text, start=start)
+    except VisitError as error:
+        if isinstance(error.orig_exc, NotationError):
+            raise error.orig_exc from None
+        raise
+    except UnexpectedInput as error:
+        raise _explain(error, text) from None
+
+
+def parse_orders(text: str) -> list[Order]:
+    """One turn's orders [11.5], e.g. ``"bRv1Rx1(DS2) Gy3, mRv2 Bz5 ; comment"``."""
+    return _parse(text, "orders")
+
+
+def parse_order(text: str) -> Order:
+    """Exactly one order."""
+    orders = parse_orders(text)
+    if len(orders) != 1:
+        raise ValueError(f"expected exactly one order in {text!r}, found {len(orders)}")
+    return orders[0]
+
+
+def parse_setup(text: str) -> list[Placement]:
+    """Ship placements, one per line [11.6], e.g. ``"KC Rv1-Rw3"``."""
+    return _parse(text, "setup")
+
+
+def parse_record(text: str) -> Record:
+    """A whole game record; see ``docs/record-format.md``."""
+    return _parse(text, "record")
+
+
+# Errors and hints
+
+_WORD = re.compile(r"[^\s,;]+")
+
+
+def _explain(error: UnexpectedInput, text: str) -> NotationError:
+    line, column = error.line, error.column
+    if isinstance(error, UnexpectedCharacters):
+        expected = sorted(error.allowed or ())
+    elif isinstance(error, UnexpectedToken):
+        expected = sorted(error.expected)
+        if error.token.type == "$END":
+            line, column = _end_position(text)
+    else:  # UnexpectedEOF
+        expected = sorted(getattr(error, "expected", ()))
+        line, column = _end_position(text)
+    if not isinstance(line, int) or line < 1:
+        line, column = _end_position(text)
+    source_line = text.split("\n")[line - 1] if line - 1 < len(text.split("\n")) else ""
+    match = _WORD.match(source_line, column - 1)
+    word = match.group() if match else ""
+    if isinstance(error, UnexpectedToken) and error.token.type == "_NL":
+        word = ""
+    described = []
+    for name in expected:
+        description = _DESCRIBE.get(name) or _literal(name)
+        if description not in described:
+            described.append(description)
+    return NotationError(line, column, word, described, hint_for(word))
+
+
+def _literal(name: str) -> str:
+    return f"'{name.lower()}'" if name.isalpha() else name
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    lines = text.rstrip("\n").split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
+_COLOUR = "ROYGB"
+_SLIPS = [
+    (re.compile(r"^([roygb])([vwxyz])([1-5])$"), lambda m: f"colours are capital letters, so write {m[1].upper()}{m[2]}{m[3]} [11.4.5]"),
+    (re.compile(r"^([ROYGB])([VWXYZ])([1-5])$"), lambda m: f"letters are lower case, so write {m[1]}{m[2].lower()}{m[3]} [11.4.5]"),
+    (re.compile(r"^([ROYGB])([vwxyz])([06-9]|\d\d+)$"), lambda m: f"numbers run from 1 to 5, not {m[3]} [11.4.3]"),
+    (re.compile(r"^([ROYGB])([a-uA-Z])([1-5])$"), lambda m: f"letters run v w x y z, not {m[2]} [11.4.2]"),
+    (re.compile(r"^([A-Z])([vwxyz])([1-5])$"), lambda m: f"colours are R O Y G B, not {m[1]} [11.4.1]"),
+    (re.compile(r"^([ROYGB])([vwxyz])$"), lambda m: f"{m[0]} is missing its number (1-5) [11.4]"),
+    (re.compile(r"^([ROYGB])([1-5])$"), lambda m: f"{m[0]} is missing its letter (v-z) [11.4]"),
+    (re.compile(r"^([vwxyz])([1-5])$"), lambda m: f"{m[0]} is missing its colour (R O Y G B) [11.4]"),
+]
+
+
+def hint_for(word: str) -> str | None:
+    """A guess at what a mistyped word was meant to be, or None."""
+    if not word:
+        return None
+    prefix, body = "", word
+    if word[0] in "bmks" and len(word) > 1:
+        prefix, body = word[0], word[1:]
+    if prefix == "b":
+        cells = re.findall(r"[A-Za-z][A-Za-z]?\d*", body.split("(")[0])
+        if len(cells) == 1:
+            return "a beam names both end cells, such as bRv1Rx1 [11.5.2]"
+        for cell in cells:
+            hint = _cell_hint(cell)
+            if hint:
+                return hint
+        return None
+    if prefix == "m":
+        if re.fullmatch(r"[ROYGB]?[vwxyz]?[1-5]?", body):
+            return None
+        return "a missile launch is m plus one to three coordinates of the missile, in colour-letter-number order, such as mRv2 or m2 [11.5.3]"
+    if re.fullmatch(r"([bmks]?[ROYGB][vwxyz][1-5]){2,}", word):
+        return "separate orders with spaces, commas or new lines [11.5]"
+    hint = _cell_hint(body)
+    if hint is None and prefix:
+        hint = _cell_hint(word)
+    if hint is None and word[:2] in {t.name for t in ShipType} | {t.name.lower() for t in ShipType}:
+        return "ship types are two capitals with an optional identity, such as FS2 [11.6]"
+    return hint
+
+
+def _cell_hint(text: str) -> str | None:
+    for pattern, hint in _SLIPS:
+        match = pattern.match(text)
+        if match:
+            return hint(match)
+    return None
