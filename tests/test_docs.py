@@ -1,0 +1,39 @@
+"""The documents point at real tests and real files."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _test_names() -> set[str]:
+    names = set()
+    for path in (ROOT / "tests").glob("test_*.py"):
+        names |= set(re.findall(r"^def (test_\w+)", path.read_text(), re.M))
+    return names
+
+
+def test_every_ruling_names_tests_that_exist():
+    text = (ROOT / "docs" / "rulings.md").read_text()
+    named = set(re.findall(r"\b(test_\w+)\b(?!\.py)", text))
+    assert named, "docs/rulings.md names no tests"
+    missing = sorted(named - _test_names())
+    assert not missing, f"docs/rulings.md names tests that do not exist: {missing}"
+
+
+def test_every_ruling_cites_a_clause():
+    text = (ROOT / "docs" / "rulings.md").read_text()
+    sections = re.split(r"^### ", text, flags=re.M)[1:]
+    assert len(sections) >= 5
+    for section in sections:
+        assert re.search(r"\[\d+(\.\d+)*\]", section), section.splitlines()[0]
+
+
+def test_readme_quick_start_commands_exist_and_ci_runs_the_test_command():
+    readme = (ROOT / "README").read_text()
+    commands = re.findall(r"^    (scripts/\S+)", readme, re.M)
+    assert commands[:2] == ["scripts/serve", "scripts/test"]
+    for command in commands[:2]:
+        assert (ROOT / command).stat().st_mode & 0o111
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^scripts/test$", ci, re.M)
