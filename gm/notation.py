@@ -52,16 +52,19 @@ class NotationError(ValueError):
     guess at what was meant, or None.
     """
 
-    def __init__(self, line: int, column: int, text: str, expected: list[str], hint: str | None = None):
+    def __init__(self, line: int, column: int, text: str, expected: list[str], hint: str | None = None,
+                 found: str | None = None):
         self.line = line
         self.column = column
         self.text = text
         self.expected = expected
         self.hint = hint
+        self.found = found
+        """How to name what was found where ``text`` cannot, e.g. the end of the line."""
         super().__init__(self.describe())
 
     def describe(self) -> str:
-        found = f"'{self.text}'" if self.text else "the end of the text"
+        found = self.found or (f"'{self.text}'" if self.text else "the end of the text")
         message = f"line {self.line}, column {self.column}: unexpected {found}"
         if self.expected:
             message += "; expected " + _join_or(self.expected)
@@ -153,7 +156,8 @@ class _ToValues(Transformer):
                 setups[player] = placements
                 setup_lines[player] = line
         if sorted(setups) != [1, 2]:
-            raise NotationError(1, 1, "", ["'setup 1' and 'setup 2'"], "a record gives both players' setups")
+            missing = "setup 1" if 1 not in setups else "setup 2"
+            raise NotationError(_AT_END, 1, "", [f"'{missing}'"], "a record gives both players' setups")
         return Record(variant, (setups[1], setups[2]), tuple(turns), (setup_lines[1], setup_lines[2]))
 
 
@@ -177,6 +181,10 @@ class Record:
     setup_lines: tuple[int, int] = (0, 0)
 
 
+_AT_END = 0
+"""Line number for an error found only once the whole text was read."""
+
+
 @lru_cache(maxsize=None)
 def _parser() -> Lark:
     return Lark(
@@ -190,15 +198,29 @@ def _parser() -> Lark:
     )
 
 
+# Spaces that mail clients and word processors put in text, each replaced by
+# a plain space so that columns stay where they were; only \n ends a line.
+_PLAIN_SPACE = str.maketrans({c: " " for c in "\xa0\u2007\u202f\u200b\ufeff\x0b\x0c\r\u2028\u2029\x85"})
+
+
+def _normalise(text: str) -> str:
+    return text.translate(_PLAIN_SPACE)
+
+
 def _parse(text: str, start: str):
+    text = _normalise(text)
     if not text.endswith("\n"):
         text += "\n"
     try:
         return _parser().parse(text, start=start)
-    except VisitError as error:
-        if isinstance(error.orig_exc, NotationError):
-            raise error.orig_exc from None
-        raise
+    except (VisitError, NotationError) as error:
+        found = getattr(error, "orig_exc", error)
+        if not isinstance(found, NotationError):
+            raise
+        if found.line == _AT_END:
+            found.line, found.column = _end_position(text)
+            found.args = (found.describe(),)
+        raise found from None
     except UnexpectedInput as error:
         raise _explain(error, text) from None
 
@@ -228,7 +250,7 @@ def parse_record(text: str) -> Record:
 
 # Errors and hints
 
-_WORD = re.compile(r"[^\s,;]+")
+_WORD = re.compile(r"[^\s,;()]+")
 
 
 def _explain(error: UnexpectedInput, text: str) -> NotationError:
@@ -246,15 +268,22 @@ def _explain(error: UnexpectedInput, text: str) -> NotationError:
         line, column = _end_position(text)
     source_line = text.split("\n")[line - 1] if line - 1 < len(text.split("\n")) else ""
     match = _WORD.match(source_line, column - 1)
-    word = match.group() if match else ""
-    if isinstance(error, UnexpectedToken) and error.token.type == "_NL":
+    word = match.group() if match else source_line[column - 1:column]
+    at_end_of_line = column > len(source_line) or (isinstance(error, UnexpectedToken) and error.token.type == "_NL")
+    at_end_of_text = at_end_of_line and line >= len(text.rstrip("\n").split("\n"))
+    if at_end_of_line:
         word = ""
     described = []
     for name in expected:
         description = _DESCRIBE.get(name) or _literal(name)
         if description not in described:
             described.append(description)
-    return NotationError(line, column, word, described, hint_for(word))
+    found = None
+    if not word:
+        found = "the end of the text" if at_end_of_text else "the end of the line"
+    elif not word.isprintable() or word.isspace():
+        found = f"the character U+{ord(word[0]):04X}"
+    return NotationError(line, column, word, described, hint_for(word), found)
 
 
 def _literal(name: str) -> str:
@@ -266,47 +295,59 @@ def _end_position(text: str) -> tuple[int, int]:
     return len(lines), len(lines[-1]) + 1
 
 
-_COLOUR = "ROYGB"
 _SLIPS = [
     (re.compile(r"^([roygb])([vwxyz])([1-5])$"), lambda m: f"colours are capital letters, so write {m[1].upper()}{m[2]}{m[3]} [11.4.5]"),
     (re.compile(r"^([ROYGB])([VWXYZ])([1-5])$"), lambda m: f"letters are lower case, so write {m[1]}{m[2].lower()}{m[3]} [11.4.5]"),
     (re.compile(r"^([ROYGB])([vwxyz])([06-9]|\d\d+)$"), lambda m: f"numbers run from 1 to 5, not {m[3]} [11.4.3]"),
     (re.compile(r"^([ROYGB])([a-uA-Z])([1-5])$"), lambda m: f"letters run v w x y z, not {m[2]} [11.4.2]"),
-    (re.compile(r"^([A-Z])([vwxyz])([1-5])$"), lambda m: f"colours are R O Y G B, not {m[1]} [11.4.1]"),
+    (re.compile(r"^((?![ROYGB])[A-Z])([vwxyz])([1-5])$"), lambda m: f"colours are R O Y G B, not {m[1]} [11.4.1]"),
     (re.compile(r"^([ROYGB])([vwxyz])$"), lambda m: f"{m[0]} is missing its number (1-5) [11.4]"),
     (re.compile(r"^([ROYGB])([1-5])$"), lambda m: f"{m[0]} is missing its letter (v-z) [11.4]"),
     (re.compile(r"^([vwxyz])([1-5])$"), lambda m: f"{m[0]} is missing its colour (R O Y G B) [11.4]"),
 ]
+_GLUED = re.compile(r"([bks]?[ROYGB][vwxyz][1-5]|m[ROYGB]?[vwxyz]?[1-5]?)([bmks]?[ROYGB][vwxyz][1-5])+")
+_SHIP = re.compile(r"(DS|KC|FS|PC|MD|HS|LS|AG|LG)([1-9][0-9]{0,2})?")
+_BARE = {
+    "b": "a beam names both end cells, such as bRv1Rx1 [11.5.2]",
+    "m": "a missile launch is m plus one to three coordinates of the missile, such as mRv2 or m2 [11.5.3]",
+    "k": "a kamikaze launch is k plus the launch cell, such as kGy3 [11.5.5]",
+    "s": "a scan is s plus the target cell, such as sBz5 [11.5.4]",
+}
 
 
 def hint_for(word: str) -> str | None:
     """A guess at what a mistyped word was meant to be, or None."""
     if not word:
         return None
-    prefix, body = "", word
-    if word[0] in "bmks" and len(word) > 1:
-        prefix, body = word[0], word[1:]
+    if _GLUED.fullmatch(word):
+        return "separate orders with spaces, commas or new lines [11.5]"
+    hint = _cell_hint(word)  # a whole-word slip first: `bz5` is Blue, not a beam
+    if hint:
+        return hint
+    if word in _BARE:
+        return _BARE[word]
+    if _SHIP.fullmatch(word):
+        return "a setup line holds one ship: its type first, then its cells [11.6]"
+    if word[:2].upper() in _SHIP_CODES and (word[2:].isdigit() or not word[2:]):
+        return "ship types are two capitals with an optional identity, such as FS2 [11.6]"
+    prefix, body = word[0], word[1:]
     if prefix == "b":
-        cells = re.findall(r"[A-Za-z][A-Za-z]?\d*", body.split("(")[0])
-        if len(cells) == 1:
-            return "a beam names both end cells, such as bRv1Rx1 [11.5.2]"
-        for cell in cells:
-            hint = _cell_hint(cell)
-            if hint:
-                return hint
+        ends = re.findall(r"[A-Za-z][A-Za-z]?\d*", body)
+        if len(ends) == 1:
+            return _BARE["b"]
+        for end in ends:
+            if end not in _VALID_CELLS:
+                return _cell_hint(end)
         return None
     if prefix == "m":
-        if re.fullmatch(r"[ROYGB]?[vwxyz]?[1-5]?", body):
-            return None
-        return "a missile launch is m plus one to three coordinates of the missile, in colour-letter-number order, such as mRv2 or m2 [11.5.3]"
-    if re.fullmatch(r"([bmks]?[ROYGB][vwxyz][1-5]){2,}", word):
-        return "separate orders with spaces, commas or new lines [11.5]"
-    hint = _cell_hint(body)
-    if hint is None and prefix:
-        hint = _cell_hint(word)
-    if hint is None and word[:2] in {t.name for t in ShipType} | {t.name.lower() for t in ShipType}:
-        return "ship types are two capitals with an optional identity, such as FS2 [11.6]"
-    return hint
+        return None if re.fullmatch(r"[ROYGB]?[vwxyz]?[1-5]?", body) else _BARE["m"]
+    if prefix in "ks":
+        return _cell_hint(body)
+    return None
+
+
+_VALID_CELLS = {c + l + n for c in "ROYGB" for l in "vwxyz" for n in "12345"}
+_SHIP_CODES = {t.name for t in ShipType}
 
 
 def _cell_hint(text: str) -> str | None:
