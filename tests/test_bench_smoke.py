@@ -1,0 +1,61 @@
+"""The benchmarks still run: each script's --quick mode exits 0 and prints its figures.
+
+Speed is measured by the benchmarks, never asserted here: a slow or busy
+machine must not fail the tests. Only that the figures are there and
+positive is checked (and, for the resolver, that the bot's orders were all
+accepted, which is a correctness matter).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def run_quick(script: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--quick", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=BENCH.parent,
+    )
+    assert done.returncode == 0, f"{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def figure(output: str, label: str) -> float:
+    """The number printed after ``label:`` on its own line (commas allowed)."""
+    match = re.search(rf"^{re.escape(label)}: ([0-9][0-9,]*(?:\.[0-9]+)?)\b", output, re.MULTILINE)
+    assert match, f"no line {label!r} in:\n{output}"
+    return float(match.group(1).replace(",", ""))
+
+
+def test_resolve_benchmark_quick():
+    output = run_quick("resolve.py")
+    for label in ("games", "turns", "turns/s resolve-only", "turns/s with bot"):
+        assert figure(output, label) > 0, label
+    assert figure(output, "rejected orders") == 0
+    assert re.search(r"^target: at least 5,000 turns/s on one core.*: (MET|NOT MET)$", output, re.MULTILINE), output
+
+
+def test_parse_benchmark_quick():
+    output = run_quick("parse.py")
+    for label in ("orders/s Lark (parse_orders)", "orders/s regex tokenizer", "ratio Lark/regex"):
+        assert figure(output, label) > 0, label
+    assert re.search(r"^corpus: [1-9][0-9]* bodies, [1-9][0-9]* orders", output, re.MULTILINE), output
+    assert "cross-check: both readers find the same orders in every body: OK" in output
+    assert re.search(r"^target: Lark at least a third of the regex rate: (MET|NOT MET)$", output, re.MULTILINE), output
+
+
+@pytest.mark.parametrize("script", ["resolve.py", "parse.py"])
+def test_benchmark_help(script):
+    done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "--quick" in done.stdout and "--seed" in done.stdout
