@@ -8,6 +8,7 @@ the same list are rejected.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence, Union
 
 from .geometry import Cell, Geometry, cells_of
@@ -47,11 +48,11 @@ class OrderCheck:
     outcomes: tuple[Outcome, ...]
     entitlement: Entitlement
 
-    @property
+    @cached_property
     def accepted(self) -> list[Accepted]:
         return [o for o in self.outcomes if isinstance(o, Accepted)]
 
-    @property
+    @cached_property
     def rejected(self) -> list[Rejected]:
         return [o for o in self.outcomes if isinstance(o, Rejected)]
 

@@ -621,7 +621,10 @@ MINIMAL = "setup 1\nKC Rv1-Rw3\nsetup 2\nFS Bv1-Bw2\n"
 
 
 def test_sample_record_parses():
-    record = parse_record((RECORDS / "standard-win.rec").read_text())
+    text = (RECORDS / "standard-win.rec").read_text()
+    lines = text.splitlines()
+    line_of = lambda start: next(i + 1 for i, line in enumerate(lines) if line.startswith(start))  # noqa: E731
+    record = parse_record(text)
     assert isinstance(record, Record)
     assert record.variant == "2.6.1"
     assert texts_of(record.setups[0]) == SAMPLE_SETUP_1
@@ -630,9 +633,10 @@ def test_sample_record_parses():
     first = record.turns[0].orders[0]
     assert isinstance(first[0], Beam) and isinstance(first[8], Missile) and isinstance(first[10], Scan)
     assert all(isinstance(o, Strike) for o in first[1:8])
-    assert record.setup_lines == (6, 13)
-    assert [t.line for t in record.turns] == [20, 24, 28]
-    assert [t.order_lines for t in record.turns] == [(21, 22), (25, 26), (29, 30)]
+    assert record.setup_lines == (line_of("setup 1"), line_of("setup 2"))
+    turn_lines = [line_of(f"turn {n}") for n in (1, 2, 3)]
+    assert [t.line for t in record.turns] == turn_lines
+    assert [t.order_lines for t in record.turns] == [(n + 1, n + 2) for n in turn_lines]
 
 
 def test_variant_is_optional_and_defaults_to_2_6_1():
