@@ -69,12 +69,13 @@ def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], 
     """Accept or reject each of ``orders`` for ``side`` in the coming turn.
 
     Beams, missile and kamikaze launches and scans are checked in the order
-    written; then the strikes, of which the side may make one per conventional
-    strike, missile launch and kamikaze launch accepted [4.4.1], [11.5.3],
-    [11.5.5]; strikes beyond that are rejected from the end of the list.
+    written. Every launch needs one strike in the list for its target; when
+    there are fewer strikes than launches, the launches written last are
+    rejected. Then the strikes: the side may make one per conventional strike,
+    missile launch and kamikaze launch accepted [4.4.1], [11.5.3], [11.5.5];
+    strikes beyond that are rejected from the end of the list.
     """
     outcomes: dict[int, Outcome] = {}
-    fleet = side.fleet
     fired_beams: set[int] = set()
     launched_missiles: set[int] = set()
     launched_kamikazes: set[int] = set()
@@ -94,6 +95,20 @@ def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], 
             else:
                 scans += 1
                 outcomes[position] = Accepted(order, (order.target,), executed=f"scan {order.target}")
+    # Each launch's target is one more strike in the list [11.5.3], [11.5.5]:
+    # with fewer strikes than launches, the launches written last have none.
+    launches = sorted(i for i, o in outcomes.items() if isinstance(o, Accepted) and isinstance(o.order, (Missile, Kamikaze)))
+    written_strikes = sum(isinstance(order, Strike) for order in orders)
+    for position in launches[written_strikes:]:
+        accepted = outcomes[position]
+        assert isinstance(accepted, Accepted)
+        if isinstance(accepted.order, Missile):
+            launched_missiles.discard(accepted.ship)  # type: ignore[arg-type]
+            what = "missile launch [8.1.3.1], [11.5.3]"
+        else:
+            launched_kamikazes.discard(accepted.ship)  # type: ignore[arg-type]
+            what = "kamikaze launch [4.5.1], [11.5.5]"
+        outcomes[position] = Rejected(accepted.order, f"a {what} needs its target: one more strike in the list")
     allowed = entitlement.conventional + len(launched_missiles) + len(launched_kamikazes)
     strikes = 0
     for position, order in enumerate(orders):

@@ -77,6 +77,10 @@ def _join_or(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
+def _ship_ref(token: Token) -> ShipRef:
+    return ShipRef(ShipType[token[:2]], int(token[2:]) if len(token) > 2 else None)
+
+
 class _ToValues(Transformer):
     """Turns the parse tree into `gm.orders` values in the same pass as parsing."""
 
@@ -85,11 +89,8 @@ class _ToValues(Transformer):
 
     def beam(self, items: list) -> Beam:
         text = items[0]
-        ship = items[1] if len(items) > 1 else None
+        ship = _ship_ref(items[1]) if len(items) > 1 else None
         return Beam(Cell.parse(text[1:4]), Cell.parse(text[4:7]), ship)
-
-    def SHIP(self, token: Token) -> ShipRef:
-        return ShipRef(ShipType[token[:2]], int(token[2:]) if len(token) > 2 else None)
 
     def missile(self, items: list[Token]) -> Missile:
         text = items[0][1:]
@@ -112,9 +113,9 @@ class _ToValues(Transformer):
         return (Cell.parse(items[0]), Cell.parse(items[1]))
 
     def placement(self, items: list) -> Placement:
-        ship: ShipRef = items[0]
+        ship = _ship_ref(items[0])
         written = tuple(i if isinstance(i, tuple) else Cell.parse(i) for i in items[1:])
-        return Placement(ship.type, ship.identity, written)
+        return Placement(ship.type, ship.identity, written, items[0].line)
 
     def setup(self, items: list[Placement]) -> list[Placement]:
         return list(items)

@@ -7,7 +7,7 @@ Every type here prints exactly the notation it stands for, so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 from .geometry import COLOURS, LETTERS, STANDARD, Cell, Geometry
@@ -126,6 +126,8 @@ class Placement:
     type: ShipType
     identity: int | None
     written: tuple[Cell | tuple[Cell, Cell], ...]
+    line: int = field(default=0, compare=False, repr=False)
+    """The line it was written on, where known (for messages)."""
 
     def cells(self, geometry: Geometry = STANDARD) -> list[Cell]:
         """The cells named, boxes expanded, in the order written (repeats kept)."""

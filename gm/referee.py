@@ -35,6 +35,10 @@ class RefereeOutcome:
     setup_problems: list[dict] = field(default_factory=list)
     late_turns: list[dict] = field(default_factory=list)
     """Orders given for turns after the game ended [2.3]."""
+    variant: str = "2.6.1"
+    """The variant as the record named it, options included."""
+    unplayed: int = 0
+    """Turns in the record that could not be played because a setup was illegal."""
 
     @property
     def reports(self) -> list[TurnReport]:
@@ -75,12 +79,12 @@ def referee(record: Record) -> RefereeOutcome:
             fleets.append(build_fleet(placements, ruleset))
         except SetupError as error:
             for problem in error.problems:
-                line = None if problem.line is None else record.setup_lines[player - 1] + 1 + problem.line
+                line = None if problem.line is None else placements[problem.line].line
                 problems.append({"player": player, "line": line, "reason": problem.reason})
     if problems:
-        return RefereeOutcome(ruleset, None, problems)
+        return RefereeOutcome(ruleset, None, problems, variant=record.variant, unplayed=len(record.turns))
     game = Game(fleets[0], fleets[1], ruleset)
-    outcome = RefereeOutcome(ruleset, game)
+    outcome = RefereeOutcome(ruleset, game, variant=record.variant)
     for turn in record.turns:
         if game.result is not None:
             for player, orders in ((1, turn.orders[0]), (2, turn.orders[1])):
@@ -142,7 +146,7 @@ def turn_json(report: TurnReport) -> dict:
 def outcome_json(outcome: RefereeOutcome) -> dict:
     result = outcome.game.result if outcome.game else None
     return {
-        "variant": outcome.ruleset.name,
+        "variant": outcome.variant,
         "ruleset": outcome.ruleset.describe(),
         "legal": outcome.legal,
         "setup_problems": outcome.setup_problems,
@@ -182,7 +186,10 @@ def render_text(outcome: RefereeOutcome) -> str:
     result = outcome.game.result if outcome.game else None
     lines.append("")
     if result is None:
-        lines.append("The game has not ended." if outcome.game else "The game could not start.")
+        if outcome.game:
+            lines.append("The game has not ended.")
+        else:
+            lines.append(f"The game could not start; {outcome.unplayed} turn{'s' * (outcome.unplayed != 1)} of the record not played.")
     else:
         a, b = result.scores
         verdict = "a draw" if result.winner is None else f"player {result.winner} wins"

@@ -44,6 +44,15 @@ def resolve_turn(state: GameState, orders1: list[Order], orders2: list[Order]) -
     return _Turn(state, checks).resolve()
 
 
+def _destroyed_by(result: Result, target: Cell, explosions: tuple[Cell, ...]) -> list[Cell]:
+    """The cells a strike destroyed: none for a miss or a duplicate hit."""
+    if result is Result.HIT:
+        return [target]
+    if result is Result.EXPLOSION:
+        return list(explosions)
+    return []
+
+
 class _Turn:
     """The working state of one turn's resolution."""
 
@@ -110,13 +119,13 @@ class _Turn:
                     result, explosions = self._strike(passive, target)
                     results.append(result)
                     self._add(Announcement(by, "beam", target, result, explosions, beam=(accepted.order.start, accepted.order.end)),
-                              passive, [target, *explosions])
+                              passive, _destroyed_by(result, target, explosions))
                 self._maybe_burn_out(active, accepted.ship, accepted.cells, results)
         for accepted in check.accepted:
             if isinstance(accepted.order, Strike):
                 target = accepted.cells[0]
                 result, explosions = self._strike(passive, target)
-                self._add(Announcement(by, "strike", target, result, explosions), passive, [target, *explosions])
+                self._add(Announcement(by, "strike", target, result, explosions), passive, _destroyed_by(result, target, explosions))
         for accepted in check.accepted:
             if isinstance(accepted.order, Scan):
                 self._add(Announcement(by, "scan", accepted.cells[0], self._scan(passive, accepted.cells[0])), passive, [])
@@ -148,7 +157,9 @@ class _Turn:
         return Result.DESTROYED if self.destroyed[passive] & target.bit else Result.UNDAMAGED
 
     def _add(self, announcement: Announcement, owner: int, touched: list[Cell]) -> None:
-        """Record an announcement with the destructions it reveals [11.7.3]."""
+        """Record an announcement with the destructions it reveals [11.7.3]:
+        ``touched`` are the cells this announcement destroyed (a kamikaze
+        death's launch cell counts: it was destroyed just before the reveal)."""
         fleet = self.fleets[owner]
         destroyed = []
         for cell in touched:

@@ -146,3 +146,20 @@ def test_accepted_orders_run_when_others_are_rejected():
 def test_orders_keep_the_order_written():
     result = outcomes(new_game(), 1, "Rv1 sGz1 mYz1 Rv2")
     assert [str(o.order) for o in result] == ["Rv1", "sGz1", "mYz1", "Rv2"]
+
+
+def test_every_launch_needs_its_strike_8_1_3_1_4_5_1():
+    (reason,) = reasons(new_game(), 1, "mYz1")
+    assert "missile launch [8.1.3.1], [11.5.3] needs its target" in reason
+    saucer_game = new_game()
+    saucer_game.push("", "Bv1 Bw2")
+    result = outcomes(saucer_game, 1, "kBv2 mYz1 Rz5")  # one strike for two launches
+    assert isinstance(result[0], Accepted)
+    assert isinstance(result[1], Rejected) and "needs its target" in result[1].reason
+    assert isinstance(result[2], Accepted)
+
+
+def test_launch_without_target_has_no_effect():
+    game = new_game()
+    game.push("mYz1", "")
+    assert game.state.side(1).fired == 0

@@ -254,3 +254,14 @@ def test_score_is_remaining_materiel_2_3_3():
     game.push("Rv1", "Rv1 Rv2 Bz5")
     assert game.state.side(1).remaining_materiel == 22 - 3
     assert game.state.side(2).remaining_materiel == 23 - 1
+
+
+def test_duplicate_on_a_kamikaze_cell_does_not_carry_the_destruction_11_7_3():
+    game = saucer_left_diagonal()
+    game.push("", "Bv2")  # turn 2; the saucer keeps only Bw1
+    game.push("", "")  # turn 3, so that player 2 reports first in turn 4
+    report = game.push("kBw1 Rz5", "Bw1")
+    duplicate, = [a for a in report.announcements if a.by == 2]
+    assert duplicate.result is Result.DUPLICATE and not duplicate.destroyed
+    death, = [a for a in report.announcements if a.kind == "kamikaze"]
+    assert [str(d.ship) for d in death.destroyed] == ["FS Bv1 Bv2 Bw1 Bw2"]
