@@ -1,0 +1,1 @@
+"""Reading players' mail: what the player wrote, and which mail is automatic."""
