@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Sequence
 
@@ -27,6 +29,160 @@ def _referee(args: argparse.Namespace) -> int:
     return outcome.exit_status
 
 
+def _duration(text: str) -> timedelta:
+    """``72h``, ``3d``, ``90m`` or ``45s``."""
+    units = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+    if len(text) < 2 or text[-1] not in units or not text[:-1].replace(".", "", 1).isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number and a unit, such as 72h, 3d or 90m")
+    return timedelta(**{units[text[-1]]: float(text[:-1])})
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: give HOST:PORT, such as 127.0.0.1:2525")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _identity(args: argparse.Namespace):
+    from .pbem.mailer import Identity
+
+    address = args.address or (f"gm@{args.domain}" if args.domain else "gm@localhost")
+    return Identity(address=address)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from .pbem.daemon import Config, serve
+    from .pbem.delivery import Relay
+
+    settings = _config_file(args.config) if args.config else {}
+
+    def pick(name, default=None):
+        value = getattr(args, name, None)
+        return value if value is not None else settings.get(name.replace("_", "-"), default)
+
+    relay = None
+    relay_at = pick("relay")
+    if relay_at:
+        host, port = _host_port(relay_at) if isinstance(relay_at, str) else relay_at
+        password = _secret(pick("relay_password_file"), "GM_RELAY_PASSWORD")
+        relay = Relay(host, port, starttls=bool(pick("relay_starttls", False)), user=pick("relay_user"), password=password)
+    smtp = pick("smtp", "127.0.0.1:2525")
+    lmtp = pick("lmtp")
+    args.address = pick("address")
+    args.domain = pick("domain")
+    config = Config(
+        data=pick("data", "gm-data"),
+        smtp=None if smtp in ("", "off", "none") else (_host_port(smtp) if isinstance(smtp, str) else smtp),
+        lmtp=_host_port(lmtp) if isinstance(lmtp, str) else lmtp,
+        imap=pick("imap"),
+        imap_user=pick("imap_user") or os.environ.get("GM_IMAP_USER"),
+        imap_password=_secret(pick("imap_password_file"), "GM_IMAP_PASSWORD"),
+        relay=relay,
+        identity=_identity(args),
+    )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
+    out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"
+    print(f"gm serving as {config.identity.address}: {where}; data in {config.data}/; outgoing mail to {out}", flush=True)
+    try:
+        asyncio.run(serve(config))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _secret(path: str | None, variable: str) -> str | None:
+    if path:
+        return Path(path).read_text().strip()
+    return os.environ.get(variable)
+
+
+def _config_file(path: str) -> dict:
+    import tomllib
+
+    with open(path, "rb") as handle:
+        return tomllib.load(handle)
+
+
+def _new(args: argparse.Namespace) -> int:
+    from datetime import datetime, timezone
+
+    from .pbem.admin import request_game
+    from .pbem.model import Options
+    from .pbem.store import Store
+
+    options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
+                      reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after)
+    try:
+        key = request_game(Store(args.data), _identity(args), args.player, args.variant, options,
+                           datetime.now(timezone.utc), args.alias)
+    except ValueError as error:
+        print(f"gm new: {error}", file=sys.stderr)
+        return 2
+    print(f"game requested ({key}); the daemon sets it up and mails the invitations")
+    return 0
+
+
+def _games(args: argparse.Namespace) -> int:
+    from .pbem.admin import describe_game, load_games
+    from .pbem.store import Store
+
+    games = load_games(Store(args.data))
+    if not games:
+        print("no games")
+    for _, game in games:
+        d = describe_game(game)
+        state = d["phase"] if d["phase"] != "play" else f"turn {d['turn']}"
+        deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
+        print(f"{d['game']:<6} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip())
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    import json
+
+    from .pbem.admin import describe_game, load_games
+    from .pbem.store import Store
+
+    for game_id, game in load_games(Store(args.data)):
+        if game_id == args.game:
+            print(json.dumps(describe_game(game), indent=2))
+            return 0
+    print(f"gm show: no game {args.game}", file=sys.stderr)
+    return 2
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .pbem.admin import export_mbox
+    from .pbem.store import Store
+
+    try:
+        count = export_mbox(Store(args.data), args.game, args.mbox)
+    except KeyError as error:
+        print(f"gm export: {error.args[0]}", file=sys.stderr)
+        return 2
+    print(f"{count} messages written to {args.mbox}")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .pbem.admin import verify_replay
+
+    try:
+        count, differences = verify_replay(args.maildir)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"gm replay: {error}", file=sys.stderr)
+        return 2
+    for difference in differences:
+        print(difference)
+    print(f"{count} messages rebuilt from {args.maildir}: {'all identical' if not differences else f'{len(differences)} differ'}")
+    return 0 if not differences else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gm", description="A game master for Spaceships played by email.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
@@ -41,6 +197,62 @@ def build_parser() -> argparse.ArgumentParser:
     referee.add_argument("record", metavar="RECORD", help="the record file, or - for standard input")
     referee.add_argument("--json", action="store_true", help="print one JSON document instead of text")
     referee.set_defaults(run=_referee)
+
+    def data_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data", default="gm-data", help="the data directory (default ./gm-data)")
+
+    def identity_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--address", help="the GM's own address (default gm@localhost)")
+        p.add_argument("--domain", help="the GM's domain, for gm@DOMAIN")
+
+    serve = commands.add_parser("serve", help="run the game master daemon",
+                                description="Run the daemon. With no options: SMTP on 127.0.0.1:2525, data in ./gm-data, "
+                                "outgoing mail into ./gm-data/delivered/. See docs/operations.md.")
+    serve.add_argument("--config", help="a TOML file with any of these options (command line wins)")
+    serve.add_argument("--data", default=None, help="the data directory (default ./gm-data)")
+    serve.add_argument("--smtp", help="HOST:PORT to listen for SMTP (default 127.0.0.1:2525; 'off' for none)")
+    serve.add_argument("--lmtp", help="HOST:PORT to listen for LMTP, behind Postfix or Exim")
+    serve.add_argument("--imap", help="poll this IMAP mailbox: imap://HOST:PORT/FOLDER (imaps:// for TLS); "
+                       "user and password from GM_IMAP_USER and GM_IMAP_PASSWORD or --imap-user/--imap-password-file")
+    serve.add_argument("--imap-user")
+    serve.add_argument("--imap-password-file")
+    serve.add_argument("--relay", help="HOST:PORT of an SMTP relay for outgoing mail (default: local Maildir)")
+    serve.add_argument("--relay-starttls", action="store_true", default=None, help="use STARTTLS with the relay")
+    serve.add_argument("--relay-user", help="log in to the relay as this user")
+    serve.add_argument("--relay-password-file", help="the relay password (or GM_RELAY_PASSWORD)")
+    identity_options(serve)
+    serve.set_defaults(run=_serve)
+
+    new = commands.add_parser("new", help="create a game and queue its invitations")
+    data_option(new)
+    identity_options(new)
+    new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (twice)")
+    new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (twice, in player order)")
+    new.add_argument("--variant", default="2.6.1", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24")
+    new.add_argument("--deadline", type=_duration, default=timedelta(hours=72), help="time for each turn (default 72h)")
+    new.add_argument("--remind-before", type=_duration, default=timedelta(hours=12), help="remind this long before the deadline")
+    new.add_argument("--forfeit-after", type=int, default=3, help="turns in a row without orders that forfeit (default 3)")
+    new.add_argument("--wait-for-deadline", action="store_true", help="run turns only at the deadline")
+    new.set_defaults(run=_new)
+
+    games = commands.add_parser("games", help="list games with turn, state and next deadline")
+    data_option(games)
+    games.set_defaults(run=_games)
+
+    show = commands.add_parser("show", help="show one game")
+    show.add_argument("game")
+    data_option(show)
+    show.set_defaults(run=_show)
+
+    export = commands.add_parser("export", help="write a game's archive as an mbox")
+    export.add_argument("game")
+    export.add_argument("--mbox", required=True, help="the mbox file to write")
+    data_option(export)
+    export.set_defaults(run=_export)
+
+    replay = commands.add_parser("replay", help="rebuild a game from its Maildir and check every message it sent")
+    replay.add_argument("maildir", metavar="MAILDIR")
+    replay.set_defaults(run=_replay)
     return parser
 
 

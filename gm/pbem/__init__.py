@@ -1,0 +1,6 @@
+"""Playing by email: games as sequences of mail events, and the daemon around them.
+
+`model` and `engine` are pure (time comes in as an argument); `mailer`,
+`store`, `pipeline` and `daemon` are the edges that touch mail, disk and the
+clock.
+"""

@@ -1,0 +1,110 @@
+"""Requests from the administrator's command line, spooled for the daemon.
+
+``gm new`` does not touch any game: it writes a creation request into the
+spool, where the daemon (the only writer of games) picks it up, so that a
+running daemon and the command line never race.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..ruleset import ruleset_named
+from .archive import event_message, request_fields
+from .mailer import Identity
+from .model import MailGame, Options, Seat
+from .store import Store, spool_key
+
+
+def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
+                 at: datetime, aliases: list[str] | None = None) -> str:
+    """Spool a request for a new game; returns its spool key."""
+    if len(players) != 2:
+        raise ValueError("a game of Spaceships has two players")
+    if players[0].lower() == players[1].lower():
+        raise ValueError("the two players need different addresses")
+    ruleset_named(variant)  # refuse an unknown variant now, not in the daemon
+    aliases = aliases or ["Player 1", "Player 2"]
+    seats = (Seat(1, players[0], aliases[0]), Seat(2, players[1], aliases[1]))
+    key = spool_key(at, "admin")
+    raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, request_fields(seats, variant, options))
+    store.spool.add(raw, key)
+    return key
+
+
+def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str, "MailGame"]]:
+    """Every game in the data directory, rebuilt from its archive (read only)."""
+    from .archive import identity_of, replay
+
+    games = []
+    for game_id in store.game_ids():
+        archive = store.archive(game_id)
+        if not archive.keys():
+            continue
+        game, _, _ = replay(archive, identity or identity_of(archive), game_id, render="none")
+        games.append((game_id, game))
+    return games
+
+
+def describe_game(game: "MailGame") -> dict:
+    """A game's public summary, for ``gm games`` and ``gm show``."""
+    return {
+        "game": game.id,
+        "players": [f"{s.alias} <{s.address}>" for s in game.seats],
+        "variant": game.variant,
+        "phase": game.phase,
+        "turn": game.turn,
+        "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
+        "waiting_for": [game.seat(p).alias for p in game.waiting_for],
+        "outcome": None if game.outcome is None else {
+            "reason": game.outcome.reason,
+            "scores": game.outcome.scores,
+            "winner": None if game.outcome.winner is None else game.seat(game.outcome.winner).alias,
+        },
+    }
+
+
+def export_mbox(store: Store, game_id: str, path: str) -> int:
+    """Write a game's archive, in order, as an mbox file; returns the count."""
+    import mailbox
+
+    archive = store.archive(game_id)
+    keys = archive.keys()
+    if not keys:
+        raise KeyError(f"no game {game_id}")
+    box = mailbox.mbox(path, create=True)
+    box.lock()
+    try:
+        box.clear()
+        for key in keys:
+            box.add(mailbox.mboxMessage(archive.get_bytes(key)))
+        box.flush()
+    finally:
+        box.unlock()
+        box.close()
+    return len(keys)
+
+
+def verify_replay(path: str) -> tuple[int, list[str]]:
+    """Rebuild a game from its Maildir alone and compare every message the GM
+    sent with the archived copy; returns (messages compared, differences)."""
+    from pathlib import Path
+
+    from ..storage import DurableMaildir
+    from .archive import identity_of, iter_out, replay
+    from .tokens import mask
+
+    archive = DurableMaildir(path, create=False)
+    game_id = Path(path).resolve().name
+    _, _, replayed = replay(archive, identity_of(archive), game_id, render="all")
+    rendered = {key: mask(data) for r in replayed for key, _, data in r.messages}
+    differences = []
+    archived = dict(iter_out(archive))
+    for key in sorted(set(rendered) | set(archived)):
+        if key not in archived:
+            differences.append(f"{key}: the replay sends it, the archive does not have it")
+        elif key not in rendered:
+            differences.append(f"{key}: archived, but the replay does not send it")
+        elif rendered[key] != archived[key]:
+            differences.append(f"{key}: differs from the archived copy")
+    return len(rendered), differences

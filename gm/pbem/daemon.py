@@ -1,0 +1,194 @@
+"""The daemon: mail in over SMTP/LMTP (and IMAP), games run, mail out.
+
+Three kinds of task share one asyncio loop:
+
+- listeners (aiosmtpd): a `SpoolHandler` writes each message durably into
+  the spool and only then answers 250;
+- the master task: wakes when mail is spooled or a deadline falls due, and
+  lets the `GameMaster` handle the spool, one message at a time, in a worker
+  thread (the file system work blocks);
+- the delivery task: sends the outbox through the relay, or into the local
+  ``delivered/`` Maildir when no relay is configured (`gm.pbem.delivery`).
+
+The clock is injected, so tests drive deadlines without sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from .archive import prepend_header
+from .crashpoints import crashpoint
+from .delivery import Deliverer, Relay
+from .mailer import Identity
+from .master import GameMaster, Limits, utc_now
+from .store import Store, spool_key
+
+log = logging.getLogger("gm")
+
+DEFAULT_SMTP = ("127.0.0.1", 2525)
+MAX_MESSAGE_BYTES = 1_000_000
+"""Mail bigger than this is refused at SMTP with 552."""
+
+
+@dataclass
+class Config:
+    """Everything `gm serve` can be told (command line or TOML file)."""
+
+    data: str = "gm-data"
+    smtp: tuple[str, int] | None = DEFAULT_SMTP
+    lmtp: tuple[str, int] | None = None
+    imap: str | None = None
+    imap_user: str | None = None
+    imap_password: str | None = None
+    imap_folder: str = "INBOX"
+    relay: Relay | None = None
+    identity: Identity = field(default_factory=Identity)
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    limits: Limits = field(default_factory=Limits)
+
+
+class SpoolHandler:
+    """The aiosmtpd handler: accept mail for the GM, spool it, then say 250.
+
+    Only recipients at the GM's own address (``gm@domain`` or
+    ``gm+anything@domain``) are accepted; the envelope is kept as
+    ``Return-Path`` and ``X-GM-Envelope-To`` headers on top of the message,
+    as a mail delivery agent would."""
+
+    def __init__(self, store: Store, identity: Identity, clock: Callable[[], datetime], origin: str,
+                 spooled: Callable[[], None] = lambda: None):
+        self.store = store
+        self.identity = identity
+        self.clock = clock
+        self.origin = origin
+        self.spooled = spooled
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]) -> str:
+        local, _, domain = address.rpartition("@")
+        if domain.lower() != self.identity.domain.lower() or local.split("+")[0].lower() != self.identity.local.lower():
+            return "550 5.1.1 No such mailbox here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        for rcpt in reversed(envelope.rcpt_tos):
+            raw = prepend_header(raw, "X-GM-Envelope-To", f"<{rcpt}>")
+        raw = prepend_header(raw, "Return-Path", f"<{envelope.mail_from or ''}>")
+        key = spool_key(self.clock(), self.origin)
+        await asyncio.get_running_loop().run_in_executor(None, self.store.spool.add, raw, key)
+        crashpoint("after-spool")
+        self.spooled()
+        if self.origin == "lmtp":
+            return "\r\n".join("250 2.0.0 Message accepted" for _ in envelope.rcpt_tos)
+        return "250 2.0.0 Message accepted"
+
+
+class Daemon:
+    """A running gm: listeners, the master task and the delivery task."""
+
+    def __init__(self, config: Config, clock: Callable[[], datetime] = utc_now):
+        self.config = config
+        self.clock = clock
+        self.store = Store(config.data)
+        self.master = GameMaster(self.store, config.identity, clock, config.limits)
+        self.deliverer = Deliverer(self.store, config.relay, config.identity)
+        self._wake = asyncio.Event()
+        self._outbox = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self.servers: list[asyncio.base_events.Server] = []
+        self.tasks: list[asyncio.Task] = []
+        self.bound: dict[str, tuple[str, int]] = {}
+
+    def wake(self) -> None:
+        """Something was spooled or queued: let the tasks look."""
+        self._wake.set()
+
+    async def start(self, background: bool = True) -> None:
+        """Load the games and open the listeners; with ``background`` (the
+        default) also start the tasks that handle the spool and the outbox
+        by themselves. Tests pass False and call `step` instead."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, self.master.load)
+        for name, address, protocol in (("smtp", self.config.smtp, SMTP), ("lmtp", self.config.lmtp, LMTP)):
+            if address is None:
+                continue
+            handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake)
+            server = await loop.create_server(
+                lambda h=handler, p=protocol: p(h, data_size_limit=self.config.max_message_bytes, enable_SMTPUTF8=True,
+                                                hostname=self.config.identity.domain),
+                host=address[0], port=address[1],
+            )
+            self.servers.append(server)
+            self.bound[name] = server.sockets[0].getsockname()[:2]
+            log.info("%s listening on %s:%s", name.upper(), *self.bound[name])
+        if self.config.imap:
+            from .imap import ImapPoller
+
+            poller = ImapPoller(self.store, self.config, self.clock, self.wake)
+            self.tasks.append(asyncio.create_task(poller.run(), name="imap"))
+        if not background:
+            return
+        self.tasks.append(asyncio.create_task(self._master_loop(), name="master"))
+        self.tasks.append(asyncio.create_task(self.deliverer.run(self.clock, self._pause_delivery), name="delivery"))
+        self.wake()
+
+    async def _pause_delivery(self) -> None:
+        self._outbox.clear()
+        try:
+            await asyncio.wait_for(self._outbox.wait(), 1.0)
+        except asyncio.TimeoutError:
+            pass
+
+    async def step(self) -> None:
+        """Handle everything due now: deadlines and the spool; then let the
+        delivery task look at the outbox."""
+        async with self._lock:
+            await asyncio.get_running_loop().run_in_executor(None, self._master_step)
+        self._outbox.set()
+
+    def _master_step(self) -> None:
+        self.master.due(self.clock())
+        self.master.process_spool()
+
+    async def _master_loop(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.step()
+            except Exception:  # a bug must not stop the daemon; the message stays spooled
+                log.exception("handling the spool failed")
+            wakeup = self.master.next_wakeup()
+            timeout = 60.0
+            if wakeup is not None:
+                timeout = max(0.05, min(timeout, (wakeup - self.clock()).total_seconds()))
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            except asyncio.TimeoutError:
+                pass
+
+    async def stop(self) -> None:
+        for server in self.servers:
+            server.close()
+            await server.wait_closed()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def serve(config: Config) -> None:
+    """Run until cancelled (Ctrl-C or SIGTERM)."""
+    daemon = Daemon(config)
+    await daemon.start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await daemon.stop()

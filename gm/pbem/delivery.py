@@ -1,0 +1,117 @@
+"""Sending the outbox: through a relay, or into a local Maildir.
+
+A message leaves the outbox only once it is delivered: the relay said 250,
+or the local Maildir holds it. Then a ``sent/`` marker records it, so that
+nothing re-queues it. While the relay refuses or is down, each message waits
+and is retried with exponential backoff.
+
+Local delivery is exactly once: the Maildir file is named by the outbox key.
+Relay delivery is exactly once per Message-ID at the receiver, and at least
+once on the wire: if gm is killed after the relay's 250 and before the
+marker is on disk, the message goes again, with the same Message-ID.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import smtplib
+import ssl
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Awaitable, Callable
+
+from ..mail.reading import addresses, parse_message
+from .crashpoints import crashpoint
+from .mailer import Identity
+from .store import Store
+
+log = logging.getLogger("gm")
+
+
+@dataclass(frozen=True)
+class Relay:
+    """An SMTP relay (smarthost) for outgoing mail."""
+
+    host: str
+    port: int = 25
+    starttls: bool = False
+    user: str | None = None
+    password: str | None = None
+    timeout: float = 30.0
+    verify_tls: bool = True
+
+
+class Deliverer:
+    """Empties the outbox, with retries and backoff while the relay refuses."""
+
+    def __init__(self, store: Store, relay: Relay | None, identity: Identity,
+                 first_retry: timedelta = timedelta(seconds=30), longest_wait: timedelta = timedelta(hours=1)):
+        self.store = store
+        self.relay = relay
+        self.identity = identity
+        self.first_retry = first_retry
+        self.longest_wait = longest_wait
+        self.failures: dict[str, tuple[int, datetime]] = {}
+        """Outbox key -> (failed attempts, time of the next try)."""
+
+    async def deliver_due(self, now: datetime) -> int:
+        """Try every outbox message that is not waiting out a backoff."""
+        loop = asyncio.get_running_loop()
+        delivered = 0
+        for key in self.store.outbox.keys():
+            if key in self.store.sent:
+                await loop.run_in_executor(None, self.store.outbox.remove, key)
+                continue
+            failed = self.failures.get(key)
+            if failed and failed[1] > now:
+                continue
+            try:
+                await loop.run_in_executor(None, self.deliver, key)
+            except (OSError, smtplib.SMTPException) as error:
+                count = failed[0] + 1 if failed else 1
+                wait = min(self.first_retry * 2 ** (count - 1), self.longest_wait)
+                self.failures[key] = (count, now + wait)
+                log.warning("delivery of %s failed (%s); try %d again at %s", key, error, count + 1, now + wait)
+            else:
+                self.failures.pop(key, None)
+                delivered += 1
+        return delivered
+
+    def deliver(self, key: str) -> None:
+        """Deliver one outbox message and mark it sent (blocking)."""
+        data = self.store.outbox.get_bytes(key)
+        if self.relay is None:
+            self.store.delivered.add(data, key)
+        else:
+            self._relay(data)
+        crashpoint("mid-delivery")
+        self.store.sent.add(key)
+        self.store.outbox.remove(key)
+
+    def _relay(self, data: bytes) -> None:
+        relay = self.relay
+        assert relay is not None
+        recipients = addresses(parse_message(data), "To")
+        with smtplib.SMTP(relay.host, relay.port, timeout=relay.timeout) as client:
+            client.ehlo()
+            if relay.starttls:
+                context = ssl.create_default_context()
+                if not relay.verify_tls:
+                    context.check_hostname = False
+                    context.verify_mode = ssl.CERT_NONE
+                client.starttls(context=context)
+                client.ehlo()
+            if relay.user:
+                client.login(relay.user, relay.password or "")
+            refused = client.sendmail(self.identity.address, recipients, data)
+            if refused:
+                raise smtplib.SMTPRecipientsRefused(refused)
+
+    async def run(self, clock: Callable[[], datetime], pause: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            try:
+                await self.deliver_due(clock())
+            except Exception:
+                log.exception("delivery failed")
+            await pause()

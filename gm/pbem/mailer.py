@@ -1,0 +1,116 @@
+"""Turning the engine's notices into mail: Jinja templates and RFC 5322 headers.
+
+Every message the GM sends has a deterministic Message-ID (game, event
+number, position), threads with ``In-Reply-To``/``References``, carries the
+game's subject tag and an ``Auto-Submitted`` header [RFC 3834], and a
+Reply-To address holding the player's token. The token is left as a
+placeholder here (`gm.pbem.tokens`): the archive keeps the message masked,
+the outbox gets it filled in.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from .engine import Notice
+from .model import MailGame
+from .tokens import PLACEHOLDER
+
+TEMPLATES = Path(os.environ.get("GM_TEMPLATES", Path(__file__).resolve().parents[2] / "templates"))
+GAME_HEADER = "X-GM-Game"
+"""Marks every message the GM sends, so that its own mail coming back is known."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the GM is on the wire."""
+
+    address: str = "gm@localhost"
+    name: str = "Spaceships GM"
+
+    @property
+    def local(self) -> str:
+        return self.address.split("@", 1)[0]
+
+    @property
+    def domain(self) -> str:
+        return self.address.split("@", 1)[1]
+
+    def reply_address(self, game: str, player: int, token: str = PLACEHOLDER) -> str:
+        """The plus-address a player replies to: ``gm+GAME.PLAYER.TOKEN@domain``."""
+        return f"{self.local}+{game}.{player}.{token}@{self.domain}"
+
+
+_environment = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=False,
+    autoescape=False,
+)
+
+
+def render_text(template: str, data: dict[str, Any]) -> str:
+    """A notice's plain-text body."""
+    text = _environment.get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    collapsed: list[str] = []
+    for line in lines:
+        if line or (collapsed and collapsed[-1]):
+            collapsed.append(line)
+    return "\n".join(collapsed) + "\n"
+
+
+def message_id(identity: Identity, game: str, event: int, position: int) -> str:
+    return f"<{game}.{event}.{position}@{identity.domain}>"
+
+
+def build(
+    notice: Notice,
+    game: MailGame,
+    identity: Identity,
+    event: int,
+    position: int,
+    at: datetime,
+    thread: list[str],
+) -> EmailMessage:
+    """The message for one notice. ``thread`` is the Message-IDs of earlier
+    mail in this player's conversation, oldest first."""
+    seat = game.seat(notice.player)
+    message = EmailMessage(policy=SMTP)
+    message["From"] = f"{identity.name} <{identity.address}>"
+    message["To"] = seat.address
+    message["Reply-To"] = identity.reply_address(game.id, notice.player)
+    message["Subject"] = f"[gm {game.id}] {notice.subject}"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = message_id(identity, game.id, event, position)
+    parent = notice.answers or (thread[-1] if thread else None)
+    if parent:
+        message["In-Reply-To"] = parent
+        references = [*thread[-8:]]
+        if notice.answers and notice.answers not in references:
+            references.append(notice.answers)
+        message["References"] = " ".join(references)
+    message["Auto-Submitted"] = "auto-replied" if notice.answers else "auto-generated"
+    message[GAME_HEADER] = game.id
+    message["X-GM-Player"] = str(notice.player)
+    message.set_content(render_text(notice.template, notice.data), charset="utf-8", cte="quoted-printable")
+    return message
+
+
+def as_bytes(message: EmailMessage) -> bytes:
+    return message.as_bytes(policy=SMTP)
+
+
+__all__ = ["Identity", "build", "render_text", "as_bytes", "message_id", "make_msgid"]

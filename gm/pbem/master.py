@@ -1,0 +1,306 @@
+"""The game master: handles spooled mail, one message at a time, in order.
+
+Each spooled message passes through a chain of small steps, as in Mailman's
+pipeline; each step either lets it through or ends its handling with a
+reason (and the message goes to the shunt, never lost):
+
+    parse -> duplicate? -> GM event? -> automatic? -> own mail? -> route
+          -> authenticate -> daily cap -> apply
+
+Applying a message is made of steps that are each safe to redo after a
+crash, so that every message is applied exactly once and every reply queued
+exactly once:
+
+1. the message is archived in its game under the next sequence number (a
+   redo finds it there by its spool key and does not archive it again);
+2. the engine applies the event; the GM's replies are rendered, archived
+   masked, and queued in the outbox under deterministic keys (a redo writes
+   nothing that is already there or already sent);
+3. a marker records the message as handled, and it leaves the spool.
+
+On start, `load` rebuilds every game from its archive and redoes step 2 for
+the last event of each game, which is the only one a crash can have left
+half done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.message import Message
+from typing import Callable
+
+from ..mail.reading import addresses, parse_message
+from ..mail.screening import automatic_reason, is_own_mail
+from ..ruleset import ruleset_named
+from . import engine
+from .archive import (
+    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, notice_messages, orders_text, parse_fields,
+    prepend_header, replay, seats_and_options, to_event,
+)
+from .engine import Created, DeadlinePassed, Notice, PlayerMail, ReminderDue
+from .crashpoints import crashpoint
+from .mailer import GAME_HEADER, Identity, as_bytes, build
+from .model import ENDED, MailGame
+from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
+from .tokens import mask, reveal, token, verify
+
+log = logging.getLogger("gm")
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps against floods and loops."""
+
+    replies_per_day: int = 50
+    """Mails a day handled from one address; past that they go to the shunt."""
+
+
+class Shunted(Exception):
+    """Ends a message's handling: it goes to the shunt with this reason."""
+
+
+class GameMaster:
+    """Every game of one data directory, and the handling of their mail."""
+
+    def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits()):
+        self.store = store
+        self.identity = identity
+        self.clock = clock
+        self.limits = limits
+        self.games: dict[str, MailGame] = {}
+        self.threads: dict[str, Threads] = {}
+        self.numbers: dict[str, int] = {}
+        """The number of the last event archived in each game."""
+        self.daily: Counter[tuple[str, str]] = Counter()
+        self.handled_keys: set[str] = set()
+        """Spool keys of messages archived in some game."""
+        self.applied_ids: set[str] = set()
+        """Message-IDs of players' mail applied to some game."""
+
+    # Start-up
+
+    def load(self) -> None:
+        """Rebuild every game from its archive; finish any half-done reply queueing."""
+        for game_id in self.store.game_ids():
+            archive = self.store.archive(game_id)
+            if not archive.keys():
+                continue
+            game, threads, replayed = replay(archive, self.identity, game_id, render="last")
+            self.games[game_id] = game
+            self.threads[game_id] = threads
+            last = replayed[-1]
+            self.numbers[game_id] = last.number
+            self._send(game_id, last.messages)
+            for key in archive.keys():
+                if ".in." in key:
+                    self.handled_keys.add(key.split(".in.", 1)[1])
+            self.applied_ids |= {r.event.message_id for r in replayed if isinstance(r.event, PlayerMail) and r.event.message_id}
+
+    # The spool
+
+    def process_spool(self) -> int:
+        """Handle every message waiting in the spool, oldest first."""
+        count = 0
+        for key in self.store.spool.keys():
+            self.handle(key)
+            count += 1
+        return count
+
+    def handle(self, key: str) -> None:
+        """Handle one spooled message completely, then drop it from the spool."""
+        raw = self.store.spool.get_bytes(key)
+        try:
+            self._pipeline(key, raw)
+        except Shunted as reason:
+            log.info("shunted %s: %s", key, reason)
+            self.store.shunt_message(raw, key, str(reason))
+        self.store.handled.add(_marker(key))
+        self.store.spool.remove(key)
+
+    def _pipeline(self, key: str, raw: bytes) -> None:
+        if _marker(key) in self.store.handled or key in self.handled_keys:
+            return  # redelivery of a spool file already handled before a crash
+        message = parse_message(raw)
+        if origin_of(key) in TRUSTED_ORIGINS and message.get(EVENT_HEADER):
+            self._gm_event(key, raw, message)
+            return
+        message_id = str(message.get("Message-ID", "")).strip()
+        if message_id and message_id in self.applied_ids:
+            log.info("duplicate %s of %s: applied once already", key, message_id)
+            return
+        self._player_mail(key, raw, message)
+
+    # GM events: creation, deadlines, reminders
+
+    def _gm_event(self, key: str, raw: bytes, message: Message) -> None:
+        kind = str(message[EVENT_HEADER]).strip()
+        if kind == "create":
+            seats, variant, options = seats_and_options(parse_fields(message.get_content()))
+            game_id = self.store.next_game_id()
+            at = time_of(key)
+            created = event_message(self.identity, "created", at, f"<created.{game_id}@{self.identity.domain}>", game_id,
+                                    message.get_content().splitlines())
+            self._archive_and_apply(game_id, created, key, Created(at, game_id, seats, ruleset_named(variant), variant, options))
+            return
+        game_id = str(message.get(GAME_HEADER, "")).strip()
+        if game_id not in self.games:
+            raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
+        self._archive_and_apply(game_id, raw, key, to_event(raw, game_id))
+
+    def due(self, now: datetime | None = None) -> int:
+        """Spool the deadline and reminder events whose time has come."""
+        now = now or self.clock()
+        count = 0
+        for game in self.games.values():
+            if game.phase == ENDED or game.deadline is None:
+                continue
+            reminder = game.reminder_due()
+            if reminder is not None and reminder <= now < game.deadline and [p for p in game.waiting_for if p not in game.reminded]:
+                count += self._spool_event(game, "reminder", reminder)
+            if game.deadline <= now:
+                count += self._spool_event(game, "deadline", game.deadline)
+        return count
+
+    def _spool_event(self, game: MailGame, kind: str, at: datetime) -> int:
+        stamp = at.strftime("%Y%m%dT%H%M%SZ")
+        name = f"{kind}-{game.id}-{game.turn}-{stamp}"
+        key = spool_key(at, "clock", name)
+        if key in self.store.spool or _marker(key) in self.store.handled:
+            return 0
+        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, at {stamp}."]
+        raw = event_message(self.identity, kind, at, f"<{name}@{self.identity.domain}>", game.id, body)
+        self.store.spool.add(raw, key)
+        return 1
+
+    def next_wakeup(self) -> datetime | None:
+        """When the next deadline or reminder falls due, if any."""
+        moments = []
+        for game in self.games.values():
+            if game.phase != ENDED and game.deadline is not None:
+                moments.append(game.deadline)
+                reminder = game.reminder_due()
+                if reminder is not None and [p for p in game.waiting_for if p not in game.reminded]:
+                    moments.append(reminder)
+        return min(moments) if moments else None
+
+    # Players' mail
+
+    def _player_mail(self, key: str, raw: bytes, message: Message) -> None:
+        if is_own_mail(message, {self.identity.address.lower()}):
+            raise Shunted("the GM's own mail came back")
+        why = automatic_reason(message, _envelope_from(message))
+        if why:
+            raise Shunted(f"automatic mail, never answered: {why}")
+        sender = (addresses(message, "From") or [""])[0]
+        if not sender:
+            raise Shunted("no sender address")
+        game_id, player, token_given = self._route(message)
+        game = self.games[game_id]
+        text, password = orders_text(message)
+        secret = token_given or password
+        if secret is None or not verify(self.store.key, game_id, player, secret):
+            self._warn_player(game, player, sender)
+            raise Shunted(f"not proven to come from player {player} of {game_id}: no valid token or password")
+        day = self.clock().strftime("%Y-%m-%d")
+        self.daily[sender, day] += 1
+        if self.daily[sender, day] > self.limits.replies_per_day:
+            raise Shunted(f"more than {self.limits.replies_per_day} mails today from {sender}")
+        at = time_of(key)
+        accepted = prepend_header(raw, ACCEPTED_HEADER, f"game={game_id}; player={player}; at={at.isoformat()}")
+        message_id = str(message.get("Message-ID", "")).strip() or None
+        self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id))
+        if message_id:
+            self.applied_ids.add(message_id)
+
+    def _route(self, message: Message) -> tuple[str, int, str | None]:
+        """Which game and player a mail is for, from its plus-address
+        (``gm+GAME.PLAYER.TOKEN@``), or from the sender's address when the
+        sender plays exactly one game that is not over."""
+        local, domain = self.identity.local.lower(), self.identity.domain.lower()
+        for address in _envelope_to(message) + addresses(message, "To") + addresses(message, "Cc"):
+            name, _, host = address.rpartition("@")
+            base, plus, tag = name.partition("+")
+            if base.lower() != local or host.lower() != domain or not plus:
+                continue
+            parts = tag.split(".")
+            if len(parts) >= 2 and parts[0] in self.games and parts[1] in ("1", "2"):
+                return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
+        sender = (addresses(message, "From") or [""])[0].lower()
+        mine = [(g, s.player) for g in self.games.values() if g.phase != ENDED for s in g.seats if s.address.lower() == sender]
+        if len(mine) == 1:
+            return mine[0][0].id, mine[0][1], None
+        if len(mine) > 1:
+            raise Shunted(f"{sender} plays several games; the mail names none of them")
+        raise Shunted("not addressed to any game")
+
+    def _warn_player(self, game: MailGame, player: int, sender: str) -> None:
+        """Tell the real player that someone tried to act as them: once a day
+        per game at most, and only to the player's own address (no backscatter)."""
+        day = self.clock().strftime("%Y-%m-%d")
+        key = f"warning.{game.id}.{player}.{day}"
+        if key in self.store.outbox or key in self.store.sent:
+            return
+        notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
+                        engine._common(game, player) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
+        message = build(notice, game, self.identity, 0, 0, self.clock(), [])
+        del message["Message-ID"]
+        message["Message-ID"] = f"<{key}@{self.identity.domain}>"
+        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.id, player)), key)
+
+    # Applying
+
+    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event) -> None:
+        number = self.numbers.get(game_id, 0) + 1
+        archive = self.store.archive(game_id)
+        archive.add(raw, f"{number:06d}.in.{key}", seen=True)
+        crashpoint("after-archive")
+        if isinstance(event, Created):
+            game, notices = engine.create(event)
+            self.games[game_id] = game
+            self.threads[game_id] = Threads()
+        else:
+            game = self.games[game_id]
+            notices = engine.apply(game, event)
+        self.numbers[game_id] = number
+        messages = notice_messages(game, notices, self.identity, number, event.at, self.threads[game_id])
+        self._send(game_id, messages)
+        self.handled_keys.add(key)
+
+    def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
+        """Archive the GM's messages (masked) and queue them (with the real
+        token); each step is skipped where a previous run already did it."""
+        archive = self.store.archive(game_id)
+        for archive_key, _, data in messages:
+            archive.add(mask(data), archive_key, seen=True)
+        crashpoint("after-apply")
+        for archive_key, player, data in messages:
+            key = f"{game_id}.{archive_key}"
+            if key in self.store.sent or key in self.store.outbox:
+                continue
+            self.store.outbox.add(reveal(data, token(self.store.key, game_id, player)), key)
+        crashpoint("after-queue")
+
+
+def _marker(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _envelope_from(message: Message) -> str | None:
+    value = message.get("Return-Path")
+    if value is None:
+        return None
+    return str(value).strip().strip("<>")
+
+
+def _envelope_to(message: Message) -> list[str]:
+    return [a for a in (str(v).strip().strip("<>") for v in message.get_all("X-GM-Envelope-To", [])) if "@" in a]

@@ -1,0 +1,106 @@
+"""A game played by mail: seats, options, phase, and the rules core's `Game`.
+
+A `MailGame` is never saved as such: it is rebuilt by replaying the events in
+the game's archive (see `gm.pbem.engine`), so the archive is the one truth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from ..game import Game
+from ..orders import Order, Placement
+from ..ruleset import Ruleset
+
+SETUP = "setup"
+PLAY = "play"
+ENDED = "ended"
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player's place in a game: number, address and the alias the opponent sees."""
+
+    player: int
+    address: str
+    alias: str
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a game is run by mail."""
+
+    deadline: timedelta = timedelta(hours=72)
+    """Time allowed for each turn (and for setup)."""
+    wait_for_deadline: bool = False
+    """Run turns only at the deadline, even when both players are in."""
+    reminder_before: timedelta = timedelta(hours=12)
+    """When to remind a player who has not sent orders."""
+    forfeit_after: int = 3
+    """Consecutive turns without orders after which a player forfeits."""
+
+
+@dataclass
+class Outcome:
+    """How a game by mail ended: the rules' result, or a forfeit or resignation."""
+
+    reason: str
+    scores: tuple[int, int] | None
+    winner: int | None
+    after_turn: int
+
+
+@dataclass
+class MailGame:
+    """The state of one game by mail between events."""
+
+    id: str
+    seats: tuple[Seat, Seat]
+    ruleset: Ruleset
+    options: Options
+    created_at: datetime
+    variant: str = "2.6.1"
+    phase: str = SETUP
+    setups: dict[int, list[Placement]] = field(default_factory=dict)
+    game: Game | None = None
+    pending: dict[int, list[Order]] = field(default_factory=dict)
+    """Orders in force for the coming turn, by player: the last valid ones sent."""
+    deadline: datetime | None = None
+    reminded: set[int] = field(default_factory=set)
+    missed: dict[int, int] = field(default_factory=lambda: {1: 0, 2: 0})
+    outcome: Outcome | None = None
+    events: int = 0
+    """How many events have been applied."""
+
+    def seat(self, player: int) -> Seat:
+        return self.seats[player - 1]
+
+    def opponent(self, player: int) -> Seat:
+        return self.seats[2 - player]
+
+    def seat_of(self, address: str) -> Seat | None:
+        address = address.lower()
+        for seat in self.seats:
+            if seat.address.lower() == address:
+                return seat
+        return None
+
+    @property
+    def turn(self) -> int:
+        """The turn being collected (0 during setup)."""
+        return self.game.turn if self.game else 0
+
+    @property
+    def waiting_for(self) -> list[int]:
+        """Players whose setup or orders are still missing."""
+        if self.phase == SETUP:
+            return [p for p in (1, 2) if p not in self.setups]
+        if self.phase == PLAY:
+            return [p for p in (1, 2) if p not in self.pending]
+        return []
+
+    def reminder_due(self) -> datetime | None:
+        if self.deadline is None or self.phase == ENDED:
+            return None
+        return self.deadline - self.options.reminder_before

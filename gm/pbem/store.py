@@ -1,0 +1,101 @@
+"""The data directory: where every message gm keeps lives, as Maildirs.
+
+    DATA/
+      secret.key     the server key players' tokens derive from (mode 0600)
+      spool/         mail accepted (250) and not yet handled, oldest first
+      games/GAME/    one Maildir per game: every message that changed it, in
+                     order, and a masked copy of every message the GM sent
+      outbox/        mail waiting for the relay (or for local delivery)
+      delivered/     local delivery when no relay is configured
+      shunt/         mail that could not be parsed, routed or trusted, with
+                     the reason in an X-GM-Shunt-Reason header
+      handled/       one empty marker per handled message (applied once)
+      sent/          one empty marker per message delivered (sent once)
+
+Spool keys start with the time of arrival in nanoseconds, zero-padded, then
+the origin: ``smtp``, ``lmtp`` and ``imap`` for mail from outside, ``admin``
+(``gm new``) and ``clock`` (deadlines and reminders) for the GM's own events.
+Only the last two may carry GM events.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..storage import DurableMaildir, fsync_dir
+from .tokens import load_key
+
+OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
+TRUSTED_ORIGINS = ("admin", "clock")
+
+
+def spool_key(at: datetime, origin: str, name: str | None = None) -> str:
+    """A spool key that sorts by arrival time; ``name`` makes it deterministic."""
+    ns = int(at.timestamp() * 1_000_000) * 1000
+    return f"{ns:020d}.{origin}.{name or secrets.token_hex(8)}"
+
+
+def origin_of(key: str) -> str:
+    return key.split(".")[1]
+
+
+def time_of(key: str) -> datetime:
+    return datetime.fromtimestamp(int(key.split(".")[0]) / 1e9, timezone.utc)
+
+
+class Markers:
+    """A durable set of names, one empty file each."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+
+    def __contains__(self, name: str) -> bool:
+        return (self.path / name).exists()
+
+    def add(self, name: str) -> None:
+        target = self.path / name
+        if target.exists():
+            return
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(self.path)
+
+
+class Store:
+    """The data directory of one gm instance."""
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.spool = DurableMaildir(self.root / "spool")
+        self.outbox = DurableMaildir(self.root / "outbox")
+        self.delivered = DurableMaildir(self.root / "delivered")
+        self.shunt = DurableMaildir(self.root / "shunt")
+        self.handled = Markers(self.root / "handled")
+        self.sent = Markers(self.root / "sent")
+        self.games_dir = self.root / "games"
+        self.games_dir.mkdir(exist_ok=True)
+        self.key = load_key(self.root / "secret.key")
+
+    def archive(self, game: str) -> DurableMaildir:
+        return DurableMaildir(self.games_dir / game)
+
+    def game_ids(self) -> list[str]:
+        """Every game's id, in the order the games were made."""
+        ids = [p.name for p in self.games_dir.iterdir() if (p / "new").is_dir()]
+        return sorted(ids, key=lambda g: (len(g), g))
+
+    def next_game_id(self) -> str:
+        ids = self.game_ids()
+        return f"g{int(ids[-1][1:]) + 1}" if ids else "g1"
+
+    def shunt_message(self, raw: bytes, key: str, reason: str) -> None:
+        header = f"X-GM-Shunt-Reason: {reason}\r\n".encode()
+        self.shunt.add(header + raw, key)

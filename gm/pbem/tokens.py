@@ -1,0 +1,55 @@
+"""Players' secrets: the token in every reply address, and the password line.
+
+A player's secret is never stored. It is derived from the server's key as
+HMAC-SHA256(key, "game/player") and checked by deriving it again and
+comparing in constant time, so the data directory holds one secret (the key,
+readable by its owner only) and no table of passwords that could leak.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+from pathlib import Path
+
+TOKEN_LENGTH = 16
+PLACEHOLDER = "@@GM-SECRET-16@@"
+"""Stands for the recipient's token in rendered mail until it is sent."""
+MASK = "*" * TOKEN_LENGTH
+"""What the archive's copy of a sent message shows instead of the token."""
+
+
+def load_key(path: Path) -> bytes:
+    """The server key, made (randomly, once) if the file does not exist yet."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        key = os.urandom(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(key)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return key
+
+
+def token(key: bytes, game: str, player: int) -> str:
+    """The secret of ``player`` in ``game``: lower-case base32, no padding."""
+    digest = hmac.new(key, f"{game}/{player}".encode(), hashlib.sha256).digest()
+    return base64.b32encode(digest).decode().lower()[:TOKEN_LENGTH]
+
+
+def verify(key: bytes, game: str, player: int, candidate: str) -> bool:
+    return hmac.compare_digest(token(key, game, player), candidate.strip().lower())
+
+
+def reveal(data: bytes, secret: str) -> bytes:
+    """The message as sent: the placeholder replaced by the real token."""
+    return data.replace(PLACEHOLDER.encode(), secret.encode())
+
+
+def mask(data: bytes) -> bytes:
+    """The message as archived: the placeholder replaced by asterisks."""
+    return data.replace(PLACEHOLDER.encode(), MASK.encode())

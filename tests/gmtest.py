@@ -1,0 +1,137 @@
+"""Helpers for the daemon's tests: a clock the test moves, and players who
+read their mail from the GM's local delivery Maildir and answer over SMTP."""
+
+from __future__ import annotations
+
+import asyncio
+import smtplib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+from email.utils import format_datetime, make_msgid
+
+from gm.mail.reading import parse_message
+from gm.pbem.daemon import Config, Daemon
+from gm.pbem.mailer import Identity
+
+GM = "gm@example.org"
+ALICE = "alice@example.org"
+BOB = "bob@example.net"
+
+SETUP_ALICE = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n"
+SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
+
+
+class Clock:
+    """Time that moves only when the test says."""
+
+    def __init__(self, start: datetime = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)):
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def send(port: int, raw: bytes, sender: str, recipients: list[str], lmtp: bool = False) -> dict:
+    """Send a raw message over real SMTP (or LMTP) to 127.0.0.1:port."""
+    client_class = smtplib.LMTP if lmtp else smtplib.SMTP
+    with client_class("127.0.0.1", port, timeout=10) as client:
+        return client.sendmail(sender, recipients, raw)
+
+
+@dataclass
+class Player:
+    """A player who reads the GM's mail and replies to the latest one."""
+
+    address: str
+    world: "World"
+    read: set[str] = field(default_factory=set)
+
+    def inbox(self) -> list:
+        """Every message delivered to this player, oldest first."""
+        store = self.world.daemon.store
+        found = []
+        for key in store.delivered.keys():
+            message = parse_message(store.delivered.get_bytes(key))
+            if message["To"] and self.address in str(message["To"]):
+                found.append((key, message))
+        return [m for _, m in sorted(found, key=lambda km: (km[1]["Date"].datetime, km[0]))]
+
+    def latest(self):
+        return self.inbox()[-1]
+
+    def new_mail(self) -> list:
+        fresh = [m for m in self.inbox() if str(m["Message-ID"]) not in self.read]
+        self.read |= {str(m["Message-ID"]) for m in fresh}
+        return fresh
+
+    def reply(self, body: str, to=None, **headers) -> bytes:
+        """Reply to the GM's latest mail (or ``to``) as a mail client would."""
+        original = to or self.latest()
+        message = EmailMessage(policy=SMTP_POLICY)
+        message["From"] = self.address
+        message["To"] = str(original["Reply-To"])
+        message["Subject"] = "Re: " + str(original["Subject"])
+        message["Date"] = format_datetime(self.world.clock())
+        message["Message-ID"] = make_msgid(domain=self.address.split("@")[1])
+        message["In-Reply-To"] = str(original["Message-ID"])
+        for name, value in headers.items():
+            message[name.replace("_", "-")] = value
+        message.set_content(body)
+        raw = message.as_bytes()
+        self.world.send(raw, self.address, [str(original["Reply-To"])])
+        return raw
+
+    def text_of(self, message) -> str:
+        return message.get_content()
+
+
+class World:
+    """A daemon on a real loopback SMTP port with a test clock, and its players."""
+
+    def __init__(self, tmp_path, **config):
+        self.clock = Clock()
+        self.config = Config(data=str(tmp_path / "data"), smtp=("127.0.0.1", 0), identity=Identity(GM), **config)
+        self.daemon = Daemon(self.config, self.clock)
+        self.alice = Player(ALICE, self)
+        self.bob = Player(BOB, self)
+
+    async def __aenter__(self) -> "World":
+        await self.daemon.start(background=False)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.daemon.stop()
+
+    @property
+    def port(self) -> int:
+        return self.daemon.bound["smtp"][1]
+
+    def send(self, raw: bytes, sender: str, recipients: list[str]) -> dict:
+        return send(self.port, raw, sender, recipients)
+
+    async def asend(self, raw: bytes, sender: str, recipients: list[str]) -> dict:
+        return await asyncio.to_thread(self.send, raw, sender, recipients)
+
+    async def settle(self) -> None:
+        """Let the GM handle everything spooled and deliver everything queued."""
+        await self.daemon.step()
+        await self.daemon.deliverer.deliver_due(self.clock())
+
+    async def act(self, function, *args, **kwargs):
+        """Run a blocking player action (which talks SMTP) and then settle."""
+        result = await asyncio.to_thread(function, *args, **kwargs)
+        await self.settle()
+        return result
+
+    async def new_game(self, **options) -> None:
+        from gm.pbem.admin import request_game
+        from gm.pbem.model import Options
+
+        request_game(self.daemon.store, self.config.identity, [ALICE, BOB], options.pop("variant", "2.6.1"),
+                     Options(**options), self.clock())
+        await self.settle()

@@ -1,0 +1,178 @@
+"""Kill the daemon with SIGKILL at each step of handling a message, restart
+it, and check that every accepted message was applied exactly once and every
+reply delivered exactly once.
+
+The daemon runs as a real process (`gm serve`) on a loopback port. The
+environment variable GM_CRASH_AT (see gm/pbem/crashpoints.py) makes it kill
+itself at the chosen step; the players' mail client resends whatever got no
+250, as a real MTA would."""
+
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+
+from gm.mail.reading import parse_message
+from gm.pbem.admin import request_game
+from gm.pbem.mailer import Identity
+from gm.pbem.model import Options
+from gm.pbem.store import Store
+from gm.storage import DurableMaildir
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
+
+ROOT = Path(__file__).resolve().parent.parent
+POINTS = ["after-spool", "after-archive", "after-apply", "after-queue", "mid-delivery"]
+WAIT = 20.0  # seconds: the longest any single step may take
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`gm serve` as a child process, restarted after each crash."""
+
+    def __init__(self, data: Path, crash: str | None):
+        self.data = data
+        self.crash = crash
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+        self.crashes = 0
+
+    def start(self, crash: str | None) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "GM_CRASH_AT"}
+        if crash:
+            env["GM_CRASH_AT"] = crash
+        env["PYTHONPATH"] = str(ROOT)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gm", "serve", "--data", str(self.data), "--smtp", f"127.0.0.1:{self.port}",
+             "--address", GM],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        )
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return  # it crashed already while loading; the caller restarts it
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.02)
+        raise AssertionError("gm serve did not start listening")
+
+    def alive(self) -> bool:
+        if self.process.poll() is None:
+            return True
+        assert self.process.returncode == -signal.SIGKILL, self.process.stderr.read().decode()[-3000:]
+        self.crashes += 1
+        self.start(None)  # the crash point fires once: restart without it
+        return False
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+def wait_until_idle(server: Server, store_root: Path) -> None:
+    """Until the spool and the outbox are empty (restarting after a crash)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        server.alive()
+        spool = list((store_root / "spool" / "new").iterdir())
+        outbox = list((store_root / "outbox" / "new").iterdir())
+        if not spool and not outbox:
+            time.sleep(0.05)
+            if not list((store_root / "spool" / "new").iterdir()) and not list((store_root / "outbox" / "new").iterdir()):
+                return
+        time.sleep(0.02)
+    raise AssertionError("the daemon did not finish its work")
+
+
+def send_until_accepted(server: Server, raw: bytes, sender: str, recipient: str) -> None:
+    """Send like an MTA: retry until the message gets its 250."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            with smtplib.SMTP("127.0.0.1", server.port, timeout=5) as client:
+                client.sendmail(sender, [recipient], raw)
+            return
+        except (OSError, smtplib.SMTPException):
+            server.alive()
+            time.sleep(0.05)
+    raise AssertionError("the message was never accepted")
+
+
+def delivered(root: Path) -> list:
+    box = DurableMaildir(root / "delivered", create=False)
+    return [parse_message(box.get_bytes(k)) for k in box.keys()]
+
+
+def latest_to(root: Path, address: str):
+    mine = [m for m in delivered(root) if address in str(m["To"])]
+    return max(mine, key=lambda m: (m["Date"].datetime, str(m["Message-ID"])))
+
+
+def reply(root: Path, address: str, body: str) -> tuple[bytes, str]:
+    original = latest_to(root, address)
+    message = EmailMessage()
+    message["From"] = address
+    message["To"] = str(original["Reply-To"])
+    message["Subject"] = "Re: " + str(original["Subject"])
+    message["Message-ID"] = make_msgid(domain="players.example")
+    message["In-Reply-To"] = str(original["Message-ID"])
+    message.set_content(body)
+    return message.as_bytes(), str(original["Reply-To"])
+
+
+@pytest.mark.parametrize("nth", [1, 3])
+@pytest.mark.parametrize("point", POINTS)
+def test_sigkill_at_every_step_loses_nothing_and_repeats_nothing(tmp_path, point, nth):
+    root = tmp_path / "data"
+    store = Store(root)
+    request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(timezone.utc))
+    server = Server(root, None)
+    server.start(f"{point}:{nth}")
+    sent_ids = []
+    try:
+        wait_until_idle(server, root)
+        for address, body in [(ALICE, SETUP_ALICE), (BOB, SETUP_BOB), (ALICE, "Rv1 Rv2"), (BOB, "Bz5 sRv1")]:
+            raw, to = reply(root, address, body)
+            sent_ids.append(str(parse_message(raw)["Message-ID"]))
+            send_until_accepted(server, raw, address, to)
+            wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1, f"the crash point {point}:{nth} never fired"
+
+    # Every accepted message applied exactly once.
+    archive = DurableMaildir(root / "games" / "g1", create=False)
+    inbound = [parse_message(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
+    applied = [str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")]
+    assert sorted(applied) == sorted(sent_ids)
+    assert len(inbound) == 1 + len(sent_ids)  # the creation, then each player mail once
+
+    # Every reply delivered exactly once: 2 invitations, 2 setup acknowledgements,
+    # 2 opening sheets, 2 order acknowledgements, 2 sheets after turn 1.
+    ids = [str(m["Message-ID"]) for m in delivered(root)]
+    assert len(ids) == len(set(ids)) == 10
+    out = [k for k in archive.keys() if ".out." in k]
+    assert len(out) == 10
+    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
+    final = [m for m in delivered(root) if "Turn 1 results" in str(m["Subject"])]
+    assert len(final) == 2

@@ -1,0 +1,217 @@
+"""The daemon over real SMTP on loopback: a game from invitation to result,
+and everything the issue promises about trust and durability."""
+
+import asyncio
+import mailbox
+import smtplib
+
+import pytest
+
+from gm.pbem.admin import export_mbox, verify_replay
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def started_game(world: World) -> None:
+    await world.new_game()
+    await world.act(world.alice.reply, SETUP_ALICE)
+    await world.act(world.bob.reply, SETUP_BOB)
+
+
+def test_invitations_are_mailed_with_threading_and_trust_headers(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            (invitation,) = world.alice.inbox()
+            assert str(invitation["From"]).endswith(f"<{GM}>")
+            assert str(invitation["Subject"]).startswith("[gm g1] ")
+            assert str(invitation["Reply-To"]).startswith("gm+g1.1.")
+            assert str(invitation["Auto-Submitted"]) == "auto-generated"
+            assert str(invitation["Message-ID"]) == "<g1.1.1@example.org>"
+            assert "DS Rv1-Ow2" in invitation.get_content()
+            token = str(invitation["Reply-To"]).split(".")[2].split("@")[0]
+            assert f"password {token}" in invitation.get_content()
+            (bob_invitation,) = world.bob.inbox()
+            assert str(bob_invitation["Reply-To"]) != str(invitation["Reply-To"])
+    run(scenario())
+
+
+def test_a_whole_game_by_mail_then_replay_and_export(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            ack = world.alice.inbox()[-2]
+            assert "Setup accepted" in str(ack["Subject"])
+            assert str(ack["Auto-Submitted"]) == "auto-replied"
+            sheet = world.alice.latest()
+            assert "the game begins" in str(sheet["Subject"])
+            assert str(sheet["In-Reply-To"]) and str(sheet["References"])
+            for alice, bob in [
+                ("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
+                ("bYx3Yx5 Yy3 Yy4 Gx3 Gx4 Gy3 Gy4", "Gv1 Gw1 sBv1 sBw1"),
+                ("Gz1 Gz2", "Ov1"),
+            ]:
+                await world.act(world.alice.reply, alice)
+                assert "orders received" in str(world.alice.latest()["Subject"])
+                await world.act(world.bob.reply, bob)
+            final = world.alice.latest().get_content()
+            assert "The game is over" in final and "You win." in final
+            assert "Scores: you 13, Player 2 0." in final
+            assert "Player 1 wins." in world.bob.latest().get_content()
+            archive = world.daemon.store.games_dir / "g1"
+        count, differences = verify_replay(str(archive))
+        assert differences == [] and count == len(list((archive / "cur").iterdir())) - 9
+        exported = tmp_path / "g1.mbox"
+        n = export_mbox(world.daemon.store, "g1", str(exported))
+        box = mailbox.mbox(str(exported))
+        assert len(box) == n and str(box[0]["X-GM-Event"]) == "created"
+    run(scenario())
+
+
+def test_resubmitting_replaces_all_orders(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            await world.act(world.alice.reply, "Rz5")
+            await world.act(world.alice.reply, "Rv1 Rv2")
+            ack = world.alice.latest().get_content()
+            assert "These orders replace the ones you sent before." in ack
+            await world.act(world.bob.reply, "")  # no orders: changes nothing, turn does not run
+            assert "no orders found" in str(world.bob.latest()["Subject"])
+            await world.act(world.bob.reply, "Bz5")
+            sheet = world.bob.latest().get_content()
+            assert "opponent  strike Rv1: hit" in sheet and "Rz5" not in sheet
+    run(scenario())
+
+
+def test_syntax_error_names_line_and_column_and_keeps_previous_orders(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            await world.act(world.alice.reply, "Rv1 Rv2")
+            await world.act(world.alice.reply, "Rv1\nRw2 rx1")
+            text = world.alice.latest().get_content()
+            assert "line 2, column 5: unexpected 'rx1'" in text
+            assert "Your previous orders stay in force:" in text and "Rv1 Rv2" in text
+            await world.act(world.bob.reply, "Bz5")
+            assert "strike Rv2" in world.bob.latest().get_content()
+    run(scenario())
+
+
+def test_forged_mail_changes_nothing_and_only_the_real_player_hears(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            before = len(world.alice.inbox())
+            forged = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: orders\r\nMessage-ID: <forged@evil.example>\r\n\r\nRv1 Rv2\r\n").encode()
+            await world.asend(forged, "mallory@evil.example", [GM])
+            await world.settle()
+            store = world.daemon.store
+            assert [k for k in store.shunt.keys()]
+            assert b"not proven to come from player 1" in store.shunt.get_bytes(store.shunt.keys()[0])
+            assert world.daemon.master.games["g1"].pending == {}
+            inbox = world.alice.inbox()
+            assert len(inbox) == before + 1 and "Someone tried" in str(inbox[-1]["Subject"])
+            delivered_to = {str(parse["To"]) for parse in inbox}
+            assert "mallory@evil.example" not in delivered_to
+            await world.asend(forged.replace(b"forged@", b"forged2@"), "mallory@evil.example", [GM])
+            await world.settle()
+            assert len(world.alice.inbox()) == before + 1  # one warning a day at most
+    run(scenario())
+
+
+def test_password_line_proves_the_player(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            token = str(world.alice.latest()["Reply-To"]).split(".")[2].split("@")[0]
+            raw = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: my orders\r\nMessage-ID: <pw@example.org>\r\n\r\n"
+                   f"password {token}\r\nRv1 Rv2\r\n").encode()
+            await world.asend(raw, ALICE, [GM])
+            await world.settle()
+            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+    run(scenario())
+
+
+@pytest.mark.parametrize("headers, envelope_from", [
+    ("Auto-Submitted: auto-replied\r\n", "alice@example.org"),
+    ("Precedence: bulk\r\n", "alice@example.org"),
+    ("List-Id: <games.example.org>\r\n", "alice@example.org"),
+    ("X-Autoreply: yes\r\n", "alice@example.org"),
+    ("", ""),  # a bounce: null return path
+])
+def test_automatic_mail_is_never_answered(tmp_path, headers, envelope_from):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            before = len(world.alice.inbox())
+            reply_to = str(world.alice.latest()["Reply-To"])
+            raw = (f"From: {ALICE}\r\nTo: {reply_to}\r\nSubject: Out of office\r\n{headers}Message-ID: <auto@x>\r\n\r\nRv1\r\n").encode()
+            await world.asend(raw, envelope_from, [reply_to])
+            await world.settle()
+            assert len(world.alice.inbox()) == before
+            assert world.daemon.master.games["g1"].pending == {}
+            assert b"automatic mail" in world.daemon.store.shunt.get_bytes(world.daemon.store.shunt.keys()[0])
+    run(scenario())
+
+
+def test_strangers_and_the_gms_own_mail_change_nothing(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            stranger = b"From: someone@else.example\r\nTo: gm@example.org\r\nSubject: hi\r\nMessage-ID: <s@x>\r\n\r\nRv1\r\n"
+            await world.asend(stranger, "someone@else.example", [GM])
+            own = world.daemon.store.delivered.get_bytes(world.daemon.store.delivered.keys()[0])
+            await world.asend(own, GM, [GM])
+            await world.settle()
+            reasons = [world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys()]
+            assert any(b"not addressed to any game" in r for r in reasons)
+            assert any(b"own mail" in r for r in reasons)
+            assert world.daemon.master.games["g1"].events == 3
+    run(scenario())
+
+
+def test_a_duplicate_delivery_is_applied_once(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            raw = await asyncio.to_thread(world.alice.reply, "Rv1")
+            await world.asend(raw, ALICE, [str(world.alice.inbox()[-1]["Reply-To"])])
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert game.events == 4
+            assert len([m for m in world.alice.inbox() if "orders received" in str(m["Subject"])]) == 1
+    run(scenario())
+
+
+def test_oversize_mail_is_refused_with_552(tmp_path):
+    async def scenario():
+        async with World(tmp_path, max_message_bytes=10_000) as world:
+            big = b"From: a@b.example\r\nTo: gm@example.org\r\nSubject: big\r\n\r\n" + b"x" * 20_000 + b"\r\n"
+            with pytest.raises(smtplib.SMTPException) as caught:
+                await world.asend(big, "a@b.example", [GM])
+            assert "552" in str(caught.value)
+            assert world.daemon.store.spool.keys() == []
+    run(scenario())
+
+
+def test_mail_for_other_domains_is_refused_at_rcpt(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                await world.asend(b"Subject: x\r\n\r\nx\r\n", "a@b.example", ["someone@elsewhere.example"])
+    run(scenario())
+
+
+def test_250_only_after_the_message_is_in_the_spool(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            raw = b"From: a@b.example\r\nTo: gm@example.org\r\nSubject: x\r\nMessage-ID: <m@x>\r\n\r\nhello\r\n"
+            await world.asend(raw, "a@b.example", [GM])
+            (key,) = world.daemon.store.spool.keys()
+            kept = world.daemon.store.spool.get_bytes(key)
+            assert kept.endswith(raw) and kept.startswith(b"Return-Path: <a@b.example>\r\nX-GM-Envelope-To: <gm@example.org>\r\n")
+    run(scenario())

@@ -1,0 +1,60 @@
+"""Reading players' mail from a real Dovecot IMAP server."""
+
+import asyncio
+
+from dovecot import dovecot_server  # noqa: F401  (a fixture)
+from gm.pbem.imap import HANDLED_FLAG, ImapAccount, ImapPoller
+from gmtest import ALICE, SETUP_ALICE, World
+
+
+def test_imap_url_parsing():
+    account = ImapAccount.from_url("imaps://mail.example.org/Games%20In", "gm", "pw")
+    assert (account.host, account.port, account.folder, account.tls) == ("mail.example.org", 993, "Games In", True)
+    assert ImapAccount.from_url("imap://u:p@127.0.0.1:1143", None, None).port == 1143
+
+
+def test_poller_spools_replies_then_flags_them_and_deletes_nothing(tmp_path, dovecot_server):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            invitation = world.alice.latest()
+            raw = (f"From: {ALICE}\r\nTo: {invitation['Reply-To']}\r\nSubject: Re: {invitation['Subject']}\r\n"
+                   f"Message-ID: <imap-setup@example.org>\r\nIn-Reply-To: {invitation['Message-ID']}\r\n\r\n{SETUP_ALICE}").encode()
+            dovecot_server.deliver(raw)
+            world.config.imap = f"imap://{dovecot_server.host}:{dovecot_server.port}/INBOX"
+            world.config.imap_user, world.config.imap_password = dovecot_server.user, dovecot_server.password
+            poller = ImapPoller(world.daemon.store, world.config, world.clock)
+            client = poller.connect()
+            try:
+                assert poller.poll_once(client) == 1
+                assert poller.poll_once(client) == 0  # flagged: not spooled twice
+            finally:
+                client.logout()
+            await world.settle()
+            assert "Setup accepted" in str(world.alice.latest()["Subject"])
+            with dovecot_server.client() as imap:
+                imap.select_folder("INBOX")
+                (uid,) = imap.search(["ALL"])
+                flags = imap.get_flags([uid])[uid]
+                assert HANDLED_FLAG.encode() in flags and b"\\Seen" in flags
+    asyncio.run(scenario())
+
+
+def test_daemon_picks_up_imap_mail_through_idle(tmp_path, dovecot_server):
+    async def scenario():
+        world = World(tmp_path)
+        world.config.imap = f"imap://{dovecot_server.host}:{dovecot_server.port}/INBOX"
+        world.config.imap_user, world.config.imap_password = dovecot_server.user, dovecot_server.password
+        async with world:
+            await world.new_game()
+            invitation = world.alice.latest()
+            raw = (f"From: {ALICE}\r\nTo: {invitation['Reply-To']}\r\nSubject: Re: setup\r\n"
+                   f"Message-ID: <imap-idle@example.org>\r\n\r\n{SETUP_ALICE}").encode()
+            await asyncio.to_thread(dovecot_server.deliver, raw)
+            for _ in range(100):  # bounded: at most 10 s
+                await asyncio.sleep(0.1)
+                if world.daemon.store.spool.keys():
+                    break
+            await world.settle()
+            assert "Setup accepted" in str(world.alice.latest()["Subject"])
+    asyncio.run(scenario())
