@@ -23,6 +23,11 @@ SETUP_ALICE = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n"
 SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 
 
+def text(message) -> str:
+    """A message's text body, with plain newlines."""
+    return message.get_content().replace("\r\n", "\n")
+
+
 class Clock:
     """Time that moves only when the test says."""
 
@@ -86,8 +91,9 @@ class Player:
         self.world.send(raw, self.address, [str(original["Reply-To"])])
         return raw
 
-    def text_of(self, message) -> str:
-        return message.get_content()
+    def latest_text(self) -> str:
+        """The body of the GM's latest mail, with plain newlines."""
+        return text(self.latest())
 
 
 class World:
