@@ -34,6 +34,8 @@ from .store import Store, spool_key
 log = logging.getLogger("gm")
 
 DEFAULT_SMTP = ("127.0.0.1", 2525)
+SPOOL_POLL_SECONDS = 1.0
+"""How often the master looks at the spool when nothing woke it."""
 MAX_MESSAGE_BYTES = 1_000_000
 """Mail bigger than this is refused at SMTP with 552."""
 
@@ -167,7 +169,7 @@ class Daemon:
             except Exception:  # a bug must not stop the daemon; the message stays spooled
                 log.exception("handling the spool failed")
             wakeup = self.master.next_wakeup()
-            timeout = 60.0
+            timeout = SPOOL_POLL_SECONDS  # `gm new` spools from another process
             if wakeup is not None:
                 timeout = max(0.05, min(timeout, (wakeup - self.clock()).total_seconds()))
             try:
