@@ -215,3 +215,38 @@ def test_250_only_after_the_message_is_in_the_spool(tmp_path):
             kept = world.daemon.store.spool.get_bytes(key)
             assert kept.endswith(raw) and kept.startswith(b"Return-Path: <a@b.example>\r\nX-GM-Envelope-To: <gm@example.org>\r\n")
     run(scenario())
+
+
+def test_a_game_started_by_a_challenge_by_mail(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            challenge = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: a game?\r\nMessage-ID: <ch@example.org>\r\n\r\n"
+                         f"challenge {BOB}\r\n").encode()
+            await world.asend(challenge, ALICE, [GM])
+            await world.settle()
+            (invite,) = world.bob.inbox()
+            assert "alice@example.org challenges you" in str(invite["Subject"])
+            assert world.alice.inbox() == []  # nothing goes back to an unproven challenger
+            await world.act(world.bob.reply, "thanks, I'll think about it")
+            assert world.daemon.master.games == {}
+            await world.act(world.bob.reply, "accept", to=invite)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert [s.address for s in game.seats] == [ALICE, BOB]
+            assert "Invitation" in str(world.alice.latest()["Subject"]) and "Invitation" in str(world.bob.latest()["Subject"])
+            await world.act(world.bob.reply, "accept", to=invite)
+            await world.settle()
+            assert list(world.daemon.master.games) == ["g1"]  # accepted once only
+    run(scenario())
+
+
+def test_challenges_are_capped_per_address_per_day(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            for n in range(5):
+                raw = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: game\r\nMessage-ID: <ch{n}@example.org>\r\n\r\n"
+                       f"challenge {BOB}\r\n").encode()
+                await world.asend(raw, ALICE, [GM])
+            await world.settle()
+            assert len(world.bob.inbox()) == 3
+    run(scenario())

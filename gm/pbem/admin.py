@@ -17,8 +17,9 @@ from .store import Store, spool_key
 
 
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
-                 at: datetime, aliases: list[str] | None = None) -> str:
-    """Spool a request for a new game; returns its spool key."""
+                 at: datetime, aliases: list[str] | None = None, name: str | None = None) -> str:
+    """Spool a request for a new game; returns its spool key. ``name`` makes
+    the key deterministic (so that redoing the request finds it there)."""
     if len(players) != 2:
         raise ValueError("a game of Spaceships has two players")
     if players[0].lower() == players[1].lower():
@@ -26,7 +27,7 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     ruleset_named(variant)  # refuse an unknown variant now, not in the daemon
     aliases = aliases or ["Player 1", "Player 2"]
     seats = (Seat(1, players[0], aliases[0]), Seat(2, players[1], aliases[1]))
-    key = spool_key(at, "admin")
+    key = spool_key(at, "admin", name)
     raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, request_fields(seats, variant, options))
     store.spool.add(raw, key)
     return key

@@ -27,10 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.message import Message
+from email.message import EmailMessage, Message
+from email.policy import SMTP as SMTP_POLICY
+from email.utils import format_datetime
 from typing import Callable
 
 from ..mail.reading import addresses, parse_message
@@ -43,8 +46,8 @@ from .archive import (
 )
 from .engine import Created, DeadlinePassed, Notice, PlayerMail, ReminderDue
 from .crashpoints import crashpoint
-from .mailer import GAME_HEADER, Identity, as_bytes, build
-from .model import ENDED, MailGame
+from .mailer import GAME_HEADER, Identity, as_bytes, build, render_text
+from .model import ENDED, MailGame, Options
 from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
 from .tokens import mask, reveal, token, verify
 
@@ -204,7 +207,18 @@ class GameMaster:
         sender = (addresses(message, "From") or [""])[0]
         if not sender:
             raise Shunted("no sender address")
-        game_id, player, token_given = self._route(message)
+        challenge = self._challenge_tag(message)
+        if challenge:
+            self._accept(key, raw, message, *challenge)
+            return
+        try:
+            game_id, player, token_given = self._route(message)
+        except Shunted:
+            text, _ = orders_text(message)
+            if not _CHALLENGE.search(text):
+                raise
+            self._challenge(key, raw, sender, text)
+            return
         game = self.games[game_id]
         text, password = orders_text(message)
         secret = token_given or password
@@ -242,6 +256,68 @@ class GameMaster:
         if len(mine) > 1:
             raise Shunted(f"{sender} plays several games; the mail names none of them")
         raise Shunted("not addressed to any game")
+
+    # Challenges: starting a game by mail
+
+    def _challenge(self, key: str, raw: bytes, sender: str, text: str) -> None:
+        """``challenge ADDR`` (and optionally ``variant NAME``) in a mail to
+        the GM: invite ADDR, who accepts by replying. The challenged address
+        gets one mail; at most 3 challenges a day reach any one address."""
+        match = _CHALLENGE.search(text)
+        assert match
+        challenged = match.group(1).strip("<>").lower()
+        if challenged in (sender.lower(), self.identity.address.lower()) or "@" not in challenged:
+            raise Shunted(f"a challenge to {challenged} cannot be sent")
+        variant_match = _VARIANT.search(text)
+        variant = variant_match.group(1) if variant_match else "2.6.1"
+        try:
+            ruleset = ruleset_named(variant)
+        except ValueError as error:
+            raise Shunted(f"challenge with a bad variant: {error}") from None
+        day = self.clock().strftime("%Y-%m-%d")
+        self.daily[challenged, "challenges " + day] += 1
+        if self.daily[challenged, "challenges " + day] > 3:
+            raise Shunted(f"more than 3 challenges to {challenged} today")
+        challenge_id = "c" + hashlib.sha256(key.encode()).hexdigest()[:10]  # the same if redone after a crash
+        at = time_of(key)
+        header = f"id={challenge_id}; challenger={sender}; challenged={challenged}; variant={variant}; at={at.isoformat()}"
+        self.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
+        message = EmailMessage(policy=SMTP_POLICY)
+        message["From"] = f"{self.identity.name} <{self.identity.address}>"
+        message["To"] = challenged
+        message["Reply-To"] = self.identity.reply_address(challenge_id, 0, token(self.store.key, challenge_id, 0))
+        message["Subject"] = f"[gm] {sender} challenges you to Spaceships"
+        message["Date"] = format_datetime(at)
+        message["Message-ID"] = f"<{challenge_id}.invite@{self.identity.domain}>"
+        message["Auto-Submitted"] = "auto-generated"
+        message[GAME_HEADER] = challenge_id
+        message.set_content(render_text("challenge", {"challenger": sender, "ruleset": ruleset.describe()}), charset="utf-8")
+        self.store.outbox.add(as_bytes(message), f"{challenge_id}.invite")
+
+    def _challenge_tag(self, message: Message) -> tuple[str, str] | None:
+        """The challenge a reply answers, from its plus-address ``gm+cN.0.TOKEN``."""
+        for address in _envelope_to(message) + addresses(message, "To") + addresses(message, "Cc"):
+            name, _, host = address.rpartition("@")
+            base, plus, tag = name.partition("+")
+            parts = tag.split(".")
+            if plus and base.lower() == self.identity.local.lower() and len(parts) == 3 and re.fullmatch(r"c[0-9a-f]{10}", parts[0]):
+                return parts[0], parts[2]
+        return None
+
+    def _accept(self, key: str, raw: bytes, message: Message, challenge_id: str, secret: str) -> None:
+        if not verify(self.store.key, challenge_id, 0, secret) or challenge_id not in self.store.challenges:
+            raise Shunted(f"not a valid answer to challenge {challenge_id}")
+        text, _ = orders_text(message)
+        if not _ACCEPT.search(text):
+            raise Shunted(f"answer to challenge {challenge_id} without 'accept'")
+        if f"accepted-{challenge_id}" in self.store.handled:
+            raise Shunted(f"challenge {challenge_id} was accepted already")
+        fields = accepted_fields_of(parse_message(self.store.challenges.get_bytes(challenge_id)), CHALLENGE_HEADER)
+        from .admin import request_game  # a game by challenge starts like one made by gm new
+
+        request_game(self.store, self.identity, [fields["challenger"], fields["challenged"]], fields["variant"], Options(),
+                     time_of(key), name=f"challenge-{challenge_id}")
+        self.store.handled.add(f"accepted-{challenge_id}")
 
     def _warn_player(self, game: MailGame, player: int, sender: str) -> None:
         """Tell the real player that someone tried to act as them: once a day
@@ -289,6 +365,17 @@ class GameMaster:
                 continue
             self.store.outbox.add(reveal(data, token(self.store.key, game_id, player)), key)
         crashpoint("after-queue")
+
+
+_CHALLENGE = re.compile(r"^\s*challenge\s+(\S+@\S+)\s*$", re.I | re.M)
+_VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
+_ACCEPT = re.compile(r"^\s*accept\s*$", re.I | re.M)
+CHALLENGE_HEADER = "X-GM-Challenge"
+
+
+def accepted_fields_of(message: Message, header: str) -> dict[str, str]:
+    value = str(message.get(header, ""))
+    return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
 
 
 def _marker(text: str) -> str:

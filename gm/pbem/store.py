@@ -9,6 +9,7 @@
       delivered/     local delivery when no relay is configured
       shunt/         mail that could not be parsed, routed or trusted, with
                      the reason in an X-GM-Shunt-Reason header
+      challenges/    challenges made by mail, until accepted
       handled/       one empty marker per handled message (applied once)
       sent/          one empty marker per message delivered (sent once)
 
@@ -78,6 +79,7 @@ class Store:
         self.outbox = DurableMaildir(self.root / "outbox")
         self.delivered = DurableMaildir(self.root / "delivered")
         self.shunt = DurableMaildir(self.root / "shunt")
+        self.challenges = DurableMaildir(self.root / "challenges")
         self.handled = Markers(self.root / "handled")
         self.sent = Markers(self.root / "sent")
         self.games_dir = self.root / "games"
