@@ -1,0 +1,120 @@
+"""Hidden information in mail: every message the GM sends player 1 is byte
+for byte the same whatever player 2's fleet holds in cells that the rules
+never revealed to player 1 [1.4], [5], [7]."""
+
+from datetime import datetime, timedelta, timezone
+from random import Random
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from gm.bot import random_orders, random_setup
+from gm.fleet import build_fleet
+from gm.geometry import STANDARD
+from gm.orders import Missile, MissileSelector, Placement
+from gm.pbem import engine
+from gm.pbem.archive import Threads, notice_messages
+from gm.pbem.engine import Created, DeadlinePassed, PlayerMail
+from gm.pbem.mailer import Identity
+from gm.pbem.model import Options, Seat
+from gm.ruleset import DEFAULT
+
+START = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.net", "Bob"))
+
+
+def setup_text(placements: list[Placement]) -> str:
+    return "\n".join(str(p) for p in placements)
+
+
+def play_by_mail(setups: tuple[str, str], turns: list[tuple[str, str]]) -> list[bytes]:
+    """Every message the GM sends player 1, from creation to the last turn.
+    A turn whose orders are not both in runs at its deadline."""
+    identity = Identity("gm@example.org")
+    game, notices = engine.create(Created(START, "g1", SEATS, DEFAULT, "2.6.1", Options()))
+    threads = Threads()
+    sent = []
+    number = 1
+
+    def record(notices, at):
+        messages = notice_messages(game, notices, identity, number, at, threads)
+        sent.extend(data for _, player, data in messages if player == 1)
+
+    def apply(event):
+        nonlocal number
+        number += 1
+        record(engine.apply(game, event), event.at)
+
+    record(notices, START)
+    apply(PlayerMail(START, 1, setups[0], "<s1@x>"))
+    apply(PlayerMail(START, 2, setups[1], "<s2@x>"))
+    for n, (a, b) in enumerate(turns):
+        if game.phase != "play":
+            break
+        turn, at = game.turn, game.deadline - timedelta(hours=1)
+        apply(PlayerMail(at, 1, a, f"<a{n}@x>"))
+        apply(PlayerMail(at, 2, b, f"<b{n}@x>"))
+        if game.phase == "play" and game.turn == turn:
+            apply(DeadlinePassed(game.deadline))
+    return sent
+
+
+def record_game(seed: int, turns: int):
+    """A random legal game: setups, orders as text, and what player 1 learnt."""
+    from gm.game import Game
+
+    rng = Random(seed)
+    placements = (random_setup(rng), random_setup(rng))
+    game = Game(build_fleet(placements[0]), build_fleet(placements[1]))
+    orders = []
+    while game.result is None and len(orders) < turns:
+        o1, o2 = random_orders(game.state, 1, rng, 0.5), random_orders(game.state, 2, rng, 0.5)
+        report = game.push(o1, o2)
+        # Player 2's missiles written in full, so a moved ship launches the same ones.
+        o2 = [Missile(MissileSelector(c.colour, c.letter, c.number)) if isinstance(o.order, Missile) else o.order
+              for o in report.checks[1].outcomes for c in [o.cells[0] if o.cells else None]]
+        orders.append((" ".join(map(str, o1)), " ".join(map(str, o2))))
+    known = set()
+    for report in game.reports:
+        for a in report.announcements:
+            if (a.by == 1) != (a.kind == "kamikaze"):
+                known.add(a.cell)
+                known.update(a.explosions)
+            for d in a.destroyed:
+                known.update(d.ship.cells)
+    return placements, orders, known
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.data())
+def test_player_1s_mail_does_not_depend_on_unrevealed_cells(seed, turns, data):
+    placements, orders, known = record_game(seed, turns)
+    setup2 = list(placements[1])
+    others = [c for i, p in enumerate(setup2) for c in p.cells()]
+    movable = [i for i, p in enumerate(setup2) if not set(p.cells()) & known and p.type.code not in ("MD", "AG", "LG")]
+    assume(movable)
+    index = data.draw(st.sampled_from(movable))
+    ship = setup2[index]
+    rest = set(others) - set(ship.cells())
+    shifts = []
+    for vector in [(dx, dy, dz) for dx in range(-4, 5) for dy in range(-4, 5) for dz in range(-4, 5) if (dx, dy, dz) != (0, 0, 0)]:
+        moved = STANDARD.translate(ship.cells(), vector)
+        if moved and not set(moved) & (rest | known):
+            shifts.append(moved)
+    assume(shifts)
+    moved = data.draw(st.sampled_from(shifts))
+    setup2_moved = setup2[:index] + [Placement(ship.type, ship.identity, tuple(moved))] + setup2[index + 1:]
+    original = play_by_mail((setup_text(placements[0]), setup_text(setup2)), orders)
+    changed = play_by_mail((setup_text(placements[0]), setup_text(setup2_moved)), orders)
+    headers = [m.split(b"\r\n\r\n")[0] for m in original]
+    assert sum(b"results" in h or b"game is over" in h for h in headers) == len(orders)  # every turn ran
+    assert original == changed
+
+
+def test_the_comparison_would_see_a_leak():
+    """Moving a ship onto a cell player 1 struck turns a miss into a hit in
+    player 1's mail: the property above can fail."""
+    alice = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5"
+    bob = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2"
+    moved = bob.replace("HS Gz1 Gz2", "HS Bz3 Bz4")
+    assert play_by_mail((alice, bob), [("Bz4", "")]) != play_by_mail((alice, moved), [("Bz4", "")])
