@@ -240,13 +240,7 @@ class GameMaster:
         """Which game and player a mail is for, from its plus-address
         (``gm+GAME.PLAYER.TOKEN@``), or from the sender's address when the
         sender plays exactly one game that is not over."""
-        local, domain = self.identity.local.lower(), self.identity.domain.lower()
-        for address in _envelope_to(message) + addresses(message, "To") + addresses(message, "Cc"):
-            name, _, host = address.rpartition("@")
-            base, plus, tag = name.partition("+")
-            if base.lower() != local or host.lower() != domain or not plus:
-                continue
-            parts = tag.split(".")
+        for parts in self._plus_tags(message):
             if len(parts) >= 2 and parts[0] in self.games and parts[1] in ("1", "2"):
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         sender = (addresses(message, "From") or [""])[0].lower()
@@ -295,14 +289,23 @@ class GameMaster:
         self.store.outbox.add(as_bytes(message), f"{challenge_id}.invite")
 
     def _challenge_tag(self, message: Message) -> tuple[str, str] | None:
-        """The challenge a reply answers, from its plus-address ``gm+cN.0.TOKEN``."""
+        """The challenge a reply answers, from its plus-address ``gm+cID.0.TOKEN``."""
+        for parts in self._plus_tags(message):
+            if len(parts) == 3 and re.fullmatch(r"c[0-9a-f]{10}", parts[0]):
+                return parts[0], parts[2]
+        return None
+
+    def _plus_tags(self, message: Message) -> list[list[str]]:
+        """The dot-separated parts of every ``gm+TAG@domain`` the mail was
+        sent to: envelope recipients first, then To and Cc."""
+        local, domain = self.identity.local.lower(), self.identity.domain.lower()
+        tags = []
         for address in _envelope_to(message) + addresses(message, "To") + addresses(message, "Cc"):
             name, _, host = address.rpartition("@")
             base, plus, tag = name.partition("+")
-            parts = tag.split(".")
-            if plus and base.lower() == self.identity.local.lower() and len(parts) == 3 and re.fullmatch(r"c[0-9a-f]{10}", parts[0]):
-                return parts[0], parts[2]
-        return None
+            if plus and base.lower() == local and host.lower() == domain:
+                tags.append(tag.split("."))
+        return tags
 
     def _accept(self, key: str, raw: bytes, message: Message, challenge_id: str, secret: str) -> None:
         if not verify(self.store.key, challenge_id, 0, secret) or challenge_id not in self.store.challenges:
