@@ -41,6 +41,27 @@ class MatchTerms:
             raise ValueError("a continued match ends after an agreed number of games [10.6]")
 
 
+def match_over(terms: MatchTerms, scores: list[tuple[int, int]]) -> bool:
+    """Whether the agreed end has come, given the scores of the games that
+    have ended; asked only just after a game ended [9.3.1], [10.6.1]."""
+    if terms.games is not None and len(scores) >= terms.games:
+        return True
+    overall = (sum(s[0] for s in scores), sum(s[1] for s in scores))
+    return terms.target is not None and max(overall) >= terms.target
+
+
+def match_winner(terms: MatchTerms, scores: list[tuple[int, int]]) -> int | None:
+    """Player 1 or 2, or None for a draw. Scored: the larger overall score
+    [9.5]. Continued: unless agreed otherwise [10.6], more remaining materiel
+    at the end of the last game, which has carried the whole match forward
+    (docs/rulings.md, ruling t)."""
+    if terms.kind == SCORED:
+        a, b = sum(s[0] for s in scores), sum(s[1] for s in scores)
+    else:
+        a, b = scores[-1]
+    return None if a == b else (1 if a > b else 2)
+
+
 class MatchError(RuntimeError):
     """A game asked of a match that cannot start one now."""
 
@@ -85,10 +106,7 @@ class Match:
         """The agreed end has come, just as a game ended [9.3.1], [10.6.1]."""
         if not self.games or self.games[-1].result is None:
             return False
-        ended = len(self.games)
-        if self.terms.games is not None and ended >= self.terms.games:
-            return True
-        return self.terms.target is not None and max(self.overall_scores) >= self.terms.target
+        return match_over(self.terms, [g.result.scores for g in self.games])  # type: ignore[union-attr]
 
     @property
     def winner(self) -> int | None:
@@ -100,8 +118,4 @@ class Match:
         whole match forward (docs/rulings.md)."""
         if not self.over:
             return None
-        if self.terms.kind == SCORED:
-            a, b = self.overall_scores
-        else:
-            a, b = self.games[-1].result.scores  # type: ignore[union-attr]
-        return None if a == b else (1 if a > b else 2)
+        return match_winner(self.terms, [g.result.scores for g in self.games])  # type: ignore[union-attr]

@@ -144,7 +144,7 @@ def fold(header: str, width: int = 78) -> str:
 
 def sheet(original: EmailMessage) -> list[str]:
     """The GM's text as the player's client shows it, line by line."""
-    return original.get_content().replace("\r\n", "\n").rstrip("\n").split("\n")
+    return original.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n").rstrip("\n").split("\n")
 
 
 def quote(lines: list[str], prefix: str = "> ") -> str:

@@ -24,8 +24,8 @@ SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 
 
 def text(message) -> str:
-    """A message's text body, with plain newlines."""
-    return message.get_content().replace("\r\n", "\n")
+    """A message's plain-text body, with plain newlines."""
+    return message.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
 
 
 class Clock:

@@ -54,6 +54,6 @@ def test_replay_notices_a_tampered_archive(tmp_path, capsys):
     from pathlib import Path
 
     sent = sorted(Path(data, "games", "g1", "cur").glob("000004.out.1*"))[0]
-    sent.write_bytes(sent.read_bytes().replace(b"accepted", b"ACCEPTED", 1))
+    sent.write_bytes(sent.read_bytes().replace(b"strike Rv1", b"strike Rv2", 1))
     assert main(["replay", f"{data}/games/g1"]) == 1
     assert "000004.out.1: differs from the archived copy" in capsys.readouterr().out

@@ -8,7 +8,7 @@ import smtplib
 import pytest
 
 from gm.pbem.admin import export_mbox, verify_replay
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, text
 
 
 def run(coroutine):
@@ -31,9 +31,9 @@ def test_invitations_are_mailed_with_threading_and_trust_headers(tmp_path):
             assert str(invitation["Reply-To"]).startswith("gm+g1.1.")
             assert str(invitation["Auto-Submitted"]) == "auto-generated"
             assert str(invitation["Message-ID"]) == "<g1.1.1@example.org>"
-            assert "DS Rv1-Ow2" in invitation.get_content()
+            assert "DS Rv1-Ow2" in text(invitation)
             token = str(invitation["Reply-To"]).split(".")[2].split("@")[0]
-            assert f"password {token}" in invitation.get_content()
+            assert f"password {token}" in text(invitation)
             (bob_invitation,) = world.bob.inbox()
             assert str(bob_invitation["Reply-To"]) != str(invitation["Reply-To"])
     run(scenario())
@@ -57,10 +57,12 @@ def test_a_whole_game_by_mail_then_replay_and_export(tmp_path):
                 await world.act(world.alice.reply, alice)
                 assert "orders received" in str(world.alice.latest()["Subject"])
                 await world.act(world.bob.reply, bob)
-            final = world.alice.latest().get_content()
-            assert "The game is over" in final and "You win." in final
+            final = world.alice.latest_text()
+            assert "== The game is over ==" in final and "You win." in final
             assert "Scores: you 13, Player 2 0." in final
-            assert "Player 1 wins." in world.bob.latest().get_content()
+            assert "Player 1 wins." in world.bob.latest_text()
+            assert "Player 2 has no ships left [2.3.1]." in final
+            assert "You have no ships left [2.3.1]." in world.bob.latest_text()
             archive = world.daemon.store.games_dir / "g1"
         count, differences = verify_replay(str(archive))
         assert differences == [] and count == len(list((archive / "cur").iterdir())) - 9
@@ -77,13 +79,14 @@ def test_resubmitting_replaces_all_orders(tmp_path):
             await started_game(world)
             await world.act(world.alice.reply, "Rz5")
             await world.act(world.alice.reply, "Rv1 Rv2")
-            ack = world.alice.latest().get_content()
-            assert "These orders replace the ones you sent before." in ack
+            ack = world.alice.latest_text()
+            assert "your orders for turn 1, replacing all you sent before" in ack
             await world.act(world.bob.reply, "")  # no orders: changes nothing, turn does not run
-            assert "no orders found" in str(world.bob.latest()["Subject"])
+            assert "held no commands and no orders, so nothing was changed" in world.bob.latest_text()
+            assert world.daemon.master.games["g1"].turn == 1
             await world.act(world.bob.reply, "Bz5")
-            sheet = world.bob.latest().get_content()
-            assert "opponent  strike Rv1: hit" in sheet and "Rz5" not in sheet
+            sheet = world.bob.latest_text()
+            assert "they  strike Rv1: hit" in sheet and "Rz5" not in sheet
     run(scenario())
 
 
@@ -93,11 +96,12 @@ def test_syntax_error_names_line_and_column_and_keeps_previous_orders(tmp_path):
             await started_game(world)
             await world.act(world.alice.reply, "Rv1 Rv2")
             await world.act(world.alice.reply, "Rv1\nRw2 rx1")
-            text = world.alice.latest().get_content()
-            assert "line 2, column 5: unexpected 'rx1'" in text
-            assert "Your previous orders stay in force:" in text and "Rv1 Rv2" in text
+            text = world.alice.latest_text()
+            assert "Line 2, column 5: unexpected 'rx1'.\n    Rw2 rx1\n        ^\n" in text
+            assert "Hint: colours are capital letters, so write Rx1 [11.4.5]" in text
+            assert "Your previous orders stay in force:\n    Rv1 Rv2" in text
             await world.act(world.bob.reply, "Bz5")
-            assert "strike Rv2" in world.bob.latest().get_content()
+            assert "strike Rv2" in world.bob.latest_text()
     run(scenario())
 
 

@@ -39,7 +39,7 @@ def test_reminder_before_the_deadline_then_the_turn_runs_without_the_late_player
             await world.settle()
             sheet = world.bob.latest_text()
             assert "Turn 1 results" in str(world.bob.latest()["Subject"])
-            assert "opponent  strike Rv1: hit" in sheet and "Your orders:\n  (none)" in sheet
+            assert "they  strike Rv1: hit" in sheet and "as carried out ==\n  (you sent no orders)" in sheet
             game = world.daemon.master.games["g1"]
             assert game.turn == 2 and game.missed == {1: 0, 2: 1}
             assert game.deadline == datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc) + timedelta(hours=48 + 48)  # the turn ran at the deadline
@@ -56,7 +56,7 @@ def test_turn_runs_early_unless_the_game_waits_for_its_deadline(tmp_path):
             world.clock.advance(hours=24)
             await world.settle()
             assert world.daemon.master.games["g1"].turn == 2
-            assert "strike Bz5: hit" in world.alice.latest().get_content()
+            assert "strike Bz5: hit" in world.alice.latest_text()
     run(scenario())
 
 
@@ -70,7 +70,8 @@ def test_three_turns_without_orders_forfeit_and_nothing_comes_after(tmp_path):
                 await world.settle()
             game = world.daemon.master.games["g1"]
             assert game.phase == "ended" and game.outcome.winner == 1
-            assert "forfeit" in world.alice.latest().get_content() and "You win." in world.alice.latest().get_content()
+            final = world.alice.latest_text()
+            assert "Player 2 sent nothing for 3 turns in a row and forfeits." in final and "You win." in final
             count = len(world.bob.inbox())
             world.clock.advance(days=10)
             await world.settle()
@@ -88,7 +89,7 @@ def test_missing_setup_moves_the_deadline_and_finally_forfeits(tmp_path):
             for missed in (1, 2):
                 world.clock.advance(hours=24)
                 await world.settle()
-                assert f"({missed} of 3 allowed)" in world.bob.latest().get_content()
+                assert f"({missed} of 3 allowed)" in world.bob.latest_text()
             world.clock.advance(hours=24)
             await world.settle()
             assert world.daemon.master.games["g1"].phase == "ended"
@@ -102,7 +103,7 @@ def test_deadlines_are_utc_and_do_not_drift_across_daylight_saving(tmp_path):
         world.clock.now = datetime(2026, 10, 24, 9, 30, tzinfo=timezone.utc)
         async with world:
             await world.new_game(deadline=timedelta(hours=72))
-            assert "Deadline: 2026-10-27 09:30 UTC" in world.alice.latest().get_content()
+            assert "Deadline 2026-10-27 09:30 UTC, in 3 days." in world.alice.latest_text()
             assert world.daemon.master.games["g1"].deadline == datetime(2026, 10, 27, 9, 30, tzinfo=timezone.utc)
     run(scenario())
 

@@ -43,7 +43,7 @@ def gm_files() -> list[Path]:
 
 
 def text_of(raw: bytes) -> str:
-    return parse_message(raw).get_content().replace("\r\n", "\n")
+    return parse_message(raw).get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
 
 
 def difference(expected: bytes, actual: bytes, name: str) -> str:
@@ -98,12 +98,12 @@ def test_the_sample_game_through_the_daemon_gives_the_stored_gm_mail(tmp_path):
     (rejection,) = answers[SLIP]
     assert "could not be read" in str(parse_message(rejection)["Subject"])
     text = text_of(rejection)
-    assert re.search(r"line \d+, column \d+: ", text)
-    assert "line 4, column 9: unexpected 'gy3'" in text and "so write Gy3" in text
-    assert "Your previous orders stay in force:\n\n    bYx3Yx5 Yy3 Yy4\n" in text
+    assert re.search(r"line \d+, column \d+: ", text, re.I)
+    assert "Line 4, column 9: unexpected 'gy3'" in text and "so write Gy3" in text
+    assert "Your previous orders stay in force:\n    bYx3Yx5 Yy3 Yy4\n" in text
     (acknowledgement,) = answers[RESEND]
-    assert "These orders replace the ones you sent before." in text_of(acknowledgement)
-    assert "  Gy3              accepted: strike Gy3" in text_of(acknowledgement)
+    assert "replacing all you sent before" in text_of(acknowledgement)
+    assert "  Gy3             strike Gy3\n" in text_of(acknowledgement)
 
     # Player 1 wins 13-0 after turn 3, and both players are told so.
     assert game.outcome.scores == (13, 0) and game.outcome.winner == 1 and game.outcome.after_turn == 3

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..match import MatchTerms
 from ..ruleset import ruleset_named
 from .archive import event_message, request_fields
 from .mailer import Identity
@@ -17,7 +18,8 @@ from .store import Store, spool_key
 
 
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
-                 at: datetime, aliases: list[str] | None = None, name: str | None = None) -> str:
+                 at: datetime, aliases: list[str] | None = None, name: str | None = None,
+                 match: MatchTerms | None = None) -> str:
     """Spool a request for a new game; returns its spool key. ``name`` makes
     the key deterministic (so that redoing the request finds it there)."""
     if len(players) != 2:
@@ -28,7 +30,7 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     aliases = aliases or ["Player 1", "Player 2"]
     seats = (Seat(1, players[0], aliases[0]), Seat(2, players[1], aliases[1]))
     key = spool_key(at, "admin", name)
-    raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, request_fields(seats, variant, options))
+    raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, request_fields(seats, variant, options, match))
     store.spool.add(raw, key)
     return key
 
@@ -67,22 +69,14 @@ def describe_game(game: "MailGame") -> dict:
 
 def export_mbox(store: Store, game_id: str, path: str) -> int:
     """Write a game's archive, in order, as an mbox file; returns the count."""
-    import mailbox
+    from .archive import mbox_of
 
     archive = store.archive(game_id)
     keys = archive.keys()
     if not keys:
         raise KeyError(f"no game {game_id}")
-    box = mailbox.mbox(path, create=True)
-    box.lock()
-    try:
-        box.clear()
-        for key in keys:
-            box.add(mailbox.mboxMessage(archive.get_bytes(key)))
-        box.flush()
-    finally:
-        box.unlock()
-        box.close()
+    with open(path, "wb") as handle:
+        handle.write(mbox_of([archive.get_bytes(k) for k in keys]))
     return len(keys)
 
 

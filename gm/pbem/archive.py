@@ -28,6 +28,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 from typing import Iterator
 
 from ..mail.reading import parse_message, player_text
+from ..match import MatchTerms
 from ..ruleset import ruleset_named
 from ..storage import DurableMaildir
 from . import engine
@@ -75,14 +76,29 @@ def _options_lines(options: Options) -> list[str]:
     ]
 
 
-def request_fields(seats: tuple[Seat, Seat], variant: str, options: Options) -> list[str]:
+def request_fields(seats: tuple[Seat, Seat], variant: str, options: Options, match: MatchTerms | None = None) -> list[str]:
     """The body of a creation event: who plays, under which rules and options."""
     lines = []
     for seat in seats:
         lines.append(f"player-{seat.player}: {seat.address}")
         lines.append(f"alias-{seat.player}: {seat.alias}")
     lines.append(f"variant: {variant}")
+    if match is not None:
+        lines.append(f"match: {match.kind}")
+        if match.games is not None:
+            lines.append(f"match-games: {match.games}")
+        if match.target is not None:
+            lines.append(f"match-target: {match.target}")
     return lines + _options_lines(options)
+
+
+def match_terms(fields: dict[str, str]) -> MatchTerms | None:
+    """The match agreed in a creation event, if any [9], [10]."""
+    if "match" not in fields:
+        return None
+    games = fields.get("match-games")
+    target = fields.get("match-target")
+    return MatchTerms(fields["match"], int(games) if games else None, int(target) if target else None)
 
 
 def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str]) -> bytes:
@@ -145,8 +161,9 @@ def to_event(raw: bytes, game: str) -> Event:
         return PlayerMail(at, int(accepted["player"]), text, _message_id(message))
     at = message_time(message)
     if kind == "created":
-        seats, variant, options = seats_and_options(parse_fields(message.get_content()))
-        return Created(at, game, seats, ruleset_named(variant), variant, options)
+        fields = parse_fields(message.get_content())
+        seats, variant, options = seats_and_options(fields)
+        return Created(at, game, seats, ruleset_named(variant), variant, options, match_terms(fields))
     if kind == "deadline":
         return DeadlinePassed(at)
     if kind == "reminder":
@@ -186,8 +203,33 @@ class Threads:
             del self._ids[player][:-20]
 
 
+def mbox_of(messages: list[bytes]) -> bytes:
+    """Messages as one mbox (the mboxrd form: ``>From`` lines escaped), with
+    "From " lines dated from each message's Date, so the same messages always
+    give the same bytes. mutt and Thunderbird open it."""
+    out = []
+    for raw in messages:
+        text = raw.replace(b"\r\n", b"\n")
+        try:
+            moment = message_time(parse_message(raw))
+            stamp = moment.astimezone(timezone.utc).strftime("%a %b %d %H:%M:%S %Y")
+        except (TypeError, ValueError):
+            stamp = "Thu Jan 01 00:00:00 1970"
+        body = re.sub(rb"(?m)^(>*From )", rb">\1", text)
+        if not body.endswith(b"\n"):
+            body += b"\n"
+        out.append(f"From gm {stamp}\n".encode() + body + b"\n")
+    return b"".join(out)
+
+
+def archive_so_far(archive: DurableMaildir, number: int) -> bytes:
+    """The game's archive up to and including event ``number``'s own message."""
+    keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and ".in." in k)]
+    return mbox_of([archive.get_bytes(k) for k in keys])
+
+
 def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, number: int, at: datetime,
-                    threads: Threads, render: bool = True) -> list[tuple[str, int, bytes]]:
+                    threads: Threads, render: bool = True, archive: DurableMaildir | None = None) -> list[tuple[str, int, bytes]]:
     """The GM's messages for one event's notices, with their archive keys and
     the token still a placeholder (`gm.pbem.tokens`); the threads are brought
     up to date whether or not the messages are rendered."""
@@ -196,7 +238,8 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
         threads.add(notice.player, notice.answers)
         data = b""
         if render:
-            message = build(notice, game, identity, number, position, at, threads.of(notice.player))
+            attachment = archive_so_far(archive, number) if notice.attach_archive and archive is not None else None
+            message = build(notice, game, identity, number, position, at, threads.of(notice.player), attachment)
             data = as_bytes(message)
         threads.add(notice.player, f"<{game.id}.{number}.{position}@{identity.domain}>")
         out.append((f"{number:06d}.out.{position}", notice.player, data))
@@ -219,7 +262,7 @@ def replay(archive: DurableMaildir, identity: Identity, game_id: str, render: st
             assert game is not None, f"{key}: the archive does not start with the game's creation"
             notices = engine.apply(game, event)
         do_render = render == "all" or (render == "last" and index == len(inbound) - 1)
-        messages = notice_messages(game, notices, identity, number, event.at, threads, do_render)
+        messages = notice_messages(game, notices, identity, number, event.at, threads, do_render, archive)
         replayed.append(Replayed(number, event.at, event, messages))
     if game is None:
         raise ValueError(f"{archive.path} holds no game")

@@ -6,14 +6,16 @@ always give the same game and the same notices. That is what lets
 
 Events:
 
-- `Created`: a game is set up between two addresses (``gm new``, or a
-  challenge accepted by mail);
-- `PlayerMail`: an authenticated player's own text, from a mail;
+- `Created`: a game (or a match of games) is set up between two addresses
+  (``gm new``, or a challenge accepted by mail);
+- `PlayerMail`: an authenticated player's own text, from a mail, read as
+  commands and notation (`gm.pbem.commands`);
 - `DeadlinePassed` and `ReminderDue`: the GM's clock, written into the
   archive as messages of the GM's own.
 
 Each returns `Notice` values: who is told what, as a template name and data
-(``gm.pbem.render`` turns them into text).
+(``gm.pbem.mailer`` turns them into mail). The answer to a player's mail is
+one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Union
 
-from ..checking import Accepted, check_orders
-from ..events import TurnReport
+from ..checking import check_orders
 from ..fleet import SetupError, build_fleet
 from ..game import Game
+from ..match import CONTINUED, MatchTerms, match_over, match_winner
 from ..notation import NotationError, parse_orders, parse_setup
 from ..orders import format_orders
 from ..ruleset import Ruleset
+from . import sheets
+from .commands import Mail, help_commands, read_mail
 from .model import ENDED, PLAY, SETUP, MailGame, Options, Outcome, Seat
 
 
@@ -40,6 +44,7 @@ class Created:
     ruleset: Ruleset
     variant: str
     options: Options
+    match: MatchTerms | None = None
 
 
 @dataclass(frozen=True)
@@ -67,38 +72,39 @@ Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue]
 class Notice:
     """One message the GM sends: to which player, which template, what data.
 
-    ``answers`` is the Message-ID of the player's mail it replies to, if any."""
+    ``answers`` is the Message-ID of the player's mail it replies to, if any;
+    ``attach_archive`` asks for the game's archive so far as an mbox."""
 
     player: int
     template: str
     subject: str
     data: dict[str, Any] = field(default_factory=dict)
     answers: str | None = None
+    attach_archive: bool = False
 
 
 def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations [2.1]."""
-    game = MailGame(event.game_id, event.seats, event.ruleset, event.options, event.at, variant=event.variant)
+    game = MailGame(event.game_id, event.seats, event.ruleset, event.options, event.at, variant=event.variant,
+                    match=event.match)
     game.deadline = event.at + event.options.deadline
     game.events = 1
-    notices = [
-        Notice(seat.player, "invitation", "Invitation: send your setup", _common(game, seat.player))
-        for seat in game.seats
-    ]
-    return game, notices
+    return game, [_invitation(game, p, event.at) for p in (1, 2)]
+
+
+def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+    data = sheets.common(game, player, at) | {"fleet_cost": game.ruleset.fleet_cost}
+    what = "the next game of your match" if game.match_scores else "a game"
+    return Notice(player, "invitation", f"Invitation to {what}: send your setup", data)
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices."""
     game.events += 1
-    if game.phase == ENDED:
-        if isinstance(event, PlayerMail):
-            return [Notice(event.player, "game_over", "The game is over", _common(game, event.player), event.message_id)]
-        return []
     if isinstance(event, PlayerMail):
-        if game.phase == SETUP:
-            return _setup_mail(game, event)
-        return _orders_mail(game, event)
+        return _player_mail(game, event)
+    if game.phase == ENDED:
+        return []
     if isinstance(event, DeadlinePassed):
         if game.deadline is None or event.at < game.deadline:
             return []  # a stale deadline: the turn already ran early
@@ -108,185 +114,283 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     raise TypeError(f"unknown event {event!r}")
 
 
-def _common(game: MailGame, player: int) -> dict[str, Any]:
+# A player's mail
+
+@dataclass
+class _Reply:
+    """The sections of the GM's answer to one mail."""
+
+    done: list[str] = field(default_factory=list)
+    not_understood: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
+    mail = read_mail(event.text)
+    reply = _Reply()
+    later: list[Notice] = []
+    for line, text, why in mail.not_understood:
+        reply.not_understood.append(f"line {line}: {text!r}: {why}")
+    if mail.notation_lines:
+        if game.phase == SETUP:
+            _setup(game, event, mail, reply)
+        elif game.phase == PLAY:
+            _orders(game, event, mail, reply)
+        else:
+            reply.ignored.append("your orders: the game is over")
+    for command in mail.commands:
+        later += _command(game, event, command, reply)
+    if not (mail.notation_lines or mail.commands or mail.not_understood):
+        reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
+    if game.phase == SETUP and len(game.setups) == 2:
+        later += _start(game, event.at)
+    elif game.phase == PLAY and len(game.pending) == 2 and not game.options.wait_for_deadline:
+        later += _run_turn(game, event.at)
+    data = sheets.common(game, event.player, event.at) | reply.data | {
+        "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
+    }
+    subject = "Re: your mail"
+    if game.phase == ENDED and not later:
+        subject = "This game is over"
+    elif "orders" in reply.data:
+        subject = f"Turn {reply.data['orders_turn']}: orders {'checked' if reply.data.get('checked') else 'received'}"
+    elif "setup" in reply.data:
+        subject = "Setup accepted" if reply.data["setup"]["accepted"] else "Your setup breaks the rules"
+    elif "syntax" in reply.data:
+        subject = "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
+    return [Notice(event.player, "reply", subject, data, event.message_id), *later]
+
+
+def _syntax(error: NotationError, text: str) -> dict[str, Any]:
+    lines = text.split("\n")
+    source = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
+    expected = "\n".join(sheets.wrap("Expected " + ", ".join(error.expected) + ".", "", "  "))
+    found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
     return {
-        "game": game.id,
-        "player": player,
-        "alias": game.seat(player).alias,
-        "opponent": game.opponent(player).alias,
-        "ruleset": game.ruleset.describe(),
-        "variant": game.variant,
-        "turn": game.turn,
-        "phase": game.phase,
-        "deadline": _utc(game.deadline),
-        "wait_for_deadline": game.options.wait_for_deadline,
+        "line": error.line, "column": error.column, "text": error.text, "source": source.rstrip(),
+        "caret": " " * (error.column - 1) + "^", "found": found, "expected": expected, "hint": error.hint,
+        "message": str(error), "hint_lines": sheets.wrap("Hint: " + error.hint, "", "  ") if error.hint else [],
     }
 
 
-def _utc(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-# Setup [2.1]
-
-def _setup_mail(game: MailGame, mail: PlayerMail) -> list[Notice]:
-    data = _common(game, mail.player)
+def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: _Reply) -> None:
+    player = event.player
     try:
-        placements = parse_setup(mail.text)
-        fleet = build_fleet(placements, game.ruleset)
+        placements = parse_setup(mail.notation)
     except NotationError as error:
-        data.update(error=_syntax(error))
-        return [Notice(mail.player, "syntax_error", "Your setup could not be read", data, mail.message_id)]
+        reply.data["syntax"] = _syntax(error, mail.notation)
+        reply.data["previous"] = None
+        reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
+        return
+    try:
+        fleet = build_fleet(placements, game.ruleset, game.additional_costs[player - 1])
     except SetupError as error:
-        data.update(problems=[_setup_problem(p, placements) for p in error.problems], had_setup=mail.player in game.setups)
-        return [Notice(mail.player, "setup_rejected", "Your setup breaks the rules", data, mail.message_id)]
-    game.setups[mail.player] = placements
-    game.missed[mail.player] = 0
-    data.update(fleet=fleet.setup_lines(), waiting_for_opponent=(3 - mail.player) not in game.setups)
-    notices = [Notice(mail.player, "setup_accepted", "Setup accepted", data, mail.message_id)]
-    if len(game.setups) == 2:
-        notices += _start(game, mail.at)
-    return notices
+        problems = []
+        for problem in error.problems:
+            if problem.line is None:
+                problems.append(problem.reason)
+            else:
+                placement = placements[problem.line]
+                problems.append(f"line {placement.line}: {placement}: {problem.reason}")
+        reply.data["setup"] = {"accepted": False, "problems": problems, "had_setup": player in game.setups}
+        reply.not_understood.append("your setup breaks the rules (see below)")
+        return
+    if mail.mode == "check":
+        reply.data["setup"] = {"accepted": True, "checked": True, "fleet": fleet.setup_lines()}
+        reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
+        return
+    replaced = player in game.setups
+    game.setups[player] = placements
+    game.missed[player] = 0
+    reply.data["setup"] = {"accepted": True, "fleet": fleet.setup_lines(), "replaced": replaced,
+                           "waiting_for_opponent": (3 - player) not in game.setups}
+    reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
 
 
-def _setup_problem(problem, placements) -> str:
-    if problem.line is None:
-        return problem.reason
-    placement = placements[problem.line]
-    return f"line {placement.line}: {placement}: {problem.reason}"
+def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: _Reply) -> None:
+    player = event.player
+    previous = game.pending.get(player)
+    try:
+        orders = parse_orders(mail.notation)
+    except NotationError as error:
+        reply.data["syntax"] = _syntax(error, mail.notation)
+        reply.data["previous"] = None if previous is None else format_orders(previous)
+        reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
+        return
+    assert game.game is not None
+    state = game.game.state
+    check = check_orders(state.side(player), state.entitlement(player), orders, game.ruleset.geometry)
+    checked = mail.mode == "check"
+    reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
+                      next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
+                      rejected_count=len(check.rejected))
+    if checked:
+        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
+        reply.data["previous"] = None if previous is None else format_orders(previous)
+        return
+    game.pending[player] = orders
+    game.missed[player] = 0
+    reply.data["replaced"] = previous is not None
+    reply.data["waiting_for_opponent"] = (3 - player) not in game.pending
+    reply.done.append(f"your orders for turn {game.turn}" + (", replacing all you sent before" if previous is not None else ""))
 
+
+def _command(game: MailGame, event: PlayerMail, command, reply: _Reply) -> list[Notice]:
+    player, keyword = event.player, command.keyword
+    where = f"line {command.line}: {keyword}"
+    if keyword == "help":
+        reply.done.append(f"{where}: the help sheet follows")
+        return [Notice(player, "help", "Help", sheets.common(game, player, event.at) | {"commands": help_commands()})]
+    if keyword == "status":
+        reply.done.append(f"{where}: the current sheet follows")
+        return [_status(game, player, event.at)]
+    if keyword == "history":
+        reply.done.append(f"{where}: the game so far follows")
+        return [Notice(player, "history", "The game so far", _history(game, player, event.at))]
+    if keyword == "message":
+        if not command.argument:
+            reply.not_understood.append(f"{where}: the message is missing (write: message TEXT)")
+            return []
+        reply.done.append(f"{where}: passed to {game.opponent(player).alias}")
+        data = sheets.common(game, 3 - player, event.at) | {"text": command.argument}
+        return [Notice(3 - player, "press", f"A message from {game.seat(player).alias}", data)]
+    if keyword in ("orders", "check", "setup"):
+        return []
+    if game.phase == ENDED:
+        reply.ignored.append(f"{where}: the game is over")
+        return []
+    if keyword == "resign":
+        reply.done.append(f"{where}: you resign this game")
+        return _end(game, event.at, f"{game.seat(player).alias} resigned", winner=3 - player,
+                    scores=_scores_if_destroyed(game, player))
+    if keyword == "draw":
+        if game.draw_offer == 3 - player:
+            reply.done.append(f"{where}: you accept the offer of a draw")
+            return _end(game, event.at, "a draw was agreed", winner=None, scores=_current_scores(game))
+        game.draw_offer = player
+        reply.done.append(f"{where}: your offer of a draw stands until the turn runs")
+        data = sheets.common(game, 3 - player, event.at)
+        return [Notice(3 - player, "draw_offer", f"{game.seat(player).alias} offers a draw", data)]
+    if keyword in ("challenge", "accept", "games"):
+        reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
+        return []
+    reply.not_understood.append(f"{where}: not understood")
+    return []
+
+
+def _status(game: MailGame, player: int, at: datetime) -> Notice:
+    if game.game is None:
+        return _invitation(game, player, at)
+    last = game.game.reports[-1] if game.game.reports else None
+    return Notice(player, "turn_sheet", f"Turn {game.turn}: your sheet", sheets.sheet(game, player, at, last))
+
+
+def _history(game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    data = sheets.common(game, player, at)
+    turns = []
+    if game.game is not None:
+        for report in game.game.reports:
+            turns.append(sheets.happened(report, player) | {"orders": sheets.command_history(report.view(player).check)})
+    data.update(setup=[str(p) for p in game.setups.get(player, [])], turns=turns, past_games=list(game.match_scores))
+    return data
+
+
+# Setting up and playing [2.1], [2.2]
 
 def _start(game: MailGame, at: datetime) -> list[Notice]:
-    fleets = [build_fleet(game.setups[p], game.ruleset) for p in (1, 2)]
+    fleets = [build_fleet(game.setups[p], game.ruleset, game.additional_costs[p - 1]) for p in (1, 2)]
     game.game = Game(fleets[0], fleets[1], game.ruleset)
     game.phase = PLAY
     game.deadline = at + game.options.deadline
     game.reminded.clear()
     game.missed = {1: 0, 2: 0}
-    return [
-        Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", _sheet(game, p, None)) for p in (1, 2)
-    ]
+    game.draw_offer = None
+    return [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None)) for p in (1, 2)]
 
-
-# Orders [11.5]
-
-def _orders_mail(game: MailGame, mail: PlayerMail) -> list[Notice]:
-    data = _common(game, mail.player)
-    try:
-        orders = parse_orders(mail.text)
-    except NotationError as error:
-        previous = game.pending.get(mail.player)
-        data.update(error=_syntax(error), previous=None if previous is None else format_orders(previous))
-        return [Notice(mail.player, "syntax_error", f"Turn {game.turn}: your orders could not be read", data, mail.message_id)]
-    if not orders:
-        previous = game.pending.get(mail.player)
-        data.update(previous=None if previous is None else format_orders(previous))
-        return [Notice(mail.player, "no_orders", f"Turn {game.turn}: no orders found", data, mail.message_id)]
-    assert game.game is not None
-    state = game.game.state
-    check = check_orders(state.side(mail.player), state.entitlement(mail.player), orders, game.ruleset.geometry)
-    replaced = mail.player in game.pending
-    game.pending[mail.player] = orders
-    game.missed[mail.player] = 0
-    data.update(
-        orders=[_outcome(o) for o in check.outcomes],
-        entitlement=_entitlement(game, mail.player),
-        replaced=replaced,
-        waiting_for_opponent=(3 - mail.player) not in game.pending,
-    )
-    notices = [Notice(mail.player, "orders_ack", f"Turn {game.turn}: orders received", data, mail.message_id)]
-    if len(game.pending) == 2 and not game.options.wait_for_deadline:
-        notices += _run_turn(game, mail.at)
-    return notices
-
-
-def _outcome(outcome) -> dict[str, Any]:
-    if isinstance(outcome, Accepted):
-        return {"order": str(outcome.order), "accepted": True, "executed": outcome.executed}
-    return {"order": str(outcome.order), "accepted": False, "reason": outcome.reason}
-
-
-def _entitlement(game: MailGame, player: int) -> dict[str, Any]:
-    assert game.game is not None
-    e = game.game.entitlement(player)
-    ships = game.game.state.side(player).fleet.ships
-    return {
-        "conventional": e.conventional,
-        "missiles": [ships[i].label for i in e.missile_ships],
-        "kamikaze": [ships[i].label for i in e.kamikaze_ships],
-        "beams": [ships[i].label for i in e.beam_directions],
-        "scans": e.scans,
-    }
-
-
-def _syntax(error: NotationError) -> dict[str, Any]:
-    return {"line": error.line, "column": error.column, "text": error.text, "message": str(error), "hint": error.hint}
-
-
-# Turns [2.2]
 
 def _run_turn(game: MailGame, at: datetime) -> list[Notice]:
     assert game.game is not None
-    orders = (game.pending.get(1, []), game.pending.get(2, []))
-    report = game.game.push(*orders)
+    report = game.game.push(game.pending.get(1, []), game.pending.get(2, []))
     game.pending.clear()
     game.reminded.clear()
+    game.draw_offer = None
     if report.result is not None:
         r = report.result
-        game.phase = ENDED
-        game.deadline = None
-        game.outcome = Outcome(r.reason, r.scores, r.winner, r.ended_after_turn)
-    else:
-        game.deadline = at + game.options.deadline
-    return [Notice(p, "turn_sheet", _sheet_subject(game, report), _sheet(game, p, report)) for p in (1, 2)]
+        return _finish(game, at, Outcome(r.reason, r.scores, r.winner, r.ended_after_turn), report)
+    game.deadline = at + game.options.deadline
+    return [
+        Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}", sheets.sheet(game, p, at, report))
+        for p in (1, 2)
+    ]
 
 
-def _sheet_subject(game: MailGame, report: TurnReport) -> str:
-    if game.phase == ENDED:
-        return f"Turn {report.turn}: the game is over"
-    return f"Turn {report.turn} results; orders for turn {game.turn}"
+def _current_scores(game: MailGame) -> tuple[int, int] | None:
+    if game.game is None:
+        return None
+    return (game.game.state.side(1).remaining_materiel, game.game.state.side(2).remaining_materiel)
 
 
-def _sheet(game: MailGame, player: int, report: TurnReport | None) -> dict[str, Any]:
-    data = _common(game, player) | {"resolved_turn": None, "outcome": None}
-    if report is not None:
-        view = report.view(player)
-        data.update(
-            resolved_turn=report.turn,
-            initially_active=report.initially_active,
-            announcements=[
-                {
-                    "by": "you" if a.by == player else "opponent",
-                    "text": str(a),
-                    "destroyed": [
-                        {"owner": "your" if d.owner == player else "the opponent's", "ship": d.ship.type.title,
-                         "label": d.ship.label, "cells": " ".join(map(str, d.ship.cells)),
-                         "flashcube": ", ".join(map(str, d.flashcube))}
-                        for d in a.destroyed
-                    ],
-                }
-                for a in view.announcements
-            ],
-            orders=[_outcome(o) for o in view.check.outcomes],
-            burn_outs=[b.ship for b in view.burn_outs],
-        )
-    if game.phase == ENDED:
-        data.update(outcome=_outcome_data(game, player))
-    else:
-        data.update(entitlement=_entitlement(game, player), remaining=game.game.state.side(player).remaining_materiel)  # type: ignore[union-attr]
-    return data
+def _scores_if_destroyed(game: MailGame, loser: int) -> tuple[int, int] | None:
+    """A resignation or forfeit scores as if the loser's fleet were destroyed."""
+    scores = _current_scores(game)
+    if scores is None:
+        return None
+    return (0, scores[1]) if loser == 1 else (scores[0], 0)
 
 
-def _outcome_data(game: MailGame, player: int) -> dict[str, Any]:
-    outcome = game.outcome
-    assert outcome is not None
-    return {
-        "reason": outcome.reason,
-        "scores": list(outcome.scores) if outcome.scores else None,
-        "you_won": outcome.winner == player,
-        "draw": outcome.winner is None,
-    }
+def _end(game: MailGame, at: datetime, reason: str, winner: int | None, scores) -> list[Notice]:
+    after = game.game.turn - 1 if game.game else 0
+    return _finish(game, at, Outcome(reason, scores, winner, after), None)
 
+
+def _finish(game: MailGame, at: datetime, outcome: Outcome, report) -> list[Notice]:
+    """A game has ended: the final sheets, and in a match the next game."""
+    game.outcome = outcome
+    game.phase = ENDED
+    game.deadline = None
+    game.pending.clear()
+    notices = []
+    for p in (1, 2):
+        if game.game is not None:
+            data = sheets.sheet(game, p, at, report)
+            notices.append(Notice(p, "turn_sheet", _final_subject(game, report), data, attach_archive=True))
+        else:
+            notices.append(Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)}))
+    if game.match is not None:
+        notices += _next_in_match(game, at, outcome)
+    return notices
+
+
+def _final_subject(game: MailGame, report) -> str:
+    return f"Turn {report.turn}: the game is over" if report is not None else "The game is over"
+
+
+def _next_in_match(game: MailGame, at: datetime, outcome: Outcome) -> list[Notice]:
+    """Record the game's scores in the match; start the next game unless the
+    agreed end has come [9.3.1], [10.6.1]."""
+    assert game.match is not None
+    scores = outcome.scores or (0, 0)
+    game.match_scores.append(scores)
+    if "forfeit" in outcome.reason or match_over(game.match, game.match_scores):
+        winner = outcome.winner if "forfeit" in outcome.reason else match_winner(game.match, game.match_scores)
+        game.match_result = winner
+        return [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
+            "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
+            "games": [list(s if p == 1 else (s[1], s[0])) for s in game.match_scores],
+        }) for p in (1, 2)]
+    game.additional_costs = scores if game.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
+    game.phase = SETUP
+    game.setups = {}
+    game.game = None
+    game.outcome = None
+    game.missed = {1: 0, 2: 0}
+    game.reminded.clear()
+    game.deadline = at + game.options.deadline
+    return [_invitation(game, p, at) for p in (1, 2)]
+
+
+# The clock
 
 def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for
@@ -294,29 +398,20 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
         game.missed[player] = game.missed[player] + 1 if player in missing else 0
     forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after]
     if forfeits:
-        return _forfeit(game, forfeits, at)
+        winner = None if len(forfeits) == 2 else 3 - forfeits[0]
+        names = " and ".join(game.seat(p).alias for p in forfeits)
+        reason = f"{names} sent nothing for {game.options.forfeit_after} turns in a row and forfeit{'s' * (len(forfeits) == 1)}"
+        scores = _scores_if_destroyed(game, forfeits[0]) if len(forfeits) == 1 else ((0, 0) if game.game else None)
+        return _end(game, at, reason, winner, scores)
     if game.phase == SETUP:
         game.deadline = at + game.options.deadline
         game.reminded.clear()
         return [
-            Notice(p, "setup_late", "Deadline passed: your setup is still missing", _common(game, p) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
+            Notice(p, "setup_late", "Deadline passed: your setup is still missing",
+                   sheets.common(game, p, at) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
     return _run_turn(game, at)
-
-
-def _forfeit(game: MailGame, players: list[int], at: datetime) -> list[Notice]:
-    winner = None if len(players) == 2 else 3 - players[0]
-    names = " and ".join(game.seat(p).alias for p in players)
-    after = game.game.turn - 1 if game.game else 0
-    game.outcome = Outcome(
-        f"{names} sent no orders for {game.options.forfeit_after} turns in a row and forfeit{'s' * (len(players) == 1)}",
-        None, winner, after,
-    )
-    game.phase = ENDED
-    game.deadline = None
-    game.pending.clear()
-    return [Notice(p, "forfeit", "The game is over: forfeit", _common(game, p) | {"outcome": _outcome_data(game, p)}) for p in (1, 2)]
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:
@@ -325,5 +420,5 @@ def _reminders(game: MailGame, at: datetime) -> list[Notice]:
         if player not in game.reminded:
             game.reminded.add(player)
             what = "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
-            notices.append(Notice(player, "reminder", f"Reminder: your {what}", _common(game, player) | {"what": what}))
+            notices.append(Notice(player, "reminder", f"Reminder: your {what}", sheets.common(game, player, at) | {"what": what}))
     return notices

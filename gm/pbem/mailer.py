@@ -59,6 +59,15 @@ _environment = jinja2.Environment(
 )
 
 
+def render_html(template: str, data: dict[str, Any]) -> str | None:
+    """A notice's HTML body, for the templates that have one."""
+    try:
+        page = _html_environment.get_template(f"{template}.html")
+    except jinja2.TemplateNotFound:
+        return None
+    return page.render(token=PLACEHOLDER, **data)
+
+
 def render_text(template: str, data: dict[str, Any]) -> str:
     """A notice's plain-text body."""
     text = _environment.get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
@@ -70,6 +79,13 @@ def render_text(template: str, data: dict[str, Any]) -> str:
         if line or (collapsed and collapsed[-1]):
             collapsed.append(line)
     return "\n".join(collapsed) + "\n"
+
+
+_html_environment = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+    undefined=jinja2.StrictUndefined,
+    autoescape=True,
+)
 
 
 def message_id(identity: Identity, game: str, event: int, position: int) -> str:
@@ -84,9 +100,11 @@ def build(
     position: int,
     at: datetime,
     thread: list[str],
+    archive: bytes | None = None,
 ) -> EmailMessage:
     """The message for one notice. ``thread`` is the Message-IDs of earlier
-    mail in this player's conversation, oldest first."""
+    mail in this player's conversation, oldest first; ``archive`` is the
+    game's mailbox so far, attached when the notice asks for it."""
     seat = game.seat(notice.player)
     message = EmailMessage(policy=SMTP)
     message["From"] = f"{identity.name} <{identity.address}>"
@@ -106,7 +124,20 @@ def build(
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
     message.set_content(render_text(notice.template, notice.data), charset="utf-8", cte="quoted-printable")
+    html = render_html(notice.template, notice.data)
+    if html is not None:
+        message.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
+    if notice.attach_archive and archive is not None:
+        message.add_attachment(archive, maintype="application", subtype="mbox", filename=f"game-{game.id}.mbox")
+    _fix_boundaries(message, f"gm-{game.id}-{event}-{position}")
     return message
+
+
+def _fix_boundaries(message: EmailMessage, stem: str) -> None:
+    """Deterministic MIME boundaries, so that a replay rebuilds the same bytes."""
+    for n, part in enumerate(message.walk()):
+        if part.is_multipart():
+            part.set_boundary(f"=_{stem}-{n}")
 
 
 def as_bytes(message: EmailMessage) -> bytes:

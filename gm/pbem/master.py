@@ -39,9 +39,9 @@ from typing import Callable
 from ..mail.reading import addresses, parse_message
 from ..mail.screening import automatic_reason, is_own_mail
 from ..ruleset import ruleset_named
-from . import engine
+from . import engine, sheets
 from .archive import (
-    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, notice_messages, orders_text, parse_fields,
+    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, match_terms, notice_messages, orders_text, parse_fields,
     prepend_header, replay, seats_and_options, to_event,
 )
 from .engine import Created, DeadlinePassed, Notice, PlayerMail, ReminderDue
@@ -148,12 +148,14 @@ class GameMaster:
     def _gm_event(self, key: str, raw: bytes, message: Message) -> None:
         kind = str(message[EVENT_HEADER]).strip()
         if kind == "create":
-            seats, variant, options = seats_and_options(parse_fields(message.get_content()))
+            fields = parse_fields(message.get_content())
+            seats, variant, options = seats_and_options(fields)
             game_id = self.store.next_game_id()
             at = time_of(key)
             created = event_message(self.identity, "created", at, f"<created.{game_id}@{self.identity.domain}>", game_id,
                                     message.get_content().splitlines())
-            self._archive_and_apply(game_id, created, key, Created(at, game_id, seats, ruleset_named(variant), variant, options))
+            self._archive_and_apply(game_id, created, key,
+                                    Created(at, game_id, seats, ruleset_named(variant), variant, options, match_terms(fields)))
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
@@ -330,7 +332,7 @@ class GameMaster:
         if key in self.store.outbox or key in self.store.sent:
             return
         notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
-                        engine._common(game, player) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
+                        sheets.common(game, player) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
         message["Message-ID"] = f"<{key}@{self.identity.domain}>"
@@ -351,7 +353,7 @@ class GameMaster:
             game = self.games[game_id]
             notices = engine.apply(game, event)
         self.numbers[game_id] = number
-        messages = notice_messages(game, notices, self.identity, number, event.at, self.threads[game_id])
+        messages = notice_messages(game, notices, self.identity, number, event.at, self.threads[game_id], archive=archive)
         self._send(game_id, messages)
         self.handled_keys.add(key)
 

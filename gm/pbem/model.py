@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..game import Game
+from ..match import MatchTerms
 from ..orders import Order, Placement
 from ..ruleset import Ruleset
 
@@ -72,6 +73,17 @@ class MailGame:
     outcome: Outcome | None = None
     events: int = 0
     """How many events have been applied."""
+    draw_offer: int | None = None
+    """The player whose offer of a draw stands, until the next turn runs."""
+    match: MatchTerms | None = None
+    """The match this game is part of [9], [10], if any: its games are played
+    one after another in this same MailGame."""
+    match_scores: list[tuple[int, int]] = field(default_factory=list)
+    """The scores of the match's games that have ended [9.4]."""
+    additional_costs: tuple[int, int] = (0, 0)
+    """What each player's additional ships must cost in this game [10.3]."""
+    match_result: int | None = None
+    """The winner of a finished match (None for a draw, or while it goes on)."""
 
     def seat(self, player: int) -> Seat:
         return self.seats[player - 1]

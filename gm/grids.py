@@ -1,0 +1,92 @@
+"""Drawing the two spaces as five 5x5 grids each, Red to Blue [11.3].
+
+Each grid has the letters v-z down the side and the numbers 1-5 across
+[11.4]. A cell is drawn as a short code, the same in the text and the HTML
+sheet, with a CSS class for the HTML colours:
+
+Your space                          The opponent's space, as you know it
+  KC    a ship, undamaged             .     nothing known
+  kc    a ship's destroyed cell       o     a miss (no ship)
+  MD*   an unfired missile            -     scanned: empty
+  MD'   a fired missile               S     scanned: a ship, undamaged
+  .     empty                         x     scanned: a ship, destroyed
+                                      X     a hit
+                                      *     a missile explosion
+                                      k     a kamikaze death
+                                      KC kc a ship revealed (undamaged, destroyed)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .geometry import COLOUR_NAMES, COLOURS, LETTERS, Cell
+from .knowledge import KnownCell, OwnCell
+
+LEGEND_OWN = "KC ship   kc destroyed   MD* unfired missile   MD' fired missile   . empty"
+LEGEND_OPPONENT = ("o miss   - scanned empty   S scanned ship   x scanned destroyed   X hit   "
+                   "* explosion   k kamikaze   KC/kc ship revealed")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How one cell is drawn: its code and its CSS class."""
+
+    code: str
+    css: str
+    title: str
+
+
+def own_mark(cell: OwnCell) -> Mark:
+    if cell.ship is None:
+        return Mark(".", "empty", "empty")
+    if cell.destroyed:
+        return Mark(cell.ship.lower(), "destroyed", f"{cell.ship}, destroyed")
+    if cell.missile == "unfired":
+        return Mark(cell.ship + "*", "missile", f"{cell.ship}, unfired missile")
+    if cell.missile == "fired":
+        return Mark(cell.ship + "'", "fired", f"{cell.ship}, fired missile")
+    return Mark(cell.ship, "ship", f"{cell.ship}, undamaged")
+
+
+def known_mark(cell: KnownCell) -> Mark:
+    if cell.ship is not None:
+        if cell.destroyed:
+            return Mark(cell.ship.lower(), "revealed-destroyed", f"{cell.ship}, destroyed")
+        return Mark(cell.ship, "revealed", f"{cell.ship}, undamaged when last reported")
+    if cell.kamikaze:
+        return Mark("k", "kamikaze", "kamikaze launched from here")
+    if "explosion" in cell.strikes:
+        return Mark("*", "explosion", "missile explosion")
+    if cell.destroyed and cell.strikes:
+        return Mark("X", "hit", "hit")
+    if cell.destroyed:
+        return Mark("X" if cell.scan != "destroyed" else "x", "hit" if cell.scan != "destroyed" else "scan-destroyed",
+                    "destroyed")
+    if cell.scan == "undamaged":
+        return Mark("S", "scan-ship", "scanned: a ship, undamaged")
+    if cell.scan == "empty":
+        return Mark("-", "scan-empty", "scanned: empty")
+    if cell.empty:
+        return Mark("o", "miss", "miss: no ship")
+    return Mark(".", "unknown", "nothing known")
+
+
+def grid_rows(marks: dict[Cell, Mark], colour: str) -> list[list[Mark]]:
+    """One colour's grid: rows v-z, columns 1-5."""
+    return [[marks[Cell(colour, letter, number)] for number in range(1, 6)] for letter in LETTERS]
+
+
+def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str) -> list[str]:
+    """Both spaces side by side, one colour under the other, in 78 columns."""
+    width = 4
+    lines = [f"{'':11}{left_title:<{5 * width + 6}}{right_title}"]
+    numbers = "".join(f"{n:<{width}}" for n in range(1, 6))
+    for colour in COLOURS:
+        name = COLOUR_NAMES[colour]
+        lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + 5}}{numbers}".rstrip())
+        for letter, left_row, right_row in zip(LETTERS, grid_rows(left, colour), grid_rows(right, colour)):
+            cells_left = "".join(f"{m.code:<{width}}" for m in left_row)
+            cells_right = "".join(f"{m.code:<{width}}" for m in right_row)
+            lines.append(f"    {letter}      {cells_left:<{5 * width + 3}}{letter}  {cells_right}".rstrip())
+    return lines

@@ -1,0 +1,115 @@
+"""What a player knows: the two sets of five 5x5 grids the rules ask each
+player to keep [11.3], worked out from the game instead of kept by hand.
+
+`own_space` is the player's own fleet as it stands [11.3.1]-[11.3.2];
+`opponent_space` is everything the player has been told about the
+opponent's space [11.3.3]-[11.3.5]: the results of their own strikes and
+scans, destruction reports, flashcube data and the opponent's kamikaze
+deaths. Both are pure functions of the player's own side and the views of
+past turns (`TurnReport.view`), so nothing the rules keep hidden can leak in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .events import PlayerView, Result
+from .geometry import ALL_CELLS, Cell
+from .state import Side
+
+
+@dataclass(frozen=True)
+class OwnCell:
+    """A cell of the player's own space."""
+
+    ship: str | None
+    """The label of the ship there (``KC``, ``FS2``), or None."""
+    destroyed: bool = False
+    missile: str | None = None
+    """``unfired`` or ``fired`` for a missile cell [8.1], else None."""
+
+
+def own_space(side: Side) -> dict[Cell, OwnCell]:
+    """Every cell of the player's own space [11.3.1], [11.3.2]."""
+    cells = {}
+    fleet = side.fleet
+    for cell in ALL_CELLS:
+        ship = fleet.ship_of(cell)
+        if ship is None:
+            cells[cell] = OwnCell(None)
+            continue
+        destroyed = bool(side.destroyed & cell.bit)
+        missile = None
+        if ship.type.missiles and not destroyed:
+            missile = "fired" if side.fired & cell.bit else "unfired"
+        cells[cell] = OwnCell(ship.label, destroyed, missile)
+    return cells
+
+
+@dataclass
+class KnownCell:
+    """What the player knows of one cell of the opponent's space."""
+
+    strikes: list[str] = field(default_factory=list)
+    """Results of the player's own strikes here, in order: miss, hit, duplicate, explosion."""
+    scan: str | None = None
+    """The latest scan result here: empty, undamaged or destroyed."""
+    ship: str | None = None
+    """The ship known to be here, from a destruction report or flashcube data."""
+    destroyed: bool | None = None
+    """True or False when the player knows; None when not."""
+    empty: bool = False
+    """Known to hold no ship."""
+    kamikaze: bool = False
+    """The opponent launched a kamikaze strike from here [5.4]."""
+
+    @property
+    def occupied(self) -> bool | None:
+        if self.empty:
+            return False
+        if self.ship or self.destroyed is not None or self.kamikaze:
+            return True
+        return None
+
+
+def opponent_space(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell]:
+    """Everything ``player`` has been told about the opponent's space."""
+    known = {cell: KnownCell() for cell in ALL_CELLS}
+    opponent = 3 - player
+    for view in views:
+        for a in view.announcements:
+            if a.by == player and a.kind in ("strike", "beam"):
+                cell = known[a.cell]
+                cell.strikes.append(a.result.value)  # type: ignore[union-attr]
+                if a.result is Result.MISS:
+                    cell.empty = True
+                else:
+                    cell.destroyed = True
+                for exploded in a.explosions:
+                    known[exploded].destroyed = True
+            elif a.by == player and a.kind == "scan":
+                cell = known[a.cell]
+                cell.scan = a.result.value  # type: ignore[union-attr]
+                if a.result is Result.EMPTY:
+                    cell.empty = True
+                else:
+                    cell.destroyed = a.result is Result.DESTROYED
+            elif a.by == opponent and a.kind == "kamikaze":
+                cell = known[a.cell]
+                cell.kamikaze = True
+                cell.destroyed = True
+            for d in a.destroyed:
+                if d.owner == opponent:
+                    for c in d.ship.cells:
+                        known[c].ship = d.ship.label
+                        known[c].destroyed = True
+                else:
+                    for f in d.flashcube:  # the opponent's cells at my lost ship [7]
+                        target = known[f.cell]
+                        if f.ship is None:
+                            target.empty = True
+                        else:
+                            target.ship = f.ship
+                            if target.destroyed is not True:
+                                target.destroyed = f.destroyed
+    return known

@@ -1,0 +1,253 @@
+"""The data of a player's turn sheet: everything the templates show.
+
+Pure: built from the game and the player's own views of past turns, so a
+sheet holds only what the rules let that player know (tests/test_mail_secrecy.py
+checks it byte for byte).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import datetime
+from typing import Any
+
+from ..checking import Accepted, OrderCheck
+from ..events import Announcement, PlayerView, TurnReport
+from ..geometry import cells_of
+from ..grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
+from ..knowledge import opponent_space, own_space
+from ..orders import format_orders
+from .model import ENDED, MailGame
+
+def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
+    """What every message's header shows."""
+    remaining = None
+    if game.deadline is not None and at is not None:
+        remaining = _span(game.deadline - at)
+    return {
+        "game": game.id,
+        "player": player,
+        "alias": game.seat(player).alias,
+        "opponent": game.opponent(player).alias,
+        "ruleset": game.ruleset.describe(),
+        "variant": game.variant,
+        "turn": game.turn,
+        "phase": game.phase,
+        "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
+        "remaining": remaining,
+        "wait_for_deadline": game.options.wait_for_deadline,
+        "match": match_standing(game, player),
+    }
+
+
+def wrap(text: str, first: str = "", rest: str = "", width: int = 76) -> list[str]:
+    """Lines of at most ``width`` characters, for mail clients' narrow windows."""
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [first]
+
+
+def _span(delta) -> str:
+    seconds = max(0, int(delta.total_seconds()))
+    days, seconds = divmod(seconds, 86400)
+    hours, seconds = divmod(seconds, 3600)
+    minutes = seconds // 60
+    parts = []
+    if days:
+        parts.append(f"{days} day{'s' * (days != 1)}")
+    if hours:
+        parts.append(f"{hours} hour{'s' * (hours != 1)}")
+    if not days and minutes:
+        parts.append(f"{minutes} minute{'s' * (minutes != 1)}")
+    return " ".join(parts) or "less than a minute"
+
+
+def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:
+    """The match so far, if this game is part of one [9], [10]."""
+    if game.match is None:
+        return None
+    mine = sum(s[player - 1] for s in game.match_scores)
+    theirs = sum(s[2 - player] for s in game.match_scores)
+    terms = game.match
+    length = f"{terms.games} games" if terms.games else f"first to {terms.target} points"
+    return {
+        "kind": terms.kind,
+        "length": length,
+        "game_number": len(game.match_scores) + (0 if game.phase == ENDED else 1),
+        "you": mine,
+        "opponent": theirs,
+        "additional_cost": game.additional_costs[player - 1],
+    }
+
+
+def announcement_line(a: Announcement, player: int) -> str:
+    who = "you" if a.by == player else "they"
+    if a.kind == "kamikaze":
+        return f"{who:<5} kamikaze death {a.cell}"
+    what = {"beam": "beam strike", "strike": "strike", "scan": "scan"}[a.kind]
+    text = f"{who:<5} {what} {a.cell}: {a.result}"
+    if a.explosions:
+        text += f"  (missile explosion: {' '.join(map(str, a.explosions))})"
+    return text
+
+
+def happened(report: TurnReport, player: int) -> dict[str, Any]:
+    """This turn's announcements and results, in the conventional ordering [11.7]."""
+    view = report.view(player)
+    lines = []
+    destroyed = []
+    for a in view.announcements:
+        lines.append(announcement_line(a, player))
+        for d in a.destroyed:
+            owner = "Your" if d.owner == player else "Their"
+            reporter = "them" if d.owner == player else "you"
+            entry = {
+                "text": f"{owner} {d.ship.type.title} {d.ship.label} is destroyed: {' '.join(map(str, d.ship.cells))}",
+                "flashcube": f"flashcube data from {reporter}: {', '.join(map(str, d.flashcube))}",
+            }
+            destroyed.append(entry)
+            lines += wrap(entry["text"], "      ", "        ")
+            lines += wrap(entry["flashcube"] + ".", "      ", "        ")
+    return {
+        "turn": report.turn,
+        "first": "you" if report.initially_active == player else "they",
+        "lines": lines,
+        "destroyed": destroyed,
+        "burn_outs": [b.ship for b in view.burn_outs],
+    }
+
+
+def command_history(check: OrderCheck) -> list[dict[str, Any]]:
+    """Each order as written and as executed, or why not (Celestial Empire's COMMAND HISTORY)."""
+    rows = []
+    for outcome in check.outcomes:
+        if isinstance(outcome, Accepted):
+            rows.append({"written": str(outcome.order), "done": outcome.executed, "accepted": True, "why": ""})
+        else:
+            rows.append({"written": str(outcome.order), "done": "", "accepted": False, "why": outcome.reason})
+    return rows
+
+
+def next_turn(game: MailGame, player: int) -> dict[str, Any]:
+    """What the player may do in the coming turn, ship by ship."""
+    assert game.game is not None
+    state = game.game.state
+    e = state.entitlement(player)
+    side = state.side(player)
+    ships = side.fleet.ships
+    unfired = cells_of(side.unfired_missiles)
+    return {
+        "conventional": e.conventional,
+        "by_ship": [{"ship": ships[i].label, "strikes": n} for i, n in enumerate(e.conventional_by_ship) if n],
+        "missiles": [
+            {"ship": ships[i].label, "cells": " ".join(str(c) for c in unfired if side.fleet.ship_at[c.index] == i)}
+            for i in e.missile_ships
+        ],
+        "kamikaze": [
+            {"ship": ships[i].label, "cells": " ".join(map(str, cells_of(side.undamaged(ships[i]))))}
+            for i in e.kamikaze_ships
+        ],
+        "beams": [
+            {"ship": ships[i].label, "directions": len(d), "all": len(d) == 13,
+             "names": ", ".join(_direction_name(v) for v in sorted(d)),
+             "lines": wrap(f"Beam from {ships[i].label} [8.2]: "
+                           + ("in any of the 13 directions" if len(d) == 13 else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
+                           "", "  ")}
+            for i, d in e.beam_directions.items()
+        ],
+        "scans": e.scans,
+        "strikes_total": e.conventional + len(e.missile_ships) + len(e.kamikaze_ships),
+    }
+
+
+def _direction_name(d: tuple[int, int, int]) -> str:
+    """A line direction as the axes it runs along, with an example beam
+    through the middle of the space, e.g. ``letter (bYw3Yy3)``."""
+    from ..geometry import STANDARD, Cell
+
+    axes = []
+    for value, name in zip(d, ("colour", "letter", "number")):
+        if value:
+            axes.append(name if value > 0 or not axes else f"-{name}")
+    middle = Cell("Y", "x", 3)
+    start = STANDARD.step(middle, (-d[0], -d[1], -d[2]))
+    end = STANDARD.step(middle, d)
+    return f"{'+'.join(axes).replace('+-', '-')} (b{start}{end})"
+
+
+def grids(game: MailGame, player: int, views: list[PlayerView]) -> list[str]:
+    assert game.game is not None
+    own = {c: own_mark(v) for c, v in own_space(game.game.state.side(player)).items()}
+    known = {c: known_mark(v) for c, v in opponent_space(player, views).items()}
+    return text_grids(own, known, "Your space", f"{game.opponent(player).alias}'s space, as you know it")
+
+
+def grid_tables(game: MailGame, player: int, views: list[PlayerView]) -> dict[str, Any]:
+    """The same grids as data for the HTML sheet: colour -> rows -> marks."""
+    from ..geometry import COLOUR_NAMES, COLOURS
+    from ..grids import grid_rows
+
+    assert game.game is not None
+    own = {c: own_mark(v) for c, v in own_space(game.game.state.side(player)).items()}
+    known = {c: known_mark(v) for c, v in opponent_space(player, views).items()}
+    return {
+        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
+        "legend_own": LEGEND_OWN,
+        "legend_opponent": LEGEND_OPPONENT,
+    }
+
+
+def records(game: MailGame) -> dict[str, Any]:
+    """Both players' complete records, revealed at the end [1.4.1]."""
+    assert game.game is not None
+    return {
+        "setups": [[str(p) for p in game.setups[p]] for p in (1, 2)],
+        "turns": [
+            {"turn": n, "orders": [format_orders(o1), format_orders(o2)]}
+            for n, (o1, o2) in enumerate(game.game.orders, 1)
+        ],
+    }
+
+
+def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
+    """A full turn sheet: header, what happened, grids, command history,
+    what the player may do next, and at the end the result and both records."""
+    assert game.game is not None
+    views = [r.view(player) for r in game.game.reports]
+    data = common(game, player, at) | {
+        "happened": None if report is None else happened(report, player),
+        "history": None if report is None else command_history(report.view(player).check),
+        "grid_lines": grids(game, player, views),
+        "tables": grid_tables(game, player, views),
+        "legend_lines": wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + LEGEND_OPPONENT, "", "  "),
+        "remaining_materiel": game.game.state.side(player).remaining_materiel,
+        "next": None,
+        "outcome": None,
+        "records": None,
+    }
+    if game.phase == ENDED:
+        data["outcome"] = outcome_data(game, player)
+        data["records"] = records(game)
+    else:
+        data["next"] = next_turn(game, player)
+    return data
+
+
+def outcome_data(game: MailGame, player: int) -> dict[str, Any]:
+    outcome = game.outcome
+    assert outcome is not None
+    reason = outcome.reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
+    for p in (1, 2):
+        reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
+    reason = reason[:1].upper() + reason[1:]
+    return {
+        "reason": reason,
+        "scores": None if outcome.scores is None else [outcome.scores[player - 1], outcome.scores[2 - player]],
+        "you_won": outcome.winner == player,
+        "draw": outcome.winner is None,
+        "after_turn": outcome.after_turn,
+    }
+
+
+def views_of(game: MailGame, player: int) -> list[PlayerView]:
+    return [r.view(player) for r in game.game.reports] if game.game else []
+
+
