@@ -115,11 +115,16 @@ def _new(args: argparse.Namespace) -> int:
     from .pbem.model import Options
     from .pbem.store import Store
 
+    from .match import MatchTerms
+
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after)
     try:
+        match = None
+        if args.match:
+            match = MatchTerms(args.match, args.match_games, args.match_target)
         key = request_game(Store(args.data), _identity(args), args.player, args.variant, options,
-                           datetime.now(timezone.utc), args.alias)
+                           datetime.now(timezone.utc), args.alias, match=match)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
         return 2
@@ -233,6 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--remind-before", type=_duration, default=timedelta(hours=12), help="remind this long before the deadline")
     new.add_argument("--forfeit-after", type=int, default=3, help="turns in a row without orders that forfeit (default 3)")
     new.add_argument("--wait-for-deadline", action="store_true", help="run turns only at the deadline")
+    new.add_argument("--match", choices=("scored", "continued"), help="play a scored [9] or continued [10] match")
+    new.add_argument("--match-games", type=int, metavar="N", help="the match ends after N games")
+    new.add_argument("--match-target", type=int, metavar="N", help="a scored match ends once a player has N points")
     new.set_defaults(run=_new)
 
     games = commands.add_parser("games", help="list games with turn, state and next deadline")

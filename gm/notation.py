@@ -226,6 +226,20 @@ def _parse(text: str, start: str):
         raise _explain(error, text) from None
 
 
+def notation_help() -> list[tuple[str, str]]:
+    """Each kind of word the grammar reads in orders and setups, with what it
+    is and an example, taken from the grammar's own terminals (so that help
+    and error messages always name the same things)."""
+    wanted = ("CELL", "BEAM", "MISSILE", "KAMIKAZE", "SCAN", "SHIP")
+    present = {t.name for t in _parser().terminals}
+    out = []
+    for name in wanted:
+        if name in present:
+            kind, _, example = _DESCRIBE[name].partition(" such as ")
+            out.append((kind.removeprefix("a "), example))
+    return out
+
+
 def parse_orders(text: str) -> list[Order]:
     """One turn's orders [11.5], e.g. ``"bRv1Rx1(DS2) Gy3, mRv2 Bz5 ; comment"``."""
     return _parse(text, "orders")

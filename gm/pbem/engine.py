@@ -28,7 +28,7 @@ from ..checking import check_orders
 from ..fleet import SetupError, build_fleet
 from ..game import Game
 from ..match import CONTINUED, MatchTerms, match_over, match_winner
-from ..notation import NotationError, parse_orders, parse_setup
+from ..notation import NotationError, notation_help, parse_orders, parse_setup
 from ..orders import format_orders
 from ..ruleset import Ruleset
 from . import sheets
@@ -241,7 +241,8 @@ def _command(game: MailGame, event: PlayerMail, command, reply: _Reply) -> list[
     where = f"line {command.line}: {keyword}"
     if keyword == "help":
         reply.done.append(f"{where}: the help sheet follows")
-        return [Notice(player, "help", "Help", sheets.common(game, player, event.at) | {"commands": help_commands()})]
+        data = sheets.common(game, player, event.at) | {"commands": help_commands(), "notation": notation_help()}
+        return [Notice(player, "help", "Help", data)]
     if keyword == "status":
         reply.done.append(f"{where}: the current sheet follows")
         return [_status(game, player, event.at)]
@@ -272,7 +273,10 @@ def _command(game: MailGame, event: PlayerMail, command, reply: _Reply) -> list[
         reply.done.append(f"{where}: your offer of a draw stands until the turn runs")
         data = sheets.common(game, 3 - player, event.at)
         return [Notice(3 - player, "draw_offer", f"{game.seat(player).alias} offers a draw", data)]
-    if keyword in ("challenge", "accept", "games"):
+    if keyword == "games":
+        reply.done.append(f"{where}: the list of your games follows in a separate mail")
+        return []
+    if keyword in ("challenge", "accept"):
         reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
         return []
     reply.not_understood.append(f"{where}: not understood")

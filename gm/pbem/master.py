@@ -217,6 +217,9 @@ class GameMaster:
             game_id, player, token_given = self._route(message)
         except Shunted:
             text, _ = orders_text(message)
+            if _GAMES.search(text):
+                self._list_games(key, sender)
+                return
             if not _CHALLENGE.search(text):
                 raise
             self._challenge(key, raw, sender, text)
@@ -237,6 +240,35 @@ class GameMaster:
         self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id))
         if message_id:
             self.applied_ids.add(message_id)
+        if _GAMES.search(text):
+            self._list_games(key, game.seat(player).address)
+
+    def _list_games(self, key: str, address: str) -> None:
+        """The ``games`` command: the address's games, mailed to that address
+        only (so a forged request tells the forger nothing)."""
+        day = self.clock().strftime("%Y-%m-%d")
+        self.daily[address, "games " + day] += 1
+        if self.daily[address, "games " + day] > 5:
+            raise Shunted(f"more than 5 'games' requests today from {address}")
+        games = []
+        for game in self.games.values():
+            seat = game.seat_of(address)
+            if seat is not None:
+                games.append({"game": game.id, "alias": seat.alias, "opponent": game.opponent(seat.player).alias,
+                              "phase": game.phase, "turn": game.turn,
+                              "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
+                              "waiting": seat.player in game.waiting_for})
+        message = EmailMessage(policy=SMTP_POLICY)
+        message["From"] = f"{self.identity.name} <{self.identity.address}>"
+        message["To"] = address
+        message["Subject"] = "[gm] Your games"
+        message["Date"] = format_datetime(time_of(key))
+        name = "games-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+        message["Message-ID"] = f"<{name}@{self.identity.domain}>"
+        message["Auto-Submitted"] = "auto-replied"
+        message[GAME_HEADER] = "games"
+        message.set_content(render_text("games", {"address": address, "games": games}), charset="utf-8")
+        self.store.outbox.add(as_bytes(message), name)
 
     def _route(self, message: Message) -> tuple[str, int, str | None]:
         """Which game and player a mail is for, from its plus-address
@@ -375,6 +407,7 @@ class GameMaster:
 _CHALLENGE = re.compile(r"^\s*challenge\s+(\S+@\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
 _ACCEPT = re.compile(r"^\s*accept\s*$", re.I | re.M)
+_GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
 CHALLENGE_HEADER = "X-GM-Challenge"
 
 

@@ -1,0 +1,63 @@
+"""Scored [9] and continued [10] matches played by mail."""
+
+import asyncio
+from datetime import timedelta
+
+from gm.match import MatchTerms
+from gm.pbem.admin import request_game
+from gm.pbem.model import Options
+from gmtest import ALICE, BOB, World, text
+
+TWO_GUNBOATS = "LG Rv1\nLG Rv3\n"  # fleet cost 2 [3.7.1], [6.10]
+
+
+async def new_match(world: World, terms: MatchTerms) -> None:
+    request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1+fleet=2",
+                 Options(deadline=timedelta(hours=24)), world.clock(), match=terms)
+    await world.settle()
+
+
+async def alice_wins_a_game(world: World, alice_setup: str = TWO_GUNBOATS) -> None:
+    await world.act(world.alice.reply, alice_setup)
+    await world.act(world.bob.reply, TWO_GUNBOATS)
+    await world.act(world.alice.reply, "mRv1 Rv1 mRv3 Rv3")  # both of Bob's gunboats explode
+    world.clock.advance(hours=24)  # Bob sends nothing: the turn runs at the deadline
+    await world.settle()
+
+
+def test_scored_match_of_two_games(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await new_match(world, MatchTerms("scored", games=2))
+            assert "Match: scored, 2 games; game 1" in text(world.alice.latest())
+            await alice_wins_a_game(world)
+            invitation = world.alice.latest()
+            assert "Invitation to the next game of your match" in str(invitation["Subject"])
+            assert "match score: you 2, Player 2 0" in text(invitation)
+            game = world.daemon.master.games["g1"]
+            assert game.phase == "setup" and game.additional_costs == (0, 0)  # [9.2]
+            await alice_wins_a_game(world)
+            final = text(world.alice.latest())
+            assert "The match is over." in final and "You win the match." in final
+            assert "Player 1 wins the match." in text(world.bob.latest())
+            assert game.phase == "ended" and game.match_scores == [(2, 0), (2, 0)]
+            world.clock.advance(days=5)
+            count = len(world.bob.inbox())
+            await world.settle()
+            assert len(world.bob.inbox()) == count
+    asyncio.run(scenario())
+
+
+def test_continued_match_carries_materiel_into_the_next_fleet(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await new_match(world, MatchTerms("continued", games=2))
+            await alice_wins_a_game(world)
+            game = world.daemon.master.games["g1"]
+            assert game.additional_costs == (2, 0)  # [10.3]
+            assert "Your fleet may add ships costing 2 in all" in text(world.alice.latest())
+            await world.act(world.alice.reply, TWO_GUNBOATS)
+            assert "the ships cost 2 in all; this game's fleet costs 4 [3.7.1]" in text(world.alice.latest())
+            await alice_wins_a_game(world, TWO_GUNBOATS + "AG Bz4 Bz5\n")
+            assert "You win the match." in text(world.alice.latest())
+    asyncio.run(scenario())
