@@ -93,9 +93,12 @@ def happened(report: TurnReport, player: int) -> dict[str, Any]:
     """This turn's announcements and results, in the conventional ordering [11.7]."""
     view = report.view(player)
     lines = []
+    items = []
+    """The same as ``lines``, one entry per announcement or report, unwrapped (for HTML)."""
     destroyed = []
     for a in view.announcements:
         lines.append(announcement_line(a, player))
+        items.append({"text": announcement_line(a, player), "detail": False})
         for d in a.destroyed:
             owner = "Your" if d.owner == player else "Their"
             reporter = "them" if d.owner == player else "you"
@@ -106,10 +109,12 @@ def happened(report: TurnReport, player: int) -> dict[str, Any]:
             destroyed.append(entry)
             lines += wrap(entry["text"], "      ", "        ")
             lines += wrap(entry["flashcube"] + ".", "      ", "        ")
+            items += [{"text": entry["text"], "detail": True}, {"text": entry["flashcube"] + ".", "detail": True}]
     return {
         "turn": report.turn,
         "first": "you" if report.initially_active == player else "they",
         "lines": lines,
+        "items": items,
         "destroyed": destroyed,
         "burn_outs": [b.ship for b in view.burn_outs],
     }

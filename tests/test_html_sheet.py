@@ -1,0 +1,381 @@
+"""The HTML turn sheet as a player's mail program shows it: a short game is
+played through the real daemon, the HTML alternative of a turn sheet is taken
+from the delivered mail, and headless Chromium loads it to dump its DOM,
+take screenshots at a desktop and a phone width, and measure its layout in a
+narrow window.
+
+The screenshots stay in this module's pytest temporary directory (pytest
+keeps the last few runs), or in $GM_SCREENSHOTS when that is set, for a
+person to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from browser import Chromium, find_chromium, hex_colour, measured, measuring_page, read_png
+from gmtest import World, text
+
+# Alice's light scout sits where Bob has a missile destroyer, so that when Bob
+# destroys it the flashcube data reveals an undamaged MD cell to her [7].
+SETUP_ALICE = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Ox3\n"
+SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
+# Turn 1. Alice: hits on Bob's DS (Yx3; Yy4 with the missile's extra strike),
+# a miss (Rz5), a missile explosion at the end of Bob's MD (Ov3, which takes
+# Ow3 with it and leaves Ox3), Bob's heavy scout destroyed and revealed
+# (Gz1 Gz2), one scan (Bv5: a ship) and a second scan she is not entitled to.
+# Bob: a hit on her DS (Rv1), a miss (Rz1), and her light scout destroyed (Ox3).
+ORDERS_ALICE = "Yx3 Rz5 Ov3 Gz1 Gz2 mYz1 Yy4 sBv5 sBz1"
+ORDERS_BOB = "Rv1 Rz1 Ox3"
+
+# What Alice's sheet after turn 1 must show: cell -> (CSS class, code).
+OWN = {
+    "Rv1": ("destroyed", "ds"), "Rv2": ("ship", "DS"), "Ow2": ("ship", "DS"),
+    "Ox3": ("destroyed", "ls"),
+    "Yz1": ("fired", "MD'"), "Yz2": ("missile", "MD*"), "Yz3": ("missile", "MD*"),
+    "Gv1": ("ship", "KC"), "Bw2": ("ship", "FS"),
+    "Rz1": ("empty", ""),  # Bob's miss leaves nothing to see in her own space
+}
+KNOWN = {
+    "Rz5": ("miss", "o"),
+    "Ov3": ("explosion", "*"), "Ow3": ("hit", "X"),
+    "Ox3": ("revealed", "MD"),
+    "Yx3": ("hit", "X"), "Yy4": ("hit", "X"),
+    "Gz1": ("revealed-destroyed", "hs"), "Gz2": ("revealed-destroyed", "hs"),
+    "Bv5": ("scan-ship", "S"),
+}
+"""Every other cell of Bob's space is unknown to her: in particular Bz1,
+her rejected scan, and Rv1, where Bob's KC is."""
+
+# templates/turn_sheet.html's palette, for the screenshots.
+PALETTE = {
+    "ship": "#9ecae1", "destroyed": "#fb6a4a", "missile": "#c6dbef", "fired": "#dadaeb",
+    "unknown": "#f0f0f0", "scan-ship": "#fdd0a2", "hit": "#de2d26", "explosion": "#a50f15",
+    "revealed": "#6baed6", "revealed-destroyed": "#cb181d",
+}
+CELL_PIXELS = 400
+"""At least this many pixels of a cell show its background colour (a cell is
+34x22 plus padding, about 800 pixels, less its text)."""
+
+DESKTOP = (1024, 2400)
+PHONE = (390, 3200)
+COLOURS = "ROYGB"
+LETTERS = "vwxyz"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Chromium:
+    binary = find_chromium()
+    if binary is None:
+        message = "headless Chromium is not installed (scripts/install-test-packages installs it)"
+        if in_ci():
+            pytest.fail(message + "; under CI it must be there")
+        pytest.skip(message)
+    return Chromium(binary)
+
+
+@dataclass
+class Delivered:
+    html: str
+    text: str
+    token: str
+
+
+@pytest.fixture(scope="module")
+def delivered(tmp_path_factory) -> Delivered:
+    """Alice's turn sheet after turn 1, as the daemon mailed it to her."""
+
+    async def play() -> Delivered:
+        async with World(tmp_path_factory.mktemp("daemon")) as world:
+            await world.new_game()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            assert "the game begins" in str(world.alice.latest()["Subject"])
+            await world.act(world.alice.reply, ORDERS_ALICE)
+            await world.act(world.bob.reply, ORDERS_BOB)
+            sheet = world.alice.latest()
+            assert "Turn 1 results" in str(sheet["Subject"])
+            assert sheet.get_content_type() == "multipart/alternative"
+            token = str(sheet["Reply-To"]).split(".")[2].split("@")[0]
+            return Delivered(sheet.get_body(preferencelist=("html",)).get_content(), text(sheet), token)
+
+    return asyncio.run(play())
+
+
+@pytest.fixture(scope="module")
+def outdir(tmp_path_factory) -> Path:
+    chosen = os.environ.get("GM_SCREENSHOTS")
+    if chosen:
+        path = Path(chosen)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("html-sheet")
+
+
+@pytest.fixture(scope="module")
+def page(delivered, outdir) -> Path:
+    path = outdir / "turn-sheet.html"
+    path.write_text(delivered.html, encoding="utf-8")
+    return path
+
+
+# --- the DOM -------------------------------------------------------------------
+
+@dataclass
+class Cell:
+    css: str
+    title: str
+    text: str = ""
+
+
+@dataclass
+class Grid:
+    classes: list[str]
+    caption: str = ""
+    rows: list[list[Cell]] = field(default_factory=list)
+
+
+class SheetParser(HTMLParser):
+    """The parts of the sheet's DOM the tests look at."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.grids: list[Grid] = []
+        self.ids: set[str] = set()
+        self.history: list[list[tuple[str, str]]] = []  # rows of (text, style)
+        self.texts: dict[str, str] = {}  # section id -> its text
+        self._grid: Grid | None = None
+        self._cell: Cell | None = None
+        self._in_caption = False
+        self._in_history = False
+        self._history_cell: list | None = None
+        self._section: str | None = None
+        self._pre = False
+        self.happened = ""
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+            if tag in ("h2", "h3"):
+                self._section = a["id"]
+        classes = (a.get("class") or "").split()
+        if tag == "table" and "grid" in classes:
+            self._grid = Grid(classes)
+            self.grids.append(self._grid)
+        elif tag == "table" and a.get("id") == "history":
+            self._in_history = True
+        elif self._grid is not None and tag == "caption":
+            self._in_caption = True
+        elif self._grid is not None and tag == "tr":
+            self._grid.rows.append([])
+        elif self._grid is not None and tag == "td":
+            self._cell = Cell(a.get("class") or "", a.get("title") or "")
+            self._grid.rows[-1].append(self._cell)
+        elif self._in_history and tag == "tr":
+            self.history.append([])
+        elif self._in_history and tag == "td":
+            self._history_cell = ["", a.get("style") or ""]
+            self.history[-1].append(self._history_cell)
+        elif tag == "div" and a.get("id") == "announcements":
+            self._pre = True
+        elif tag == "h3":
+            self._pre = False
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._grid = None
+            self._in_history = False
+        elif tag == "caption":
+            self._in_caption = False
+        elif tag == "td":
+            self._cell = None
+            self._history_cell = None
+
+    def handle_data(self, data):
+        if self._in_caption and self._grid is not None:
+            self._grid.caption += data
+        elif self._cell is not None:
+            self._cell.text += data
+        elif self._history_cell is not None:
+            self._history_cell[0] += data
+        if self._pre:
+            self.happened += data
+        if self._section:
+            self.texts[self._section] = self.texts.get(self._section, "") + data
+
+
+def parse(dom: str) -> SheetParser:
+    parser = SheetParser()
+    parser.feed(dom)
+    parser.close()
+    return parser
+
+
+def cell_rows(grid: Grid) -> list[list[Cell]]:
+    """The grid's five rows of cells (the header row has no td)."""
+    return [row for row in grid.rows if row]
+
+
+def by_cell(grids: list[Grid], which: str) -> dict[str, Cell]:
+    """Cell name (``Rv1``) -> the td that shows it, in the own or known grids."""
+    chosen = [g for g in grids if which in g.classes]
+    cells = {}
+    for colour, grid in zip(COLOURS, chosen):
+        for letter, row in zip(LETTERS, cell_rows(grid)):
+            for number, cell in enumerate(row, 1):
+                cells[f"{colour}{letter}{number}"] = cell
+    return cells
+
+
+def text_codes(plain: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The codes of both spaces in the plain-text sheet's grids."""
+    lines = [line.split() for line in plain.split("== The spaces ==", 1)[1].splitlines()
+             if re.match(r"^    [vwxyz]  ", line)]
+    assert len(lines) == 25, lines
+    own, known = {}, {}
+    for n, tokens in enumerate(lines):
+        colour, letter = COLOURS[n // 5], LETTERS[n % 5]
+        assert len(tokens) == 12 and tokens[0] == tokens[6] == letter, tokens
+        for number in range(1, 6):
+            own[f"{colour}{letter}{number}"] = tokens[number]
+            known[f"{colour}{letter}{number}"] = tokens[6 + number]
+    return own, known
+
+
+@pytest.fixture(scope="module")
+def dom(chromium, page) -> SheetParser:
+    dumped = chromium.dump_dom(page, *DESKTOP)
+    (page.parent / "turn-sheet.dom.html").write_text(dumped, encoding="utf-8")
+    return parse(dumped)
+
+
+def test_the_delivered_html_part_carries_the_real_token(delivered):
+    assert "@@GM-SECRET" not in delivered.html and "*" * 16 not in delivered.html
+    assert f"<code>password {delivered.token}</code>" in delivered.html
+
+
+def test_ten_grids_of_five_rows_of_five_cells(dom):
+    assert len(dom.grids) == 10
+    own = [g for g in dom.grids if "own" in g.classes]
+    known = [g for g in dom.grids if "known" in g.classes]
+    assert len(own) == len(known) == 5
+    names = ["Red", "Orange", "Yellow", "Green", "Blue"]
+    assert [g.caption.split(" · ")[0] for g in own] == names == [g.caption.split(" · ")[0] for g in known]
+    assert all(g.caption.endswith("yours") for g in own)
+    assert all(g.caption.endswith("theirs") for g in known)
+    for grid in dom.grids:
+        rows = cell_rows(grid)
+        assert len(rows) == 5 and all(len(row) == 5 for row in rows), grid.caption
+        assert all(cell.css and cell.title for row in rows for cell in row), grid.caption
+
+
+def test_cells_show_what_the_game_implies(dom):
+    own, known = by_cell(dom.grids, "own"), by_cell(dom.grids, "known")
+    assert len(own) == len(known) == 125
+    for name, (css, code) in OWN.items():
+        assert (own[name].css, own[name].text.strip()) == (css, code), name
+    for name, cell in known.items():
+        css, code = KNOWN.get(name, ("unknown", ""))
+        assert (cell.css, cell.text.strip()) == (css, code), name
+    assert own["Rv1"].title == "DS, destroyed"
+    assert own["Yz1"].title == "MD, fired missile"
+    assert known["Ox3"].title == "MD, undamaged when last reported"
+    assert known["Ov3"].title == "missile explosion"
+    assert known["Gz1"].title == "HS, destroyed"
+    assert known["Rz5"].title == "miss: no ship"
+
+
+def code_shape(code: str) -> str:
+    """A cell's code with the ship label generalised: ``FS2*`` -> ``KC*``."""
+    return re.sub(r"^[a-z]{2}\d*", "kc", re.sub(r"^[A-Z]{2}\d*", "KC", code))
+
+
+def test_grids_agree_with_the_plain_text_part(dom, delivered):
+    """The same code in both alternatives for all 250 cells, and one CSS
+    class for each kind of code (and the other way round)."""
+    own_text, known_text = text_codes(delivered.text)
+    for which, codes in (("own", own_text), ("known", known_text)):
+        cells = by_cell(dom.grids, which)
+        classes_of: dict[str, set[str]] = {}
+        shapes_of: dict[str, set[str]] = {}
+        for name, code in codes.items():
+            assert (cells[name].text.strip() or ".") == code, (which, name)
+            classes_of.setdefault(code_shape(code), set()).add(cells[name].css)
+            shapes_of.setdefault(cells[name].css, set()).add(code_shape(code))
+        assert all(len(v) == 1 for v in classes_of.values()), classes_of
+        assert all(len(v) == 1 for v in shapes_of.values()), shapes_of
+
+
+def test_sections_what_happened_orders_spaces_next(dom, delivered):
+    assert {"happened", "history", "spaces", "next"} <= dom.ids
+    assert "outcome" not in dom.ids
+    happened = " ".join(dom.happened.split())
+    for line in ["you strike Rz5: miss", "you strike Ov3: explosion (missile explosion: Ov3 Ow3)",
+                 "Their heavy scout HS is destroyed: Gz1 Gz2", "you scan Bv5: undamaged",
+                 "Your light scout LS is destroyed: Ox3", "flashcube data from them: Ox3 MD undamaged."]:
+        assert line in happened
+    rows = {row[0][0]: row for row in dom.history if len(row) == 2}
+    assert rows["mYz1"][1][0] == "missile launched from Yz1 (MD)"
+    assert rows["sBz1"][1][0].startswith("REJECTED: only 1 scan allowed this turn")
+    assert "color:#b00" in rows["sBz1"][1][1] and "color" not in rows["Yx3"][1][1]
+    assert [row[0][0] for row in dom.history] == ORDERS_ALICE.split()
+    assert "7 conventional strikes" in dom.texts["next"]
+    assert f"password {delivered.token}" in dom.texts["next"]
+
+
+# --- screenshots -----------------------------------------------------------------
+
+EXPECTED_CELLS = {"ship": 17, "destroyed": 2, "missile": 2, "fired": 1, "unknown": 100, "scan-ship": 1,
+                  "hit": 3, "explosion": 1, "revealed": 1, "revealed-destroyed": 2}
+"""How many cells of each colour Alice's sheet has (at least)."""
+
+
+@pytest.mark.parametrize("name, size", [("desktop", DESKTOP), ("phone", PHONE)])
+def test_screenshots_show_the_grids_in_their_colours(chromium, page, name, size):
+    width, height = size
+    shot = chromium.screenshot(page, page.parent / f"turn-sheet-{name}-{width}.png", width, height)
+    assert shot.stat().st_size > 10_000
+    image = read_png(shot.read_bytes())
+    assert (image.width, image.height) == size
+    counts = image.colours()
+    white = counts[(255, 255, 255)]
+    assert white < width * height * 0.97, "the screenshot is (nearly) blank"
+    assert len(counts) > 50, "too few colours for text and coloured grids"
+    for css, cells in EXPECTED_CELLS.items():
+        seen = counts[hex_colour(PALETTE[css])]
+        assert seen >= cells * CELL_PIXELS, f"{css} {PALETTE[css]}: {seen} pixels, expected {cells} cells' worth"
+
+
+# --- a narrow window ----------------------------------------------------------------
+
+@pytest.mark.parametrize("width", [1024, 390, 320])
+def test_grids_wrap_instead_of_scrolling_sideways(chromium, delivered, outdir, width):
+    frame = outdir / f"measure-{width}.html"
+    frame.write_text(measuring_page(delivered.html, width), encoding="utf-8")
+    layout = measured(chromium.dump_dom(frame, 1100, 1000))
+    assert layout["innerWidth"] == layout["clientWidth"] == width, layout
+    assert layout["scrollWidth"] <= width + 2, f"scrolls sideways at {width}px: {layout['overflowing']}"
+    assert layout["overflowing"] == []
+    assert len(layout["colours"]) == 5
+    cell_width, cell_height = layout["smallestCell"]
+    assert cell_width >= 24 and cell_height >= 18, f"grid cells squeezed to {cell_width}x{cell_height}px"
+    for colour in layout["colours"]:
+        for left, top, right, bottom in colour.values():
+            assert 0 <= left and right <= width and bottom > top
+    if width >= 1024:  # room for a colour's two grids side by side
+        assert all(abs(c["own"][1] - c["known"][1]) < 1 and c["known"][0] > c["own"][2] for c in layout["colours"])
+    else:  # either side by side, or the known grid wrapped below its own
+        for c in layout["colours"]:
+            assert abs(c["own"][1] - c["known"][1]) < 1 or c["known"][1] >= c["own"][3], c
