@@ -63,6 +63,15 @@ def test_a_whole_game_by_mail_then_replay_and_export(tmp_path):
             assert "Player 1 wins." in world.bob.latest_text()
             assert "Player 2 has no ships left [2.3.1]." in final
             assert "You have no ships left [2.3.1]." in world.bob.latest_text()
+            (attachment,) = list(world.alice.latest().iter_attachments())
+            assert attachment.get_filename() == "game-g1.mbox"
+            mbox_path = tmp_path / "attached.mbox"
+            mbox_path.write_bytes(attachment.get_content())
+            attached = mailbox.mbox(str(mbox_path))
+            subjects = [str(m["Subject"]) for m in attached]
+            assert subjects[0] == "[gm g1] created" and "Turn 2 results" in " ".join(subjects)
+            assert not any("the game is over" in s for s in subjects)  # up to the last orders
+            assert b"@@GM-SECRET" not in mbox_path.read_bytes()
             archive = world.daemon.store.games_dir / "g1"
         count, differences = verify_replay(str(archive))
         assert differences == [] and count == len(list((archive / "cur").iterdir())) - 9
