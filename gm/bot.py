@@ -22,20 +22,25 @@ STANDARD_CHOICES = (
 
 
 @lru_cache(maxsize=None)
-def _placements(type: ShipType, geometry: Geometry) -> list[frozenset[Cell]]:
-    return placements(type, geometry)
+def _placements(type: ShipType, geometry: Geometry, cube_only: bool = False) -> list[frozenset[Cell]]:
+    found = placements(type, geometry)
+    if type is ShipType.DS and cube_only:
+        found = [p for p in found if geometry.is_box(p, (2, 2, 2))]
+    return found
 
 
 def random_setup(rng: random.Random, ruleset: Ruleset = DEFAULT, types: list[ShipType] | None = None) -> list[Placement]:
     """Setup lines for a random legal fleet: the standard fleet [3.7] unless
     ``types`` says which ships to place."""
     if types is None:
-        types = [rng.choice(group) for group in STANDARD_CHOICES]
+        from .fleet import EARLY_FLEET
+
+        types = [rng.choice(group) for group in (EARLY_FLEET if ruleset.early else STANDARD_CHOICES)]
     while True:
         used = 0
         lines = []
         for type in types:
-            options = [p for p in _placements(type, ruleset.geometry) if not _mask(p) & used]
+            options = [p for p in _placements(type, ruleset.geometry, ruleset.cube_death_star) if not _mask(p) & used]
             if not options:
                 break
             cells = rng.choice(options)
@@ -68,6 +73,10 @@ def random_orders(state: GameState, player: int, rng: random.Random, eagerness: 
     orders: list[Order] = []
     several_beams = len(entitled.beam_directions) > 1
     for index, directions in entitled.beam_directions.items():
+        if state.ruleset.early:
+            if rng.random() < eagerness:
+                orders.append(_early_beam(fleet.ships[index], geometry, rng))
+            continue
         if rng.random() < eagerness:
             direction = rng.choice(sorted(directions))
             if rng.random() < 0.5:
@@ -90,13 +99,28 @@ def random_orders(state: GameState, player: int, rng: random.Random, eagerness: 
         if rng.random() < eagerness:
             orders.append(Kamikaze(rng.choice(cells_of(side.undamaged(fleet.ships[index])))))
             extra_strikes += 1
-    for _ in range(entitled.scans):
+    for _ in range(entitled.scans if state.ruleset.scans else 0):
         if rng.random() < eagerness:
             orders.append(Scan(rng.choice(ALL_CELLS)))
     strikes = sum(rng.random() < eagerness for _ in range(entitled.conventional)) + extra_strikes
     for _ in range(strikes):
         orders.insert(rng.randrange(len(orders) + 1), Strike(rng.choice(ALL_CELLS)))
     return orders
+
+
+def _early_beam(ship, geometry: Geometry, rng: random.Random) -> Beam:
+    """A five-cell line through the death star [early 6.1.3]."""
+    through = rng.choice(ship.cells)
+    axis = rng.randrange(3)
+    x, y, z = geometry.position(through)
+    ends = []
+    for value in (0, 4):
+        position = [x, y, z]
+        position[axis] = value
+        ends.append(geometry.at(*position))
+    if rng.random() < 0.5:
+        ends.reverse()
+    return Beam(ends[0], ends[1])
 
 
 def _shortest_selector(cell: Cell, unfired: list[Cell], rng: random.Random) -> MissileSelector:

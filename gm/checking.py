@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Sequence, Union
 
 from .geometry import Cell, Geometry, cells_of
+from .ruleset import DEFAULT, Ruleset
 from .orders import Beam, Kamikaze, Missile, Order, Scan, Strike
 from .ships import ShipType
 from .state import Entitlement, Side
@@ -65,7 +66,7 @@ class OrderCheck:
         return any(not isinstance(o.order, Scan) for o in self.accepted)
 
 
-def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], geometry: Geometry) -> OrderCheck:
+def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], ruleset: Ruleset = DEFAULT) -> OrderCheck:
     """Accept or reject each of ``orders`` for ``side`` in the coming turn.
 
     Beams, missile and kamikaze launches and scans are checked in the order
@@ -75,20 +76,25 @@ def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], 
     missile launch and kamikaze launch accepted [4.4.1], [11.5.3], [11.5.5];
     strikes beyond that are rejected from the end of the list.
     """
+    geometry = ruleset.geometry
     outcomes: dict[int, Outcome] = {}
     fired_beams: set[int] = set()
     launched_missiles: set[int] = set()
     launched_kamikazes: set[int] = set()
     scans = 0
     for position, order in enumerate(orders):
-        if isinstance(order, Beam):
+        if isinstance(order, Beam) and ruleset.early:
+            outcomes[position] = _check_early_beam(order, side, entitlement, geometry, fired_beams)
+        elif isinstance(order, Beam):
             outcomes[position] = _check_beam(order, side, entitlement, geometry, fired_beams)
         elif isinstance(order, Missile):
             outcomes[position] = _check_missile(order, side, launched_missiles)
         elif isinstance(order, Kamikaze):
             outcomes[position] = _check_kamikaze(order, side, entitlement, launched_kamikazes)
         elif isinstance(order, Scan):
-            if entitlement.scans == 0:
+            if not ruleset.scans:
+                outcomes[position] = Rejected(order, "there are no scans in the early rules [early 4]")
+            elif entitlement.scans == 0:
                 outcomes[position] = Rejected(order, "you have no undestroyed scanner [8.3], [8.3.2]")
             elif scans >= entitlement.scans:
                 outcomes[position] = Rejected(order, f"only {entitlement.scans} scan{'s' * (entitlement.scans > 1)} allowed this turn [8.3.1]")
@@ -167,6 +173,35 @@ def _check_beam(order: Beam, side: Side, entitlement: Entitlement, geometry: Geo
     fired.add(index)
     line = " ".join(map(str, targets))
     return Accepted(order, targets, index, executed=f"beam from {fleet.ships[index].label} on {line}")
+
+
+def _check_early_beam(order: Beam, side: Side, entitlement: Entitlement, geometry: Geometry, fired: set[int]) -> Outcome:
+    """[early 6.1.3]: an undamaged death star fires on five adjacent cells in
+    a straight line, whose cells in the firing player's own space intersect
+    the death star."""
+    targets = geometry.line_of_five(order.start, order.end)
+    if targets is None:
+        return Rejected(order, f"the end cells {order.start} and {order.end} are not the ends of five adjacent cells in a straight line [early 6.1.3.2]")
+    fleet = side.fleet
+    candidates = [i for i, s in enumerate(fleet.ships) if s.type.beam]
+    if order.ship is not None:
+        candidates = [i for i in candidates if fleet.ships[i].type is order.ship.type and fleet.ships[i].identity in (order.ship.identity, None)]
+    if not candidates:
+        return Rejected(order, "you have no death star [early 6.1.3]")
+    line_mask = sum(c.bit for c in targets)
+    why = []
+    for index in candidates:
+        ship = fleet.ships[index]
+        if index not in entitlement.beam_directions:
+            why.append(f"only an undamaged death star fires its beam, and {ship.label} is damaged [early 6.1.3]")
+        elif index in fired:
+            why.append(f"{ship.label} has already fired its beam this turn [early 6.1.3]")
+        elif not ship.mask & line_mask:
+            why.append(f"the line {order.start}-{order.end} does not pass through your death star in your own space [early 6.1.3.3]")
+        else:
+            fired.add(index)
+            return Accepted(order, targets, index, executed=f"beam from {ship.label} on {' '.join(map(str, targets))}")
+    return Rejected(order, "; ".join(why))
 
 
 def _check_missile(order: Missile, side: Side, launched: set[int]) -> Outcome:

@@ -25,6 +25,34 @@ STANDARD_FLEET: tuple[tuple[ShipType, ...], ...] = (
 )
 """The standard fleet [3.7]: one ship of each group."""
 
+EARLY_FLEET: tuple[tuple[ShipType, ...], ...] = (
+    (ShipType.DS,), (ShipType.KC,), (ShipType.FS,), (ShipType.MD,), (ShipType.HF,),
+)
+"""The early rules' fleet [early 3.3]: one of each."""
+EARLY_TYPES = frozenset(t for group in EARLY_FLEET for t in group)
+GUNBOATS = frozenset({ShipType.AG, ShipType.LG})
+
+
+def composition_table(cells: int, table: str) -> list[tuple[ShipType, ...]]:
+    """The ships carried-over resources must be built into, by the
+    explanation's tables [explanation 6.3.1], [6.3.2]: each entry a group of
+    types of which one ship is built. For 9 or more cells one of the largest
+    kind is built and the rest starts over."""
+    fs_or_pc = (ShipType.FS, ShipType.PC)
+    small = {
+        1: [(ShipType.LG,)], 2: [(ShipType.AG,)], 3: [(ShipType.MD,)], 4: [fs_or_pc],
+        5: [fs_or_pc, (ShipType.LG,)], 6: [(ShipType.KC,)], 7: [fs_or_pc, (ShipType.MD,)],
+        8: [(ShipType.KC,), (ShipType.AG,)] if table == "one" else [(ShipType.DS,)],
+    }
+    groups: list[tuple[ShipType, ...]] = []
+    largest = (ShipType.KC, 6) if table == "one" else (ShipType.DS, 8)
+    while cells >= 9:
+        groups.append((largest[0],))
+        cells -= largest[1]
+    if cells:
+        groups += small[cells]
+    return groups
+
 
 @dataclass(frozen=True)
 class SetupProblem:
@@ -112,11 +140,15 @@ def build_fleet(placements: Iterable[Placement], ruleset: Ruleset = DEFAULT, add
         repeated = sorted({c for c in cells if cells.count(c) > 1})
         if repeated:
             problems.append(SetupProblem(line, f"{' '.join(map(str, repeated))} named twice"))
-        problem = shape_problem(placement.type, cells, geometry)
+        problem = shape_problem(placement.type, cells, geometry, ruleset.cube_death_star)
         if problem:
             problems.append(SetupProblem(line, problem))
         if ruleset.allowed_types is not None and placement.type not in ruleset.allowed_types:
             problems.append(SetupProblem(line, f"{placement.type.title}s are not allowed in this game [3.7.1]"))
+        elif ruleset.early and placement.type not in EARLY_TYPES and not (ruleset.composition and placement.type in GUNBOATS):
+            problems.append(SetupProblem(line, f"the early rules have no {placement.type.title}s [early 3.3], [early 6]"))
+        elif not ruleset.early and placement.type is ShipType.HF:
+            problems.append(SetupProblem(line, "heavy fighters belong to the early rules (variant early) [early 6.5]"))
         for cell in dict.fromkeys(cells):
             if cell in owner:
                 problems.append(SetupProblem(line, f"{cell} is also in ship {owner[cell] + 1}: ships may not intersect [3.4]"))
@@ -165,27 +197,52 @@ def _identities(placements: list[Placement]) -> tuple[list[int | None], list[Set
     return result, problems
 
 
-def _composition_problems(types: list[ShipType], ruleset: Ruleset, additional_cost: int) -> list[SetupProblem]:
+def _composition_problems(types: list[ShipType], ruleset: Ruleset, additional: int) -> list[SetupProblem]:
+    """Whether the ships make the ruleset's fleet, plus ``additional`` carried
+    over from the last game of a match: a cost [10.3], or a number of cells
+    in the early rules [early 7.2]."""
     cost = sum(t.cost for t in types)
     if ruleset.fleet_cost is not None:
-        target = ruleset.fleet_cost + additional_cost
+        target = ruleset.fleet_cost + additional
         if cost != target:
             return [SetupProblem(None, f"the ships cost {cost} in all; this game's fleet costs {target} [3.7.1]")]
         return []
     problems = []
     remaining = Counter(types)
-    for group in STANDARD_FLEET:
+    fleet, clause = (EARLY_FLEET, "early 3.3") if ruleset.early else (STANDARD_FLEET, "3.7")
+    for group in fleet:
         choice = next((t for t in group if remaining[t]), None)
         if choice is None:
             names = " or ".join(f"a {t.title}" for t in group)
-            problems.append(SetupProblem(None, f"the fleet needs {names} [3.7]"))
+            problems.append(SetupProblem(None, f"the fleet needs {names} [{clause}]"))
         else:
             remaining[choice] -= 1
-    extra = sum(t.cost * n for t, n in remaining.items())
-    if not problems and extra != additional_cost:
-        spare = " ".join(ship_label(t, None) for t, n in sorted(remaining.items(), key=lambda i: i[0].cost) for _ in range(n))
-        if additional_cost == 0:
-            problems.append(SetupProblem(None, f"the standard fleet has one ship of each kind; {spare} are too many [3.6], [3.7]"))
+    remaining = +remaining
+    if problems:
+        return problems
+    measure = (lambda t: t.size) if ruleset.carried_in_cells else (lambda t: t.cost)
+    extra = sum(measure(t) * n for t, n in remaining.items())
+    spare = " ".join(ship_label(t, None) for t, n in sorted(remaining.items(), key=lambda i: i[0].cost) for _ in range(n))
+    if extra != additional:
+        if additional == 0:
+            problems.append(SetupProblem(None, f"the fleet has one ship of each kind; {spare} {'is' if len(spare.split()) == 1 else 'are'} too many [3.6], [{clause}]"))
+        elif ruleset.carried_in_cells:
+            problems.append(SetupProblem(None, f"the additional ships hold {extra} cells, not the {additional} carried over [early 7.2]"))
         else:
-            problems.append(SetupProblem(None, f"the additional ships cost {extra}, not the {additional_cost} carried over [10.3]"))
+            problems.append(SetupProblem(None, f"the additional ships cost {extra}, not the {additional} carried over [10.3]"))
+    elif ruleset.composition and additional:
+        wanted = composition_table(additional, ruleset.composition)
+        left = Counter(remaining)
+        for group in wanted:
+            choice = next((t for t in group if left[t]), None)
+            if choice is None:
+                break
+            left[choice] -= 1
+        else:
+            if not +left:
+                return problems
+        table = " + ".join("/".join(t.code for t in group) for group in wanted)
+        problems.append(SetupProblem(
+            None, f"carried-over resources of {additional} must be built as {table} by the "
+                  f"'{ruleset.composition} death star{'s' * (ruleset.composition == 'many')}' table, not {spare} [explanation 6.3]"))
     return problems

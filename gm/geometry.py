@@ -247,6 +247,19 @@ class Geometry:
         middle = self._step[start.index, step]
         return (start, middle, end)
 
+    def line_of_five(self, start: Cell, end: Cell) -> tuple[Cell, ...] | None:
+        """The five adjacent cells of a straight line from ``start`` to ``end``,
+        which must be four face steps apart (the early rules' beam), or None."""
+        pa, pb = self._position[start.index], self._position[end.index]
+        delta = tuple(b - a for a, b in zip(pa, pb))
+        if sorted(map(abs, delta)) != [0, 0, 4]:
+            return None
+        step = tuple(v // 4 for v in delta)
+        cells = [start]
+        for _ in range(4):
+            cells.append(self._step[cells[-1].index, step])  # type: ignore[index]
+        return tuple(cells)
+
     def box(self, a: Cell, b: Cell) -> list[Cell]:
         """Every cell of the box with opposite corners ``a`` and ``b``."""
         pa, pb = self._position[a.index], self._position[b.index]

@@ -56,7 +56,7 @@ def known_mark(cell: KnownCell) -> Mark:
         return Mark(cell.ship, "revealed", f"{cell.ship}, undamaged when last reported")
     if cell.kamikaze:
         return Mark("k", "kamikaze", "kamikaze launched from here")
-    if "explosion" in cell.strikes:
+    if cell.exploded:
         return Mark("*", "explosion", "missile explosion")
     if cell.destroyed and cell.strikes:
         return Mark("X", "hit", "hit")

@@ -62,6 +62,8 @@ class KnownCell:
     """Known to hold no ship."""
     kamikaze: bool = False
     """The opponent launched a kamikaze strike from here [5.4]."""
+    exploded: bool = False
+    """A missile explosion was announced here [8.1.4.2]."""
 
     @property
     def occupied(self) -> bool | None:
@@ -87,6 +89,7 @@ def opponent_space(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell
                     cell.destroyed = True
                 for exploded in a.explosions:
                     known[exploded].destroyed = True
+                    known[exploded].exploded = True
             elif a.by == player and a.kind == "scan":
                 cell = known[a.cell]
                 cell.scan = a.result.value  # type: ignore[union-attr]

@@ -321,7 +321,7 @@ _SLIPS = [
     (re.compile(r"^([vwxyz])([1-5])$"), lambda m: f"{m[0]} is missing its colour (R O Y G B) [11.4]"),
 ]
 _GLUED = re.compile(r"([bks]?[ROYGB][vwxyz][1-5]|m[ROYGB]?[vwxyz]?[1-5]?)([bmks]?[ROYGB][vwxyz][1-5])+")
-_SHIP = re.compile(r"(DS|KC|FS|PC|MD|HS|LS|AG|LG)([1-9][0-9]{0,2})?")
+_SHIP = re.compile(r"(DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)([1-9][0-9]{0,2})?")
 _BARE = {
     "b": "a beam names both end cells, such as bRv1Rx1 [11.5.2]",
     "m": "a missile launch is m plus one to three coordinates of the missile, such as mRv2 or m2 [11.5.3]",

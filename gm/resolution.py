@@ -36,10 +36,9 @@ def resolve_turn(state: GameState, orders1: list[Order], orders2: list[Order]) -
     and return the next state with the report of the turn."""
     if state.result is not None:
         raise GameOverError(f"the game ended after turn {state.result.ended_after_turn} [2.3]")
-    geometry = state.ruleset.geometry
     checks = (
-        check_orders(state.sides[0], state.entitlement(1), orders1, geometry),
-        check_orders(state.sides[1], state.entitlement(2), orders2, geometry),
+        check_orders(state.sides[0], state.entitlement(1), orders1, state.ruleset),
+        check_orders(state.sides[1], state.entitlement(2), orders2, state.ruleset),
     )
     return _Turn(state, checks).resolve()
 
@@ -59,7 +58,16 @@ class _Turn:
     def __init__(self, state: GameState, checks: tuple[OrderCheck, OrderCheck]):
         self.state = state
         self.checks = checks
+        self.ruleset = state.ruleset
         self.geometry = state.ruleset.geometry
+        self.early = state.ruleset.destroy_at_end_of_turn
+        self.start = [side.destroyed for side in state.sides]
+        """Destroyed cells at the start of the turn [2.4]."""
+        self.pending = [0, 0]
+        """Cells to be destroyed at the end of the turn (early rules [early 5.1.3])."""
+        self.kamikaze_cells = [0, 0]
+        self.exploded = [0, 0]
+        """Cells destroyed by explosions this turn, not counting the targets."""
         self.fleets = (state.sides[0].fleet, state.sides[1].fleet)
         self.destroyed = [side.destroyed for side in state.sides]
         self.fired = [side.fired for side in state.sides]
@@ -72,11 +80,16 @@ class _Turn:
 
     def resolve(self) -> tuple[GameState, TurnReport]:
         state = self.state
-        # Ruling a: own-action effects before anything is revealed.
+        # Ruling a: own-action effects before anything is revealed. In the
+        # early rules the kamikaze cell is destroyed at the end of the turn.
         for p in (0, 1):
             for accepted in self.checks[p].accepted:
                 if isinstance(accepted.order, Kamikaze):
-                    self.destroyed[p] |= accepted.cells[0].bit  # [4.5.3]
+                    self.kamikaze_cells[p] |= accepted.cells[0].bit
+                    if self.early:
+                        self.pending[p] |= accepted.cells[0].bit  # [early 4.4.3]
+                    else:
+                        self.destroyed[p] |= accepted.cells[0].bit  # [4.5.3]
                 elif isinstance(accepted.order, Missile):
                     self.fired[p] |= accepted.cells[0].bit  # [8.1.3.2]
         # [8.1.4] which cells are still unfired missiles just after the reveal.
@@ -84,6 +97,8 @@ class _Turn:
         first = state.initially_active - 1
         for active in (first, 1 - first):
             self._announce_actions(active)
+        for p in (0, 1):
+            self.destroyed[p] |= self.pending[p]  # the end of the turn [early 5.1.3]
         sides = tuple(
             Side(
                 fleet=self.fleets[p],
@@ -91,6 +106,7 @@ class _Turn:
                 fired=self.fired[p],
                 burnt_out=frozenset(self.burnt[p]),
                 lost_last_turn=bin(self.destroyed[p] & ~state.sides[p].destroyed).count("1"),
+                hits=state.sides[p].hits + self._hits(p + 1),
             )
             for p in (0, 1)
         )
@@ -135,18 +151,25 @@ class _Turn:
                 self._add(Announcement(by, "kamikaze", launch, None), active, [launch])
 
     def _strike(self, passive: int, target: Cell) -> tuple[Result, tuple[Cell, ...]]:
-        """A strike on the passive player's cell [5.2], with explosions [8.1.4]."""
+        """A strike on the passive player's cell [5.2], with explosions [8.1.4].
+        Under the early rules a duplicate hit is judged against the start of
+        the turn and the destruction waits for its end [early 5.1.3], [early 5.1.4]."""
         fleet = self.fleets[passive]
         index = fleet.ship_at[target.index]
         if index < 0:
             return Result.MISS, ()  # [5.2.2]
-        if self.destroyed[passive] & target.bit:
+        judged = self.start[passive] if self.early else self.destroyed[passive]
+        if judged & target.bit:
             return Result.DUPLICATE, ()  # [5.2.4]
-        self.destroyed[passive] |= target.bit  # [5.2.3]
+        into = self.pending if self.early else self.destroyed
+        into[passive] |= target.bit  # [5.2.3]
         if self.live_missiles[passive] & target.bit:
             ship = fleet.ships[index]
-            blast = self.geometry.adjacent_mask(target) & ship.mask & ~self.destroyed[passive]
-            self.destroyed[passive] |= blast  # [8.1.4.1]
+            blast = self.geometry.adjacent_mask(target) & ship.mask & ~judged & ~target.bit
+            if not self.early:
+                blast &= ~self.destroyed[passive]
+            into[passive] |= blast  # [8.1.4.1]
+            self.exploded[passive] |= blast
             return Result.EXPLOSION, (target, *cells_of(blast))
         return Result.HIT, ()
 
@@ -159,7 +182,11 @@ class _Turn:
     def _add(self, announcement: Announcement, owner: int, touched: list[Cell]) -> None:
         """Record an announcement with the destructions it reveals [11.7.3]:
         ``touched`` are the cells this announcement destroyed (a kamikaze
-        death's launch cell counts: it was destroyed just before the reveal)."""
+        death's launch cell counts: it was destroyed just before the reveal).
+        The early rules report no destructions."""
+        if not self.ruleset.destruction_reports:
+            self.announcements.append(announcement)
+            return
         fleet = self.fleets[owner]
         destroyed = []
         for cell in touched:
@@ -191,6 +218,8 @@ class _Turn:
 
     def _maybe_burn_out(self, active: int, ship: int | None, targets: tuple[Cell, ...], results: list[Result]) -> None:
         """[8.2.4] (ruling d): a diagonal beam whose two end cells both hit burns out."""
+        if self.early:
+            return  # no burn-out in the early rules
         direction = self.geometry.direction(targets[0], targets[1])
         if direction is None or is_axis(direction) or ship is None:
             return
@@ -209,9 +238,38 @@ class _Turn:
                 reasons.append(f"player {p + 1} has no ships left [2.3.1]")
         for p in (0, 1):
             entitled = self.state.entitlement(p + 1)
-            if entitled.only_kamikaze_and_scans and not self.checks[p].actions_other_than_scans:
+            if self.early:
+                if entitled.only_kamikaze_and_scans and not self.checks[p].accepted:
+                    reasons.append(f"player {p + 1} could do nothing but kamikaze strikes, and recorded no action [early 2.3.2]")
+            elif entitled.only_kamikaze_and_scans and not self.checks[p].actions_other_than_scans:
                 reasons.append(f"player {p + 1} could do nothing but kamikaze strikes and scans, and recorded no action but scans [2.3.2]")
         if not reasons:
             return None
-        scores = (sides[0].remaining_materiel, sides[1].remaining_materiel)
-        return GameResult(turn, "; ".join(reasons), scores)  # type: ignore[arg-type]
+        if self.ruleset.scoring_by_hits:
+            scores = (sides[0].hits, sides[1].hits)  # [explanation 6.2]
+        else:
+            scores = (sides[0].remaining_materiel, sides[1].remaining_materiel)
+        tiebreak = None
+        if self.ruleset.hypothetical_hits and scores[0] == scores[1]:
+            tiebreak = (self._hits(1, hypothetical=True), self._hits(2, hypothetical=True))  # [explanation 6.1]
+        return GameResult(turn, "; ".join(reasons), scores, tiebreak)  # type: ignore[arg-type]
+
+    def _hits(self, by: int, hypothetical: bool = False) -> int:
+        """This turn's hits by player ``by``. Scoring by hits [explanation 6.2]
+        adds strikes on cells that launched kamikaze strikes or were destroyed
+        by exploding missiles in the same turn; hypothetical hits [6.1] count
+        as if the enemy had launched no kamikaze strikes."""
+        passive = 2 - by
+        extra = self.kamikaze_cells[passive] if hypothetical else self.kamikaze_cells[passive] | self.exploded[passive]
+        hits = 0
+        counted = 0
+        for a in self.announcements:
+            if a.by != by or a.kind not in ("strike", "beam"):
+                continue
+            if a.result in (Result.HIT, Result.EXPLOSION):
+                hits += 1
+            elif a.result is Result.DUPLICATE and extra & a.cell.bit and not counted & a.cell.bit:
+                hits += 1
+                if hypothetical:  # a second strike there would have been a duplicate anyway
+                    counted |= a.cell.bit
+        return hits

@@ -26,6 +26,8 @@ class ShipType(Enum):
     LS = ("light scout", 1, 3, "6.8")
     AG = ("assault gunboat", 2, 2, "6.9")
     LG = ("light gunboat", 1, 1, "6.10")
+    HF = ("heavy fighter", 2, 2, "early 6.5")
+    """Only in the early rules: two adjacent cells [early 6.5]."""
 
     def __init__(self, title: str, size: int, cost: int, clause: str):
         self.title = title
@@ -85,11 +87,14 @@ class Ship:
         return " ".join([self.label, *map(str, self.cells)])
 
 
-def shape_problem(type: ShipType, cells: Iterable[Cell], geometry: Geometry) -> str | None:
-    """Why these cells cannot form a ship of this type, or None if they can [3.5]."""
+def shape_problem(type: ShipType, cells: Iterable[Cell], geometry: Geometry, cube_death_star: bool = False) -> str | None:
+    """Why these cells cannot form a ship of this type, or None if they can [3.5].
+    ``cube_death_star``: the early rules' death star, a 2x2x2 cube only [early 6.1.1]."""
     cells = sorted(set(cells))
     if len(cells) != type.size:
         return f"a {type.title} has {type.size} cell{'s' * (type.size > 1)}, not {len(cells)} [{type.clause}]"
+    if type is ShipType.DS and cube_death_star:
+        return None if geometry.is_box(cells, (2, 2, 2)) else "a death star is a 2x2x2 cube of cells [early 6.1.1]"
     if type is ShipType.DS:
         return _death_star_problem(cells, geometry)
     boxes = {
@@ -99,6 +104,7 @@ def shape_problem(type: ShipType, cells: Iterable[Cell], geometry: Geometry) -> 
         ShipType.MD: ((1, 1, 3), "a straight line of adjacent cells [6.6.2]"),
         ShipType.HS: ((1, 1, 2), "two adjacent cells [6.7.1]"),
         ShipType.AG: ((1, 1, 2), "two adjacent cells [6.9]"),
+        ShipType.HF: ((1, 1, 2), "two adjacent cells [early 6.5]"),
     }
     if type in boxes:
         sizes, what = boxes[type]
@@ -156,7 +162,7 @@ def _orientations(type: ShipType) -> list[tuple[int, int, int]]:
     base = {
         ShipType.KC: (1, 2, 3), ShipType.FS: (1, 2, 2), ShipType.PC: (1, 1, 4),
         ShipType.MD: (1, 1, 3), ShipType.HS: (1, 1, 2), ShipType.AG: (1, 1, 2),
-        ShipType.LS: (1, 1, 1), ShipType.LG: (1, 1, 1),
+        ShipType.LS: (1, 1, 1), ShipType.LG: (1, 1, 1), ShipType.HF: (1, 1, 2),
     }[type]
     return [p for p in product(*[base] * 3) if sorted(p) == sorted(base)]
 

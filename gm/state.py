@@ -30,6 +30,8 @@ class Side:
     """Indices of ships whose beam weapon has burnt out [8.4]."""
     lost_last_turn: int = 0
     """How many of this side's cells became destroyed in the previous turn [8.3.1.1]."""
+    hits: int = 0
+    """Hits this side has scored so far, for scoring by hits [explanation 6.2]."""
 
     def undamaged(self, ship: Ship) -> int:
         """Mask of the ship's undamaged cells [3.8]."""
@@ -112,8 +114,12 @@ def firing_directions(undamaged: int, geometry: Geometry) -> frozenset[Vector]:
     return frozenset(found)
 
 
-def entitlement(side: Side, geometry: Geometry, turn: int) -> Entitlement:
-    """What ``side`` may do in turn number ``turn`` (1-based)."""
+AXES = frozenset({(1, 0, 0), (0, 1, 0), (0, 0, 1)})
+
+
+def entitlement(side: Side, ruleset: "Ruleset", turn: int) -> Entitlement:
+    """What ``side`` may do in turn number ``turn`` (1-based), under the ruleset."""
+    geometry = ruleset.geometry
     conventional_by_ship = []
     missile_ships = []
     kamikaze_ships = []
@@ -132,6 +138,12 @@ def entitlement(side: Side, geometry: Geometry, turn: int) -> Entitlement:
         has_missile = bool(ship.mask & unfired)
         if has_missile:
             missile_ships.append(index)
+        if ruleset.early:
+            if not strikes:  # [early 4.4]: missiles do not matter
+                kamikaze_ships.append(index)
+            if ship.type.beam and undamaged == ship.mask:  # [early 6.1.3]: an undamaged death star
+                beams[index] = AXES
+            continue
         if not strikes and not has_missile and ship.type is not ShipType.LS:
             kamikaze_ships.append(index)
         if ship.type.beam and index not in side.burnt_out:
@@ -139,7 +151,7 @@ def entitlement(side: Side, geometry: Geometry, turn: int) -> Entitlement:
             if directions:
                 beams[index] = directions
     scans = 0
-    if side.has_scanner():
+    if ruleset.scans and side.has_scanner():
         scans = 1 if turn == 1 else max(1, side.lost_last_turn)  # [8.3.1.1], [8.3.1.2]
     return Entitlement(
         conventional=sum(conventional_by_ship),
@@ -158,13 +170,18 @@ class GameResult:
     ended_after_turn: int
     reason: str
     scores: tuple[int, int]
-    """Each player's remaining materiel [2.3.3]."""
+    """Each player's score: remaining materiel [2.3.3], or hits under the
+    explanation's scoring by hits [explanation 6.2]."""
+    tiebreak: tuple[int, int] | None = None
+    """Hypothetical hits in the last turn, deciding a draw [explanation 6.1]."""
 
     @property
     def winner(self) -> int | None:
         """Player 1 or 2, or None for a draw [2.3.4]."""
-        a, b = self.scores
-        return None if a == b else (1 if a > b else 2)
+        for a, b in (self.scores, self.tiebreak or (0, 0)):
+            if a != b:
+                return 1 if a > b else 2
+        return None
 
 
 @dataclass(frozen=True)
@@ -188,7 +205,7 @@ class GameState:
     def entitlement(self, player: int) -> Entitlement:
         """What ``player`` (1 or 2) may do in the coming turn."""
         if player not in self._entitlements:
-            self._entitlements[player] = entitlement(self.side(player), self.ruleset.geometry, self.turn)
+            self._entitlements[player] = entitlement(self.side(player), self.ruleset, self.turn)
         return self._entitlements[player]
 
     @property

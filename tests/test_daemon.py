@@ -263,3 +263,34 @@ def test_challenges_are_capped_per_address_per_day(tmp_path):
             await world.settle()
             assert len(world.bob.inbox()) == 3
     run(scenario())
+
+
+def test_a_mail_gm_fails_on_goes_to_the_shunt_and_changes_nothing(tmp_path, monkeypatch):
+    """A bug must not lose the mail, change the game halfway, or block the spool."""
+    from gm.pbem import engine
+
+    real_apply = engine.apply
+
+    def apply(game, event):
+        if "BOOM" in getattr(event, "text", ""):
+            game.pending[1] = ["half-applied"]  # a change made before the failure
+            raise RuntimeError("a bug")
+        return real_apply(game, event)
+
+    monkeypatch.setattr(engine, "apply", apply)
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            before = world.daemon.master.games["g1"].events
+            await world.act(world.alice.reply, "BOOM Rv1")
+            store = world.daemon.store
+            (key,) = store.shunt.keys()
+            assert store.shunt.get_bytes(key).startswith(b"X-GM-Shunt-Reason: gm failed on this mail: RuntimeError: a bug")
+            game = world.daemon.master.games["g1"]
+            assert game.events == before and game.pending == {}
+            assert not [k for k in (store.games_dir / "g1" / "cur").iterdir() if ".in." in k.name and key in k.name]
+            await world.act(world.alice.reply, "Rv1")
+            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1"]
+            assert store.spool.keys() == []
+    run(scenario())

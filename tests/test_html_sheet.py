@@ -45,7 +45,7 @@ OWN = {
 }
 KNOWN = {
     "Rz5": ("miss", "o"),
-    "Ov3": ("explosion", "*"), "Ow3": ("hit", "X"),
+    "Ov3": ("explosion", "*"), "Ow3": ("explosion", "*"),  # destroyed by the explosion: drawn as one
     "Ox3": ("revealed", "MD"),
     "Yx3": ("hit", "X"), "Yy4": ("hit", "X"),
     "Gz1": ("revealed-destroyed", "hs"), "Gz2": ("revealed-destroyed", "hs"),

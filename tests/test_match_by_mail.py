@@ -61,3 +61,24 @@ def test_continued_match_carries_materiel_into_the_next_fleet(tmp_path):
             await alice_wins_a_game(world, TWO_GUNBOATS + "AG Bz4 Bz5\n")
             assert "You win the match." in text(world.alice.latest())
     asyncio.run(scenario())
+
+
+def test_a_game_under_the_early_rules_by_mail(tmp_path):
+    """A variant game made with gm new --variant: its sheets name the rules."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(variant="early+colours=RYGOB")
+            invitation = text(world.alice.latest())
+            assert "Rules: Spaceships, early rules, colours ordered R-Y-G-O-B" in invitation
+            assert "heavy fighter (HF, 2 adjacent cells)" in invitation
+            setup = "DS Rv1 Rv2 Rw1 Rw2 Yv1 Yv2 Yw1 Yw2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Oz1 Oz2 Oz3\nHF Bz4 Bz5\n"
+            await world.act(world.alice.reply, setup)
+            await world.act(world.bob.reply, setup)
+            sheet = text(world.alice.latest())
+            assert "Rules: Spaceships, early rules" in sheet and "five cells in a straight row" in sheet
+            assert "Scans" not in sheet
+            await world.act(world.alice.reply, "bRv1Rz1")
+            await world.act(world.bob.reply, "Gv1 Gv1")
+            sheet = text(world.alice.latest())
+            assert sheet.count("they  strike Gv1: hit") == 2  # both hit: destruction waits for the turn's end
+    asyncio.run(scenario())

@@ -3,6 +3,7 @@ random-but-legal bot (`gm.bot`) and on arbitrary order lists."""
 
 from random import Random
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -13,24 +14,32 @@ from gm.geometry import ALL_CELLS, STANDARD, Cell
 from gm.notation import parse_orders
 from gm.orders import Beam, Kamikaze, Missile, MissileSelector, Scan, ShipRef, Strike
 from gm.resolution import resolve_turn
+from gm.ruleset import ruleset_named
 from gm.ships import Ship, ShipType
 from gm.state import GameState
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
+VARIANTS = ["2.6.1", "early", "2.6.1+colours=RYGOB", "2.6.1+scoring-by-hits+hypothetical-hits",
+            "early+scoring-by-hits+hypothetical-hits"]
+"""The hidden-information and soundness properties hold under every ruleset."""
+variants = pytest.mark.parametrize("variant", VARIANTS)
 
-def play(seed: int, max_turns: int = 3000, eagerness: float = 0.8) -> Game:
+
+def play(seed: int, max_turns: int = 3000, eagerness: float = 0.8, variant: str = "2.6.1") -> Game:
     rng = Random(seed)
-    game = Game(random_fleet(rng), random_fleet(rng))
+    ruleset = ruleset_named(variant)
+    game = Game(random_fleet(rng, ruleset), random_fleet(rng, ruleset), ruleset)
     while game.result is None and game.turn <= max_turns:
         game.push(random_orders(game.state, 1, rng, eagerness), random_orders(game.state, 2, rng, eagerness))
     return game
 
 
-@settings(max_examples=60, deadline=None)
-@given(seeds)
-def test_random_legal_games_run_to_the_end_and_materiel_never_grows(seed):
-    game = play(seed)
+@variants
+@settings(max_examples=25, deadline=None)
+@given(seed=seeds)
+def test_random_legal_games_run_to_the_end_and_materiel_never_grows(variant, seed):
+    game = play(seed, variant=variant)
     assert game.result is not None, "a bot that always strikes ends every game"
     for before, after, report in zip(game.states, game.states[1:], game.reports):
         for p in (0, 1):
@@ -41,7 +50,10 @@ def test_random_legal_games_run_to_the_end_and_materiel_never_grows(seed):
             assert a.remaining_materiel <= b.remaining_materiel  # [2.3.5] materiel never grows
             assert a.remaining_materiel == b.remaining_materiel - report.lost[p]
         assert not report.checks[0].rejected and not report.checks[1].rejected, "the bot's orders are legal"
-    assert game.result.scores == (game.state.sides[0].remaining_materiel, game.state.sides[1].remaining_materiel)
+    if game.ruleset.scoring_by_hits:
+        assert game.result.scores == (game.state.sides[0].hits, game.state.sides[1].hits)
+    else:
+        assert game.result.scores == (game.state.sides[0].remaining_materiel, game.state.sides[1].remaining_materiel)
 
 
 cells = st.sampled_from(ALL_CELLS)
@@ -60,10 +72,11 @@ any_order = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(seeds, st.integers(0, 6), st.lists(any_order, max_size=20), st.lists(any_order, max_size=20))
-def test_arbitrary_orders_never_raise_and_every_rejection_names_a_clause(seed, turns, orders1, orders2):
-    game = play(seed, max_turns=turns)
+@variants
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(seed=seeds, turns=st.integers(0, 6), orders1=st.lists(any_order, max_size=20), orders2=st.lists(any_order, max_size=20))
+def test_arbitrary_orders_never_raise_and_every_rejection_names_a_clause(variant, seed, turns, orders1, orders2):
+    game = play(seed, max_turns=turns, variant=variant)
     assume(game.result is None)
     report = game.push(orders1, orders2)
     for check, orders in zip(report.checks, (orders1, orders2)):
@@ -86,6 +99,8 @@ def _cells_known_to_player_1(game: Game) -> set[Cell]:
                 known.update(a.explosions)
             for d in a.destroyed:
                 known.update(d.ship.cells)  # player 2's ship, or the flashcube cells for player 1's
+            if game.ruleset.early and a.by == 2 and a.kind == "beam":
+                known.add(a.cell)  # an early beam's line passes through its death star [early 6.1.3.3]
     return known
 
 
@@ -105,17 +120,19 @@ def _orders_with_full_missiles(game: Game, player: int, moved: dict[Cell, Cell])
     return turns
 
 
-def _replay(fleet1: Fleet, fleet2: Fleet, orders1, orders2) -> Game:
-    game = Game(fleet1, fleet2)
+def _replay(fleet1: Fleet, fleet2: Fleet, orders1, orders2, ruleset) -> Game:
+    game = Game(fleet1, fleet2, ruleset)
     for a, b in zip(orders1, orders2):
         game.push(a, b)
     return game
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(seeds, st.integers(1, 10), st.data())
-def test_views_do_not_depend_on_unrevealed_cells(seed, turns, data):
-    game = play(seed, max_turns=turns, eagerness=0.5)
+@variants
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(seed=seeds, turns=st.integers(1, 10), data=st.data())
+def test_views_do_not_depend_on_unrevealed_cells(variant, seed, turns, data):
+    game = play(seed, max_turns=turns, eagerness=0.5, variant=variant)
+    geometry = game.ruleset.geometry
     known = _cells_known_to_player_1(game)
     fleet2 = game.state.sides[1].fleet
     movable = [i for i, s in enumerate(fleet2.ships) if not set(s.cells) & known]
@@ -127,7 +144,7 @@ def test_views_do_not_depend_on_unrevealed_cells(seed, turns, data):
     for dx in range(-4, 5):
         for dy in range(-4, 5):
             for dz in range(-4, 5):
-                moved = STANDARD.translate(ship.cells, (dx, dy, dz))
+                moved = geometry.translate(ship.cells, (dx, dy, dz))
                 if moved and (dx, dy, dz) != (0, 0, 0) and not set(moved) & (others | known):
                     shifts.append(moved)
     assume(shifts)
@@ -139,8 +156,8 @@ def test_views_do_not_depend_on_unrevealed_cells(seed, turns, data):
 
     fleet1 = game.state.sides[0].fleet
     orders1 = [o[0] for o in game.orders]
-    original = _replay(fleet1, fleet2, orders1, _orders_with_full_missiles(game, 2, {}))
-    changed = _replay(fleet1, moved_fleet, orders1, _orders_with_full_missiles(game, 2, mapping))
+    original = _replay(fleet1, fleet2, orders1, _orders_with_full_missiles(game, 2, {}), game.ruleset)
+    changed = _replay(fleet1, moved_fleet, orders1, _orders_with_full_missiles(game, 2, mapping), game.ruleset)
     assert len(original.reports) == len(changed.reports)
     for a, b in zip(original.reports, changed.reports):
         assert a.view(1) == b.view(1)
@@ -161,10 +178,11 @@ def test_hidden_information_property_detects_a_leak():
     assert before.view(1) != moved.view(1)
 
 
-@settings(max_examples=60, deadline=None)
-@given(seeds, st.integers(0, 8))
-def test_who_reports_first_does_not_change_results_11_7_2_1(seed, turns):
-    game = play(seed, max_turns=turns)
+@variants
+@settings(max_examples=25, deadline=None)
+@given(seed=seeds, turns=st.integers(0, 8))
+def test_who_reports_first_does_not_change_results_11_7_2_1(variant, seed, turns):
+    game = play(seed, max_turns=turns, variant=variant)
     assume(game.result is None)
     rng = Random(seed ^ 0x5A5A)
     orders = [random_orders(game.state, p, rng) for p in (1, 2)]

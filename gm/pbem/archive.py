@@ -222,14 +222,19 @@ def mbox_of(messages: list[bytes]) -> bytes:
     return b"".join(out)
 
 
-def archive_so_far(archive: DurableMaildir, number: int) -> bytes:
-    """The game's archive up to and including event ``number``'s own message."""
+def archive_so_far(archive: DurableMaildir, number: int, pending: bytes | None = None) -> bytes:
+    """The game's archive up to and including event ``number``'s own message
+    (``pending`` when that message is not archived yet)."""
     keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and ".in." in k)]
-    return mbox_of([archive.get_bytes(k) for k in keys])
+    messages = [archive.get_bytes(k) for k in keys]
+    if pending is not None and not any(int(k.split(".")[0]) == number for k in keys):
+        messages.append(pending)
+    return mbox_of(messages)
 
 
 def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, number: int, at: datetime,
-                    threads: Threads, render: bool = True, archive: DurableMaildir | None = None) -> list[tuple[str, int, bytes]]:
+                    threads: Threads, render: bool = True, archive: DurableMaildir | None = None,
+                    pending: bytes | None = None) -> list[tuple[str, int, bytes]]:
     """The GM's messages for one event's notices, with their archive keys and
     the token still a placeholder (`gm.pbem.tokens`); the threads are brought
     up to date whether or not the messages are rendered."""
@@ -238,7 +243,7 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
         threads.add(notice.player, notice.answers)
         data = b""
         if render:
-            attachment = archive_so_far(archive, number) if notice.attach_archive and archive is not None else None
+            attachment = archive_so_far(archive, number, pending) if notice.attach_archive and archive is not None else None
             message = build(notice, game, identity, number, position, at, threads.of(notice.player), attachment)
             data = as_bytes(message)
         threads.add(notice.player, f"<{game.id}.{number}.{position}@{identity.domain}>")

@@ -25,8 +25,9 @@ KEYWORDS = (
     "history", "games", "challenge", "accept",
 )
 """Every command a player may write (``press`` is another name for ``message``)."""
+NO_ARGUMENT = ("help", "status", "history", "games", "resign", "draw", "accept")
 
-_NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG)|m[ROYGB]?[vwxyz]?|[bmks])$")
+_NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)|m[ROYGB]?[vwxyz]?|[bmks])$")
 """A first word that makes a line notation: anything with a digit in it (a
 cell, however mistyped), a ship type, or a missile selector without one."""
 
@@ -52,6 +53,8 @@ class Mail:
     notation_lines: int = 0
     mode: str | None = None
     """``orders``, ``check`` or ``setup`` when the mail said so."""
+    lines: list[str] = field(default_factory=list)
+    """The mail's lines as written, for quoting them back."""
     not_understood: list[tuple[int, str, str]] = field(default_factory=list)
     """(line, text, why) for each line that is neither a command nor notation."""
 
@@ -61,9 +64,9 @@ class Mail:
 
 def read_mail(text: str) -> Mail:
     """Sort a player's text into commands and notation lines."""
-    mail = Mail()
+    mail = Mail(lines=text.split("\n"))
     notation: list[str] = []
-    for number, raw in enumerate(text.split("\n"), 1):
+    for number, raw in enumerate(mail.lines, 1):
         line = raw.split(";", 1)[0].strip()
         if not line:
             notation.append("")
@@ -77,6 +80,11 @@ def read_mail(text: str) -> Mail:
                 if rest.strip():  # `orders Rv1 Rv2`: notation on the same line
                     notation[-1] = " " * (len(raw) - len(raw.lstrip()) + len(word) + 1) + rest
                     mail.notation_lines += 1
+                continue
+            if keyword in ("message", "press"):  # the whole line: a ';' is part of the message
+                rest = raw.strip()[len(word):].strip()
+            elif keyword in NO_ARGUMENT and rest.strip():
+                mail.not_understood.append((number, raw.strip(), f"'{keyword}' takes nothing after it; put orders on a line of their own"))
                 continue
             mail.commands.append(Command("message" if keyword == "press" else keyword, rest.strip(), number))
             continue

@@ -141,13 +141,17 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
             reply.ignored.append("your orders: the game is over")
     for command in mail.commands:
         later += _command(game, event, command, reply)
-    if not (mail.notation_lines or mail.commands or mail.not_understood):
+    if mail.mode and not mail.notation_lines:
+        reply.ignored.append(f"{mail.mode}: there were no {'setup lines' if game.phase == SETUP else 'orders'} with it")
+    elif not (mail.notation_lines or mail.commands or mail.not_understood):
         reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
+    header = sheets.common(game, event.player, event.at)  # as things stood when the mail came
     if game.phase == SETUP and len(game.setups) == 2:
         later += _start(game, event.at)
     elif game.phase == PLAY and len(game.pending) == 2 and not game.options.wait_for_deadline:
         later += _run_turn(game, event.at)
-    data = sheets.common(game, event.player, event.at) | reply.data | {
+        reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
+    data = header | reply.data | {
         "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
     }
     subject = "Re: your mail"
@@ -162,8 +166,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     return [Notice(event.player, "reply", subject, data, event.message_id), *later]
 
 
-def _syntax(error: NotationError, text: str) -> dict[str, Any]:
-    lines = text.split("\n")
+def _syntax(error: NotationError, lines: list[str]) -> dict[str, Any]:
     source = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
     expected = "\n".join(sheets.wrap("Expected " + ", ".join(error.expected) + ".", "", "  "))
     found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
@@ -174,13 +177,36 @@ def _syntax(error: NotationError, text: str) -> dict[str, Any]:
     }
 
 
+_SHIP_CODES = ("DS", "KC", "FS", "PC", "MD", "HS", "LS", "AG", "LG", "HF")
+
+
+def _first_words(notation: str) -> list[str]:
+    return [line.split()[0] for line in notation.split("\n") if line.strip()]
+
+
+def _looks_like_setup(notation: str) -> bool:
+    """Every notation line starts with a ship type."""
+    words = _first_words(notation)
+    return bool(words) and all(w.rstrip("0123456789") in _SHIP_CODES for w in words)
+
+
+def _looks_like_orders(notation: str) -> bool:
+    """No notation line starts with a ship type."""
+    words = _first_words(notation)
+    return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
+
+
 def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: _Reply) -> None:
     player = event.player
     try:
         placements = parse_setup(mail.notation)
     except NotationError as error:
-        reply.data["syntax"] = _syntax(error, mail.notation)
+        if _looks_like_orders(mail.notation):
+            reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
+            return
+        reply.data["syntax"] = _syntax(error, mail.lines)
         reply.data["previous"] = None
+        reply.data["had_setup"] = player in game.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
         return
     try:
@@ -211,16 +237,19 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: _Reply) -> None
 def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: _Reply) -> None:
     player = event.player
     previous = game.pending.get(player)
+    if _looks_like_setup(mail.notation):
+        reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
+        return
     try:
         orders = parse_orders(mail.notation)
     except NotationError as error:
-        reply.data["syntax"] = _syntax(error, mail.notation)
+        reply.data["syntax"] = _syntax(error, mail.lines)
         reply.data["previous"] = None if previous is None else format_orders(previous)
         reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
         return
     assert game.game is not None
     state = game.game.state
-    check = check_orders(state.side(player), state.entitlement(player), orders, game.ruleset.geometry)
+    check = check_orders(state.side(player), state.entitlement(player), orders, game.ruleset)
     checked = mail.mode == "check"
     reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
                       next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
@@ -246,6 +275,9 @@ def _command(game: MailGame, event: PlayerMail, command, reply: _Reply) -> list[
     if keyword == "status":
         reply.done.append(f"{where}: the current sheet follows")
         return [_status(game, player, event.at)]
+    if keyword == "games":
+        reply.done.append(f"{where}: the list of your games follows in a separate mail")
+        return []
     if keyword == "history":
         reply.done.append(f"{where}: the game so far follows")
         return [Notice(player, "history", "The game so far", _history(game, player, event.at))]
@@ -270,12 +302,10 @@ def _command(game: MailGame, event: PlayerMail, command, reply: _Reply) -> list[
             reply.done.append(f"{where}: you accept the offer of a draw")
             return _end(game, event.at, "a draw was agreed", winner=None, scores=_current_scores(game))
         game.draw_offer = player
-        reply.done.append(f"{where}: your offer of a draw stands until the turn runs")
+        until = "the game begins" if game.phase == SETUP else "the turn runs"
+        reply.done.append(f"{where}: your offer of a draw stands until {until}")
         data = sheets.common(game, 3 - player, event.at)
         return [Notice(3 - player, "draw_offer", f"{game.seat(player).alias} offers a draw", data)]
-    if keyword == "games":
-        reply.done.append(f"{where}: the list of your games follows in a separate mail")
-        return []
     if keyword in ("challenge", "accept"):
         reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
         return []
@@ -284,6 +314,8 @@ def _command(game: MailGame, event: PlayerMail, command, reply: _Reply) -> list[
 
 
 def _status(game: MailGame, player: int, at: datetime) -> Notice:
+    if game.game is None and game.phase == ENDED:
+        return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
     if game.game is None:
         return _invitation(game, player, at)
     last = game.game.reports[-1] if game.game.reports else None

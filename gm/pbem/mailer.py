@@ -11,6 +11,7 @@ the outbox gets it filled in.
 from __future__ import annotations
 
 import os
+import textwrap
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
@@ -57,6 +58,16 @@ _environment = jinja2.Environment(
     trim_blocks=False,
     autoescape=False,
 )
+
+
+def _hang(text: str, indent: int, width: int = 78) -> str:
+    """Wrap text that starts at column ``indent`` so that no line passes
+    ``width``; continuation lines start at ``indent`` too."""
+    lines = textwrap.wrap(str(text), width - indent, break_on_hyphens=False, break_long_words=False)
+    return ("\n" + " " * indent).join(lines)
+
+
+_environment.filters["hang"] = _hang
 
 
 def render_html(template: str, data: dict[str, Any]) -> str | None:

@@ -120,13 +120,18 @@ class GameMaster:
         return count
 
     def handle(self, key: str) -> None:
-        """Handle one spooled message completely, then drop it from the spool."""
+        """Handle one spooled message completely, then drop it from the spool.
+        A message gm fails on (a bug) goes to the shunt with the error, so that
+        it is kept and the spool still moves on."""
         raw = self.store.spool.get_bytes(key)
         try:
             self._pipeline(key, raw)
         except Shunted as reason:
             log.info("shunted %s: %s", key, reason)
             self.store.shunt_message(raw, key, str(reason))
+        except Exception as error:
+            log.exception("gm failed on %s; it goes to the shunt", key)
+            self.store.shunt_message(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
         self.store.handled.add(_marker(key))
         self.store.spool.remove(key)
 
@@ -373,21 +378,41 @@ class GameMaster:
     # Applying
 
     def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event) -> None:
+        """Apply an event and write down what follows. Everything that can
+        fail (the engine, the templates) runs first; only then is anything
+        written, so a failure leaves the game as it was."""
         number = self.numbers.get(game_id, 0) + 1
         archive = self.store.archive(game_id)
+        try:
+            if isinstance(event, Created):
+                game, notices = engine.create(event)
+                threads = Threads()
+            else:
+                game, threads = self.games[game_id], self.threads[game_id]
+                notices = engine.apply(game, event)
+            messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
+                                       pending=raw)
+        except Exception:
+            self._restore(game_id)
+            raise
         archive.add(raw, f"{number:06d}.in.{key}", seen=True)
         crashpoint("after-archive")
-        if isinstance(event, Created):
-            game, notices = engine.create(event)
-            self.games[game_id] = game
-            self.threads[game_id] = Threads()
-        else:
-            game = self.games[game_id]
-            notices = engine.apply(game, event)
+        self.games[game_id] = game
+        self.threads[game_id] = threads
         self.numbers[game_id] = number
-        messages = notice_messages(game, notices, self.identity, number, event.at, self.threads[game_id], archive=archive)
         self._send(game_id, messages)
         self.handled_keys.add(key)
+
+    def _restore(self, game_id: str) -> None:
+        """Rebuild a game from its archive after a failure left it half changed."""
+        archive = self.store.archive(game_id)
+        if not archive.keys():
+            self.games.pop(game_id, None)
+            self.threads.pop(game_id, None)
+            return
+        game, threads, _ = replay(archive, self.identity, game_id, render="none")
+        self.games[game_id] = game
+        self.threads[game_id] = threads
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         """Archive the GM's messages (masked) and queue them (with the real

@@ -37,6 +37,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "remaining": remaining,
         "wait_for_deadline": game.options.wait_for_deadline,
         "match": match_standing(game, player),
+        "early": game.ruleset.early,
     }
 
 
@@ -153,9 +154,12 @@ def next_turn(game: MailGame, player: int) -> dict[str, Any]:
         "beams": [
             {"ship": ships[i].label, "directions": len(d), "all": len(d) == 13,
              "names": ", ".join(_direction_name(v) for v in sorted(d)),
-             "lines": wrap(f"Beam from {ships[i].label} [8.2]: "
-                           + ("in any of the 13 directions" if len(d) == 13 else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
-                           "", "  ")}
+             "lines": wrap(f"Beam from {ships[i].label} [early 6.1.3]: five cells in a straight row, "
+                           "through your death star's cells in your own space (e.g. bRv1Rz1)", "", "  ")
+             if game.ruleset.early else
+             wrap(f"Beam from {ships[i].label} [8.2]: "
+                  + ("in any of the 13 directions" if len(d) == 13 else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
+                  "", "  ")}
             for i, d in e.beam_directions.items()
         ],
         "scans": e.scans,
