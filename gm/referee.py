@@ -156,6 +156,7 @@ def outcome_json(outcome: RefereeOutcome) -> dict:
             "ended_after_turn": result.ended_after_turn,
             "reason": result.reason,
             "scores": {"1": result.scores[0], "2": result.scores[1]},
+            "tiebreak": None if result.tiebreak is None else {"1": result.tiebreak[0], "2": result.tiebreak[1]},
             "winner": result.winner,
         },
     }
@@ -193,7 +194,10 @@ def render_text(outcome: RefereeOutcome) -> str:
     else:
         a, b = result.scores
         verdict = "a draw" if result.winner is None else f"player {result.winner} wins"
-        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {a} to {b}. {result.reason}")
+        tiebreak = ""
+        if result.tiebreak is not None:
+            tiebreak = f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to {result.tiebreak[1]} [explanation 6.1])"
+        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {a} to {b}{tiebreak}. {result.reason}")
     return "\n".join(lines) + "\n"
 
 
@@ -212,7 +216,7 @@ def _announcement_lines(report: TurnReport) -> list[str]:
 
     for a in report.announcements:
         if a.kind == "beam":
-            if beam_group and beam_group[0].beam != a.beam or len(beam_group) == 3:
+            if beam_group and beam_group[0].beam != a.beam:
                 flush()
             beam_group.append(a)
             continue

@@ -343,3 +343,23 @@ def test_facts_kamikaze_death_reports_its_ship_even_after_a_duplicate_11_7_3():
     name = "kamikaze-death-reports-destruction"
     assert _announced(_turn(name, 2), 2, "strike") == [("Gx2", "duplicate", [])]
     assert _destroyed_with(name, 2) == [(1, "strike", "Yz5", "2:LS"), (1, "kamikaze", "Gx2", "1:KC")]
+
+
+def test_facts_variants_change_the_result():
+    """Each variant record's result depends on its rules (docs/variants.md)."""
+    early = outcome("early-rules")
+    first = early["turns"][0]["announcements"]
+    assert [a["result"] for a in first if a["cell"] == "Rv2"] == ["hit", "hit"]  # [early 5.1.3]
+    assert [a["explosions"] for a in first if a["cell"] in ("Ow3", "Ov3")] == [["Ow3", "Ov3", "Ox3"], ["Ov3", "Ow3"]]
+    assert len([a for a in first if a["kind"] == "beam"]) == 5  # [early 6.1.3]
+    assert all(not t["destroyed"] for t in early["turns"])  # no destruction reports in the early rules
+    second = early["turns"][1]["announcements"]
+    assert second[0] == {"by": 2, "kind": "strike", "cell": "Bz5", "result": "hit", "explosions": []}  # [early 4.4.3]
+    hits = outcome("scoring-by-hits")["result"]
+    assert hits["scores"] == {"1": 5, "2": 2} and hits["winner"] == 1  # [explanation 6.2]
+    hypothetical = outcome("hypothetical-hits")["result"]
+    assert hypothetical["scores"] == {"1": 0, "2": 0}
+    assert hypothetical["tiebreak"] == {"1": 1, "2": 0} and hypothetical["winner"] == 1  # [explanation 6.1]
+    colours = outcome("colours-rygob")["turns"][0]
+    assert colours["announcements"][0]["explosions"] == ["Yz1", "Rz1", "Gz1"]
+    assert [d["ship"] for d in colours["destroyed"]] == ["MD"]
