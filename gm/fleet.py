@@ -151,7 +151,8 @@ def build_fleet(placements: Iterable[Placement], ruleset: Ruleset = DEFAULT, add
             problems.append(SetupProblem(line, "heavy fighters belong to the early rules (variant early) [early 6.5]"))
         for cell in dict.fromkeys(cells):
             if cell in owner:
-                problems.append(SetupProblem(line, f"{cell} is also in ship {owner[cell] + 1}: ships may not intersect [3.4]"))
+                other = placements[owner[cell]]
+                problems.append(SetupProblem(line, f"{cell} is also in the {other.type.title} {other}: ships may not intersect [3.4]"))
             else:
                 owner[cell] = line
     identities, identity_problems = _identities(placements)

@@ -34,7 +34,7 @@ def test_fleet_prints_back_as_setup_lines():
 
 def test_ships_may_not_intersect_3_4():
     text = FLEET_1.replace("LS Bz5", "LS Bv1")
-    assert "Bv1 is also in ship 3" in problems(text) and "[3.4]" in problems(text)
+    assert "Bv1 is also in the flying saucer FS Bv1-Bw2" in problems(text) and "[3.4]" in problems(text)
 
 
 def test_every_problem_is_listed_at_once():

@@ -160,7 +160,8 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     elif "orders" in reply.data:
         subject = f"Turn {reply.data['orders_turn']}: orders {'checked' if reply.data.get('checked') else 'received'}"
     elif "setup" in reply.data:
-        subject = "Setup accepted" if reply.data["setup"]["accepted"] else "Your setup breaks the rules"
+        setup = reply.data["setup"]
+        subject = ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
     elif "syntax" in reply.data:
         subject = "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
     return [Notice(event.player, "reply", subject, data, event.message_id), *later]
@@ -202,7 +203,10 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: _Reply) -> None
         placements = parse_setup(mail.notation)
     except NotationError as error:
         if _looks_like_orders(mail.notation):
-            reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
+            if player in game.setups:
+                reply.not_understood.append(f"orders: the game has not begun; it begins when {game.opponent(player).alias} has sent a setup too")
+            else:
+                reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
             return
         reply.data["syntax"] = _syntax(error, mail.lines)
         reply.data["previous"] = None

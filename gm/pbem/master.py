@@ -218,6 +218,11 @@ class GameMaster:
         if challenge:
             self._accept(key, raw, message, *challenge)
             return
+        if not self._plus_tags(message):  # to the GM's own address: not a game's
+            text, _ = orders_text(message)
+            if _GAMES.search(text):
+                self._list_games(key, sender)
+                return
         try:
             game_id, player, token_given = self._route(message)
         except Shunted:
