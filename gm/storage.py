@@ -69,13 +69,14 @@ class DurableMaildir:
         return key
 
     def _find(self, key: str) -> Path | None:
-        new = self.path / "new" / key
-        if new.exists():
-            return new
         cur = self.path / "cur"
-        for candidate in (cur / key, *cur.glob(f"{glob_escape(key)}:2,*")):
+        # gm writes only these two names; a mail client that changed a
+        # message's flags is caught by the scan below.
+        for candidate in (self.path / "new" / key, cur / f"{key}:2,S", cur / key):
             if candidate.exists():
                 return candidate
+        for candidate in cur.glob(f"{glob_escape(key)}:2,*"):
+            return candidate
         return None
 
     def __contains__(self, key: str) -> bool:

@@ -214,17 +214,18 @@ class GameMaster:
         sender = (addresses(message, "From") or [""])[0]
         if not sender:
             raise Shunted("no sender address")
-        challenge = self._challenge_tag(message)
+        tags = self._plus_tags(message)
+        challenge = self._challenge_tag(tags)
         if challenge:
             self._accept(key, raw, message, *challenge)
             return
-        if not self._plus_tags(message):  # to the GM's own address: not a game's
+        if not tags:  # to the GM's own address: not a game's
             text, _ = orders_text(message)
             if _GAMES.search(text):
                 self._list_games(key, sender)
                 return
         try:
-            game_id, player, token_given = self._route(message)
+            game_id, player, token_given = self._route(message, tags)
         except Shunted:
             text, _ = orders_text(message)
             if _GAMES.search(text):
@@ -280,11 +281,11 @@ class GameMaster:
         message.set_content(render_text("games", {"address": address, "games": games}), charset="utf-8")
         self.store.outbox.add(as_bytes(message), name)
 
-    def _route(self, message: Message) -> tuple[str, int, str | None]:
+    def _route(self, message: Message, tags: list[list[str]]) -> tuple[str, int, str | None]:
         """Which game and player a mail is for, from its plus-address
         (``gm+GAME.PLAYER.TOKEN@``), or from the sender's address when the
         sender plays exactly one game that is not over."""
-        for parts in self._plus_tags(message):
+        for parts in tags:
             if len(parts) >= 2 and parts[0] in self.games and parts[1] in ("1", "2"):
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         sender = (addresses(message, "From") or [""])[0].lower()
@@ -332,9 +333,9 @@ class GameMaster:
         message.set_content(render_text("challenge", {"challenger": sender, "ruleset": ruleset.describe()}), charset="utf-8")
         self.store.outbox.add(as_bytes(message), f"{challenge_id}.invite")
 
-    def _challenge_tag(self, message: Message) -> tuple[str, str] | None:
+    def _challenge_tag(self, tags: list[list[str]]) -> tuple[str, str] | None:
         """The challenge a reply answers, from its plus-address ``gm+cID.0.TOKEN``."""
-        for parts in self._plus_tags(message):
+        for parts in tags:
             if len(parts) == 3 and re.fullmatch(r"c[0-9a-f]{10}", parts[0]):
                 return parts[0], parts[2]
         return None

@@ -1,0 +1,752 @@
+"""How fast `gm serve` takes order mails in, and how it starts with 10,000 games.
+
+End to end: order mails a second, from the first SMTP send until every
+order mail's acknowledgement is durably queued (in ``outbox/``, or already
+moved on to ``delivered/``), with 8 client threads, each holding one SMTP
+connection that it reuses. Printed beside the ceiling measured in the same
+run over the same mails: the same aiosmtpd server whose handler only writes
+the message durably into a Maildir (`gm.storage.DurableMaildir.add`, in an
+executor, as gm's `SpoolHandler` does) and answers 250. The target is at
+least half the ceiling. The ceiling is measured before and after gm, and gm
+is compared with the mean of the two (both are printed: they are noisy).
+
+Each server runs in a process of its own, as it would in production; the
+client threads and the polling run in this one. gm is the real command,
+``python -m gm serve``, with its background tasks, the real clock and local
+delivery (no relay).
+
+Before anything is timed, a data directory is built with the real code
+paths: `gm.pbem.admin.request_game` spools a creation request for each game,
+a `GameMaster` handles the spool, both players answer their invitation
+(written into the spool by gm's own `SpoolHandler`, as if over SMTP) with a
+legal setup, the `GameMaster` handles those, and every reply is delivered
+locally. So every game is in play, and each order mail is checked against
+the real position. Games have 30-day deadlines so that no deadline or
+reminder falls due during a run (or during the life of a cached directory).
+
+The order mails are prepared before the timing: each is a reply to the GM's
+latest mail to that player (its Reply-To token, In-Reply-To its
+Message-ID), with a Message-ID of its own, carrying one or two strikes at
+random cells (seeded). Each game belongs to one client thread, which sends
+player 1 then player 2 for each of its games in turn, so a turn runs every
+second mail (turn sheets to both players: realistic work too). Players are
+all distinct addresses and send at most gm's daily cap of mails each.
+
+Start-up: a data directory with 10,000 games in play (built as above, which
+takes minutes, so it is cached under the system's temporary directory, never
+in the work tree, keyed by gm's code and templates at git HEAD; the build
+time is printed when it is built, and again from the cache's record). A
+hard-linked copy of it (gm never rewrites a file in place) is served by
+``python -m gm serve --data DIR --smtp 127.0.0.1:PORT``; the time from
+starting the process until it answers EHLO, and its resident memory
+(VmRSS, and the peak VmHWM, from /proc) once serving, are printed against
+the targets: under 10 seconds and under 1 GiB. The same is measured for an
+empty data directory, as a reference.
+
+Nothing is asserted about speed; the exit status is 1 only if the run could
+not complete (a server did not start, an order mail was not acknowledged
+in time, a client failed).
+
+    python bench/ingest.py [--messages N] [--clients C] [--games G]
+                           [--big-games N] [--skip-big] [--seed S] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import email.parser
+import email.policy
+import hashlib
+import json
+import math
+import os
+import random
+import secrets
+import shutil
+import signal
+import smtplib
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # gm from this work tree
+
+from gm.geometry import COLOURS, LETTERS, NUMBERS  # noqa: E402
+from gm.pbem.admin import request_game  # noqa: E402
+from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler  # noqa: E402
+from gm.pbem.delivery import Deliverer  # noqa: E402
+from gm.pbem.mailer import Identity  # noqa: E402
+from gm.pbem.master import GameMaster, Limits, utc_now  # noqa: E402
+from gm.pbem.model import PLAY, Options  # noqa: E402
+from gm.pbem.store import Store  # noqa: E402
+from gm.storage import DurableMaildir  # noqa: E402
+
+HOST = "127.0.0.1"
+GM_ADDRESS = "gm@example.org"
+TARGET_RATIO = 0.5
+"""End to end, at least half the durable-Maildir ceiling."""
+SERVE_TARGET_SECONDS = 10.0
+MEMORY_TARGET_BYTES = 1 << 30
+DAILY_CAP = Limits().replies_per_day
+OPTIONS = Options(deadline=timedelta(days=30))
+SETUPS = (
+    "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n",
+    "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n",
+)
+"""Legal setups (the daemon tests' Alice and Bob)."""
+CELLS = [f"{c}{l}{n}" for c in COLOURS for l in LETTERS for n in NUMBERS]
+CACHE_ROOT = Path(tempfile.gettempdir()) / "gm-bench-cache"
+CACHE_FROM = 1_000
+"""Start-up data directories of at least this many games are cached."""
+CACHE_DAYS = 20
+"""A cached directory is rebuilt after this many days (its games' deadlines are 30 days out)."""
+POLL_SECONDS = 0.02
+STOP_SECONDS = 10.0
+
+_headers = email.parser.BytesHeaderParser(policy=email.policy.default)
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# Building a data directory with games in play, through gm's own code
+
+
+@dataclass
+class Built:
+    games: int
+    create_seconds: float
+    setup_seconds: float
+    deliver_seconds: float
+
+    @property
+    def seconds(self) -> float:
+        return self.create_seconds + self.setup_seconds + self.deliver_seconds
+
+    def describe(self) -> str:
+        return (f"{self.seconds:.1f} s for {self.games:,} games ({self.games / self.seconds:,.1f} games/s): "
+                f"create {self.create_seconds:.1f} s, setups {self.setup_seconds:.1f} s, "
+                f"local delivery {self.deliver_seconds:.1f} s")
+
+
+def player_address(index: int, player: int) -> str:
+    return f"player{player}.n{index}@players.example"
+
+
+def build_games(data: Path, games: int, progress: bool = False) -> Built:
+    """``games`` games in play in a new data directory, made as the daemon makes them."""
+    store = Store(data)
+    identity = Identity(GM_ADDRESS)
+    master = GameMaster(store, identity, utc_now)
+
+    def handle_spool(what: str) -> None:
+        keys = store.spool.keys()
+        for done, key in enumerate(keys, 1):
+            master.handle(key)  # what process_spool does, with progress
+            if progress and done % 1000 == 0:
+                log(f"  building: {what} {done:,}/{len(keys):,}")
+
+    start = time.perf_counter()
+    for index in range(games):
+        request_game(store, identity, [player_address(index, 1), player_address(index, 2)], "2.6.1", OPTIONS, utc_now())
+    handle_spool("creations handled")
+    created = time.perf_counter()
+
+    invitations = [key for key in store.outbox.keys() if ".000001.out." in key]
+    handler = SpoolHandler(store, identity, utc_now, "smtp")
+
+    async def answer_invitations() -> None:
+        from aiosmtpd.smtp import Envelope
+
+        for key in invitations:
+            head = _headers.parsebytes(store.outbox.get_bytes(key))
+            player = int(str(head["X-GM-Player"]))
+            raw = reply(head, SETUPS[player - 1])
+            envelope = Envelope()
+            envelope.mail_from = str(head["To"])
+            envelope.rcpt_tos = [str(head["Reply-To"])]
+            envelope.original_content = raw
+            answer = await handler.handle_DATA(None, None, envelope)  # type: ignore[arg-type]
+            if not answer.startswith("250"):
+                raise RuntimeError(f"setup for {key} refused: {answer}")
+
+    asyncio.run(answer_invitations())
+    handle_spool("setups handled")
+    set_up = time.perf_counter()
+
+    deliverer = Deliverer(store, None, identity)
+    for done, key in enumerate(store.outbox.keys(), 1):
+        deliverer.deliver(key)
+        if progress and done % 5000 == 0:
+            log(f"  building: {done:,} replies delivered")
+    delivered = time.perf_counter()
+
+    in_play = sum(game.phase == PLAY for game in master.games.values())
+    if in_play != games or store.shunt.keys():
+        raise RuntimeError(f"building: {in_play} of {games} games in play, {len(store.shunt.keys())} mails shunted")
+    return Built(games, created - start, set_up - created, delivered - set_up)
+
+
+def unfold(value) -> str:
+    """A Message-ID header's value without the folding whitespace of a long line."""
+    return "".join(str(value).split())
+
+
+def reply(original, body: str) -> bytes:
+    """A player's reply to one of the GM's mails, as a mail client writes it."""
+    sender = str(original["To"])
+    message = EmailMessage(policy=SMTP_POLICY)
+    message["From"] = sender
+    message["To"] = str(original["Reply-To"])
+    message["Subject"] = "Re: " + str(original["Subject"])
+    message["Date"] = format_datetime(datetime.now(timezone.utc))
+    message["Message-ID"] = make_msgid(idstring=secrets.token_hex(6), domain=sender.split("@")[1])
+    message["In-Reply-To"] = str(original["Message-ID"])
+    message["References"] = str(original["Message-ID"])
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30, check=True).stdout
+
+
+def git_head() -> str:
+    try:
+        return git("rev-parse", "--short=12", "HEAD").strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def gm_version() -> str:
+    """What the cache of built data directories is keyed by: gm's code and
+    templates at HEAD (their git tree ids, so commits elsewhere keep the
+    cache), with a digest of any uncommitted change to them."""
+    try:
+        trees = git("rev-parse", "HEAD:gm", "HEAD:templates").split()
+        diff = git("diff", "HEAD", "--", "gm", "templates")
+    except (OSError, subprocess.SubprocessError):
+        return "nogit"
+    key = hashlib.sha256(" ".join(trees).encode()).hexdigest()[:12]
+    return key + (f"-dirty{hashlib.sha256(diff.encode()).hexdigest()[:8]}" if diff else "")
+
+
+def cached_games(games: int) -> tuple[Path, Built, bool]:
+    """The data directory of a cached build of ``games`` games (built now if
+    missing or stale); returns (directory, build figures, whether it was cached)."""
+    place = CACHE_ROOT / f"ingest-{gm_version()}-{games}games"
+    stamp = place / "built.json"
+    if stamp.exists() and time.time() - stamp.stat().st_mtime < CACHE_DAYS * 86400:
+        record = json.loads(stamp.read_text())
+        return place / "data", Built(**record), True
+    shutil.rmtree(place, ignore_errors=True)
+    place.mkdir(parents=True)
+    log(f"building {games:,} games in play into {place} (cached for later runs)")
+    built = build_games(place / "data", games, progress=True)
+    stamp.write_text(json.dumps(built.__dict__))
+    return place / "data", built, False
+
+
+# --------------------------------------------------------------------------
+# Order mails
+
+
+@dataclass
+class Mail:
+    sender: str
+    recipient: str
+    raw: bytes
+    message_id: str
+    ack_key: str
+    """The outbox key of the GM's acknowledgement: the first reply to its event."""
+    sent_at: float = 0.0
+
+
+def latest_mail(store: Store) -> tuple[dict[tuple[str, int], object], dict[str, int]]:
+    """The GM's latest delivered mail (headers) to each player of each game,
+    and the number of each game's last event."""
+    latest: dict[tuple[str, int], tuple[str, object]] = {}
+    last_event: dict[str, int] = {}
+    for key in store.delivered.keys():
+        game, number, _, _ = key.split(".")
+        last_event[game] = max(last_event.get(game, 0), int(number))
+        head = _headers.parsebytes(store.delivered.get_bytes(key))
+        player = int(str(head["X-GM-Player"]))
+        if (game, player) not in latest or key > latest[game, player][0]:
+            latest[game, player] = (key, head)
+    return {where: head for where, (_, head) in latest.items()}, last_event
+
+
+def order_mails(store: Store, messages: int, clients: int, rng: random.Random) -> list[list[Mail]]:
+    """The order mails of each client thread, in sending order."""
+    latest, last_event = latest_mail(store)
+    games = sorted(last_event, key=lambda g: (len(g), g))
+    per_game = messages // len(games)
+    batches: list[list[Mail]] = [[] for _ in range(clients)]
+    for round_ in range(per_game):
+        player = 1 + round_ % 2
+        for index, game in enumerate(games):
+            original = latest[game, player]
+            strikes = rng.sample(CELLS, rng.choice((1, 2)))
+            raw = reply(original, " ".join(strikes) + "\n")
+            head = _headers.parsebytes(raw)
+            batches[index % clients].append(Mail(
+                sender=str(original["To"]), recipient=str(original["Reply-To"]), raw=raw,
+                message_id=unfold(head["Message-ID"]), ack_key=f"{game}.{last_event[game] + 1 + round_:06d}.out.1",
+            ))
+    return [batch for batch in batches if batch]
+
+
+# --------------------------------------------------------------------------
+# Servers (each in a process of its own) and the clients
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def ehlo(port: int, timeout: float = 5.0) -> bool:
+    try:
+        with smtplib.SMTP(HOST, port, timeout=timeout) as client:
+            code, _ = client.ehlo()
+            return code == 250
+    except (OSError, smtplib.SMTPException):
+        return False
+
+
+class Server:
+    """A server process: started, waited for until it answers EHLO, always stopped."""
+
+    def __init__(self, command: list[str], port: int, logfile: Path):
+        self.port = port
+        self.logfile = logfile
+        self._log = open(logfile, "wb")
+        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=self._log, stderr=subprocess.STDOUT)
+
+    def wait_serving(self, timeout: float) -> float | None:
+        """Seconds from the start of the process until it answered EHLO, or None."""
+        deadline = self.started + timeout
+        while time.perf_counter() < deadline:
+            if self.process.poll() is not None:
+                return None
+            if ehlo(self.port, timeout=max(0.1, min(5.0, deadline - time.perf_counter()))):
+                return time.perf_counter() - self.started
+            time.sleep(POLL_SECONDS)
+        return None
+
+    def memory(self) -> dict[str, int]:
+        """VmRSS and VmHWM in bytes (empty once the process is gone)."""
+        figures = {}
+        try:
+            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "VmHWM"):
+                    figures[name] = int(value.split()[0]) * 1024
+        except OSError:
+            pass
+        return figures
+
+    def tail(self, lines: int = 15) -> str:
+        self._log.flush()
+        try:
+            return "\n".join(self.logfile.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # gm serve stops cleanly on Ctrl-C
+            try:
+                self.process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(STOP_SECONDS)
+        self._log.close()
+
+    def __enter__(self) -> "Server":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def gm_serve(data: Path, port: int, logfile: Path) -> Server:
+    return Server([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:{port}",
+                   "--address", GM_ADDRESS], port, logfile)
+
+
+def ceiling_serve(maildir: Path, port: int, logfile: Path) -> Server:
+    return Server([sys.executable, str(Path(__file__).resolve()), "--ceiling-server", str(maildir),
+                   "--ceiling-port", str(port)], port, logfile)
+
+
+class DurableHandler:
+    """The ceiling: write the message durably into a Maildir, then say 250."""
+
+    def __init__(self, maildir: DurableMaildir):
+        self.maildir = maildir
+
+    async def handle_DATA(self, server, session, envelope) -> str:
+        key = f"{time.time_ns():020d}.smtp.{secrets.token_hex(8)}"
+        await asyncio.get_running_loop().run_in_executor(None, self.maildir.add, envelope.original_content or b"", key)
+        return "250 2.0.0 Message accepted"
+
+
+def run_ceiling_server(path: str, port: int) -> int:
+    """The ceiling server's process: aiosmtpd as gm sets it up, until SIGINT or SIGTERM."""
+    from aiosmtpd.smtp import SMTP
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        handler = DurableHandler(DurableMaildir(path))
+        server = await loop.create_server(
+            lambda: SMTP(handler, data_size_limit=MAX_MESSAGE_BYTES, enable_SMTPUTF8=True, hostname="example.org"),
+            host=HOST, port=port)
+        await stop.wait()
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(main())
+    return 0
+
+
+@dataclass
+class Sent:
+    seconds: float
+    """From the first send until every client had its last 250."""
+    failures: list[str]
+
+
+def timed_send(port: int, batches: list[list[Mail]], timeout: float, while_sending=None) -> Sent:
+    """Send every batch over a connection of its own, all at once.
+
+    Each client thread connects and says EHLO first; the clock starts when
+    all are connected. ``while_sending`` (if given) runs in this thread from
+    the first send and returns when its own measurement is done."""
+    failures: list[str] = []
+    finished: list[float] = []
+    ready = threading.Barrier(len(batches) + 1, timeout=timeout)
+    start = threading.Event()
+
+    def client(batch: list[Mail]) -> None:
+        try:
+            with smtplib.SMTP(HOST, port, timeout=timeout) as connection:
+                connection.ehlo()
+                ready.wait()
+                if not start.wait(timeout):
+                    raise TimeoutError("never started")
+                for mail in batch:
+                    mail.sent_at = time.perf_counter()
+                    refused = connection.sendmail(mail.sender, [mail.recipient], mail.raw)
+                    if refused:
+                        raise smtplib.SMTPRecipientsRefused(refused)
+                finished.append(time.perf_counter())
+        except Exception as error:  # reported; the run fails
+            failures.append(f"client: {type(error).__name__}: {error}")
+            ready.abort()
+
+    threads = [threading.Thread(target=client, args=(batch,), daemon=True) for batch in batches]
+    for thread in threads:
+        thread.start()
+    try:
+        ready.wait()
+    except threading.BrokenBarrierError:
+        pass
+    began = time.perf_counter()
+    start.set()
+    if while_sending is not None and not failures:
+        while_sending(began)
+    for thread in threads:
+        thread.join(max(0.0, began + timeout - time.perf_counter()))
+    if any(thread.is_alive() for thread in threads):
+        failures.append(f"clients still sending after {timeout:.0f} s")
+    return Sent(max(finished) - began if finished and not failures else 0.0, failures)
+
+
+# --------------------------------------------------------------------------
+# The two end-to-end measurements
+
+
+@dataclass
+class Ceiling:
+    rate: float
+    seconds: float
+    failures: list[str]
+
+
+def measure_ceiling(batches: list[list[Mail]], work: Path, name: str, timeout: float) -> Ceiling:
+    """Messages a second through the durable-Maildir-only server."""
+    count = sum(map(len, batches))
+    maildir = work / name
+    port = free_port()
+    with ceiling_serve(maildir, port, work / f"{name}.log") as server:
+        if server.wait_serving(timeout) is None:
+            return Ceiling(0.0, 0.0, [f"the ceiling server did not start:\n{server.tail()}"])
+        sent = timed_send(port, batches, timeout)  # the last 250: every message is durable
+        stored = len(os.listdir(maildir / "new"))
+    failures = list(sent.failures)
+    if stored != count and not failures:
+        failures.append(f"the ceiling server stored {stored} of {count} messages")
+    return Ceiling(count / sent.seconds if sent.seconds else 0.0, sent.seconds, failures)
+
+
+@dataclass
+class EndToEnd:
+    rate: float = 0.0
+    seconds: float = 0.0
+    smtp_seconds: float = 0.0
+    acknowledged: int = 0
+    latencies: list[float] = field(default_factory=list)
+    turns: int = 0
+    rejected: int = 0
+    wrong_acks: int = 0
+    over: int = 0
+    examples: list[str] = field(default_factory=list)
+    """Order mails answered "the game is over" (a game ended earlier in the run)."""
+    shunted: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float) -> EndToEnd:
+    """Order mails a second through `gm serve`, until every acknowledgement is queued."""
+    result = EndToEnd()
+    mails = [m for b in batches for m in b]
+    by_ack = {m.ack_key: m for m in mails}
+    outbox_new, delivered_new = data / "outbox" / "new", data / "delivered" / "new"
+    port = free_port()
+    with gm_serve(data, port, work / "gm-serve.log") as server:
+        if server.wait_serving(timeout) is None:
+            result.failures.append(f"gm serve did not start:\n{server.tail()}")
+            return result
+        seen_at: dict[str, float] = {}
+
+        def poll(began: float) -> None:
+            pending = set(by_ack)
+            deadline = began + timeout
+            while pending and time.perf_counter() < deadline and server.process.poll() is None:
+                names = set(os.listdir(outbox_new))  # the outbox first: a message leaves it only once delivered
+                names.update(os.listdir(delivered_new))
+                now = time.perf_counter()
+                for key in pending & names:
+                    seen_at[key] = now
+                pending -= names
+                if pending:
+                    time.sleep(POLL_SECONDS)
+            result.seconds = (max(seen_at.values()) - began) if seen_at and not pending else time.perf_counter() - began
+
+        sent = timed_send(port, batches, timeout, while_sending=poll)
+        result.smtp_seconds = sent.seconds
+        result.failures += sent.failures
+        result.acknowledged = len(seen_at)
+        result.latencies = sorted(seen_at[k] - by_ack[k].sent_at for k in seen_at)
+        if result.acknowledged < len(mails):
+            result.failures.append(f"{len(mails) - result.acknowledged} of {len(mails)} order mails were not "
+                                   f"acknowledged within {timeout:.0f} s")
+        settle(data, server)
+        if server.process.poll() is not None:
+            result.failures.append(f"gm serve exited with status {server.process.returncode}:\n{server.tail()}")
+    result.rate = result.acknowledged / result.seconds if result.seconds and not result.failures else 0.0
+    check_acks(data, by_ack, result)
+    return result
+
+
+def settle(data: Path, server: Server, timeout: float = 30.0) -> None:
+    """Wait (bounded) until the spool and the outbox are empty."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline and server.process.poll() is None:
+        if not os.listdir(data / "spool" / "new") and not os.listdir(data / "outbox" / "new"):
+            return
+        time.sleep(0.1)
+
+
+def check_acks(data: Path, by_ack: dict[str, Mail], result: EndToEnd) -> None:
+    """After the timing: each acknowledgement answers its order mail; count the turns run."""
+    store_dirs = [data / "delivered" / "new", data / "outbox" / "new"]
+
+    def read(key: str) -> bytes | None:
+        for folder in store_dirs:
+            try:
+                return (folder / key).read_bytes()
+            except FileNotFoundError:
+                continue
+        return None
+
+    for key, mail in by_ack.items():
+        raw = read(key)
+        if raw is None:
+            continue
+        head = _headers.parsebytes(raw)
+        subject = str(head["Subject"])
+        answers = unfold(head["In-Reply-To"]) == mail.message_id
+        if not answers or not ("orders received" in subject or "game is over" in subject):
+            result.wrong_acks += 1
+            if len(result.examples) < 3:
+                result.examples.append(f"{key}: In-Reply-To {head['In-Reply-To']}, Subject {subject!r}; "
+                                       f"the order mail was {mail.message_id}")
+        result.over += "game is over" in subject
+        result.rejected += raw.count(b"REJECTED")
+        if read(key[:-1] + "2") is not None:  # turn sheets follow the acknowledgement of the second orders
+            result.turns += 1
+    result.shunted = len(os.listdir(data / "shunt" / "new"))
+    if result.wrong_acks:
+        result.failures.append(f"{result.wrong_acks} acknowledgements do not answer their order mail, such as\n  "
+                               + "\n  ".join(result.examples))
+
+
+# --------------------------------------------------------------------------
+# Start-up
+
+
+@dataclass
+class Startup:
+    seconds: float | None
+    rss: int = 0
+    rss_later: int = 0
+    peak: int = 0
+    failure: str = ""
+
+
+def measure_startup(data: Path, work: Path, name: str, timeout: float, settle_seconds: float) -> Startup:
+    """Seconds from starting `gm serve` until it answers EHLO; its memory once serving."""
+    port = free_port()
+    with gm_serve(data, port, work / f"{name}.log") as server:
+        seconds = server.wait_serving(timeout)
+        if seconds is None:
+            return Startup(None, failure=f"gm serve did not answer EHLO within {timeout:.0f} s:\n{server.tail()}")
+        rss = server.memory().get("VmRSS", 0)
+        time.sleep(settle_seconds)  # the master and delivery tasks have their first look at everything
+        later = server.memory()
+        if server.process.poll() is not None:
+            return Startup(seconds, rss, failure=f"gm serve exited:\n{server.tail()}")
+        return Startup(seconds, rss, later.get("VmRSS", 0), later.get("VmHWM", 0))
+
+
+# --------------------------------------------------------------------------
+
+
+def mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    return values[min(len(values) - 1, int(fraction * len(values)))] if values else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=2000, help="order mails to send (default 2000)")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent SMTP clients (default 8)")
+    parser.add_argument("--games", type=int, default=100, help="games in play for the end-to-end run (default 100)")
+    parser.add_argument("--big-games", type=int, default=10_000, help="games at start-up (default 10000)")
+    parser.add_argument("--skip-big", action="store_true", help="skip the start-up measurement")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the orders' random strikes (default 1)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="bound on each phase, seconds (default 600)")
+    parser.add_argument("--quick", action="store_true", help="a tiny run for smoke tests (48 mails, 8 games; 20 at start-up)")
+    parser.add_argument("--ceiling-server", metavar="MAILDIR", help=argparse.SUPPRESS)
+    parser.add_argument("--ceiling-port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.ceiling_server:
+        return run_ceiling_server(args.ceiling_server, args.ceiling_port)
+    if args.quick:
+        args.messages, args.games, args.big_games = 48, 8, 20
+        args.timeout = min(args.timeout, 60.0)
+
+    clients = max(1, args.clients)
+    games = max(args.games, clients, math.ceil(args.messages / (2 * DAILY_CAP)))
+    if games != args.games:
+        log(f"note: {games} games instead of {args.games}, so that every client has a game of its own "
+            f"and no player sends more than gm's daily cap of {DAILY_CAP} mails")
+    if args.messages < games:
+        parser.error(f"--messages must be at least the number of games ({games})")
+
+    failures: list[str] = []
+    print(f"ingest benchmark: seed {args.seed}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
+          f"gm at {git_head()}, temporary data under {tempfile.gettempdir()}")
+    with tempfile.TemporaryDirectory(prefix="gm-bench-ingest-") as temporary:
+        work = Path(temporary)
+
+        built = build_games(work / "data", games)
+        batches = order_mails(Store(work / "data"), args.messages, clients, random.Random(args.seed))
+        count = sum(map(len, batches))
+        print(f"setup: {games} games in play, built through GameMaster in {built.describe()}")
+        print(f"order mails: {count} ({count // games} a game, one or two strikes each), {len(batches)} clients, "
+              f"one SMTP connection each, {statistics.mean(len(m.raw) for b in batches for m in b):.0f} bytes a mail")
+
+        before = measure_ceiling(batches, work, "ceiling-before", args.timeout)
+        gm = measure_gm(work / "data", batches, work, args.timeout)
+        after = measure_ceiling(batches, work, "ceiling-after", args.timeout)
+        failures += before.failures + gm.failures + after.failures
+        ceiling = (before.rate + after.rate) / 2
+
+        print(f"ceiling (durable Maildir only) before gm: {before.rate:,.1f} messages/s ({before.seconds:.2f} s)")
+        print(f"ceiling (durable Maildir only) after gm: {after.rate:,.1f} messages/s ({after.seconds:.2f} s)")
+        print(f"ceiling messages/s: {ceiling:,.1f}")
+        print(f"gm SMTP accepted (250, spooled): {count / gm.smtp_seconds if gm.smtp_seconds else 0:,.1f} messages/s "
+              f"({gm.smtp_seconds:.2f} s)")
+        print(f"gm order mails/s end to end: {gm.rate:,.1f} "
+              f"({gm.acknowledged} of {count} acknowledged in {gm.seconds:.2f} s)")
+        print(f"acknowledgement latency: median {percentile(gm.latencies, 0.5):.2f} s, "
+              f"95th percentile {percentile(gm.latencies, 0.95):.2f} s, max {percentile(gm.latencies, 1.0):.2f} s")
+        print(f"turns run: {gm.turns}, strikes rejected: {gm.rejected}, mails answered 'game over': {gm.over}, "
+              f"mails shunted: {gm.shunted}")
+        ratio = gm.rate / ceiling if ceiling else 0.0
+        print(f"ratio gm/ceiling: {ratio:.3f}")
+        verdict = "MET" if ratio >= TARGET_RATIO else "NOT MET"
+        print(f"target: end to end at least half the ceiling: {verdict}")
+
+        if not args.skip_big:
+            settle_seconds = 0.5 if args.quick else 2.0
+            empty = measure_startup(work / "empty", work, "serve-empty", args.timeout, settle_seconds)
+            if args.big_games >= CACHE_FROM:
+                big_source, big_built, cached = cached_games(args.big_games)
+                copy_start = time.perf_counter()
+                subprocess.run(["cp", "-al", str(big_source), str(work / "big")], check=True, timeout=args.timeout)
+                copy_seconds = time.perf_counter() - copy_start
+                where = (f"{'cached' if cached else 'built now'} in {big_source.parent}, "
+                         f"hard-linked in {copy_seconds:.1f} s")
+            else:
+                big_built = build_games(work / "big", args.big_games)
+                where = "built now"
+            big = measure_startup(work / "big", work, "serve-big", args.timeout, settle_seconds)
+            failures += [s.failure for s in (empty, big) if s.failure]
+            print(f"start-up data: {args.big_games:,} games in play ({where}); "
+                  f"building took {big_built.describe()}")
+            print(f"start-up empty data dir: {empty.seconds or 0:.2f} s to EHLO, VmRSS {mib(empty.rss)}")
+            print(f"start-up seconds to serving: {big.seconds or 0:.2f}")
+            print(f"start-up resident memory MiB: {big.rss / (1 << 20):,.0f} "
+                  f"({settle_seconds:g} s later {mib(big.rss_later)}, peak VmHWM {mib(big.peak)})")
+            worst = max(big.rss, big.rss_later, big.peak)
+            fast = "MET" if big.seconds is not None and big.seconds < SERVE_TARGET_SECONDS else "NOT MET"
+            small = "MET" if big.seconds is not None and worst < MEMORY_TARGET_BYTES else "NOT MET"
+            print(f"target: serving within {SERVE_TARGET_SECONDS:.0f} s with {args.big_games:,} games: {fast}")
+            print(f"target: resident memory under 1 GiB with {args.big_games:,} games: {small}")
+
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
