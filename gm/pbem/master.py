@@ -269,17 +269,9 @@ class GameMaster:
                               "phase": game.phase, "turn": game.turn,
                               "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
                               "waiting": seat.player in game.waiting_for})
-        message = EmailMessage(policy=SMTP_POLICY)
-        message["From"] = f"{self.identity.name} <{self.identity.address}>"
-        message["To"] = address
-        message["Subject"] = "[gm] Your games"
-        message["Date"] = format_datetime(time_of(key))
         name = "games-" + hashlib.sha256(key.encode()).hexdigest()[:12]
-        message["Message-ID"] = f"<{name}@{self.identity.domain}>"
-        message["Auto-Submitted"] = "auto-replied"
-        message[GAME_HEADER] = "games"
-        message.set_content(render_text("games", {"address": address, "games": games}), charset="utf-8")
-        self.store.outbox.add(as_bytes(message), name)
+        self._send_outside_games(name, address, "[gm] Your games", time_of(key), "games",
+                                 {"address": address, "games": games}, "auto-replied")
 
     def _route(self, message: Message, tags: list[list[str]]) -> tuple[str, int, str | None]:
         """Which game and player a mail is for, from its plus-address
@@ -321,17 +313,27 @@ class GameMaster:
         at = time_of(key)
         header = f"id={challenge_id}; challenger={sender}; challenged={challenged}; variant={variant}; at={at.isoformat()}"
         self.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
+        self._send_outside_games(
+            f"{challenge_id}.invite", challenged, f"[gm] {sender} challenges you to Spaceships", at, "challenge",
+            {"challenger": sender, "ruleset": ruleset.describe()}, "auto-generated",
+            reply_to=self.identity.reply_address(challenge_id, 0, token(self.store.key, challenge_id, 0)))
+
+    def _send_outside_games(self, name: str, to: str, subject: str, at: datetime, template: str,
+                            data: dict, auto: str, reply_to: str | None = None) -> None:
+        """Queue a message that belongs to no game (a challenge, the games
+        list) under a deterministic outbox key, so a redo queues it once."""
         message = EmailMessage(policy=SMTP_POLICY)
         message["From"] = f"{self.identity.name} <{self.identity.address}>"
-        message["To"] = challenged
-        message["Reply-To"] = self.identity.reply_address(challenge_id, 0, token(self.store.key, challenge_id, 0))
-        message["Subject"] = f"[gm] {sender} challenges you to Spaceships"
+        message["To"] = to
+        if reply_to:
+            message["Reply-To"] = reply_to
+        message["Subject"] = subject
         message["Date"] = format_datetime(at)
-        message["Message-ID"] = f"<{challenge_id}.invite@{self.identity.domain}>"
-        message["Auto-Submitted"] = "auto-generated"
-        message[GAME_HEADER] = challenge_id
-        message.set_content(render_text("challenge", {"challenger": sender, "ruleset": ruleset.describe()}), charset="utf-8")
-        self.store.outbox.add(as_bytes(message), f"{challenge_id}.invite")
+        message["Message-ID"] = f"<{name}@{self.identity.domain}>"
+        message["Auto-Submitted"] = auto
+        message[GAME_HEADER] = name.split(".")[0]
+        message.set_content(render_text(template, data), charset="utf-8")
+        self.store.outbox.add(as_bytes(message), name)
 
     def _challenge_tag(self, tags: list[list[str]]) -> tuple[str, str] | None:
         """The challenge a reply answers, from its plus-address ``gm+cID.0.TOKEN``."""
