@@ -119,7 +119,11 @@ class Daemon:
         default) also start the tasks that handle the spool and the outbox
         by themselves. Tests pass False and call `step` instead."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self.master.load)
+        # Listening needs only the spool: mail is accepted (durably) at once,
+        # and handled once the games are loaded.
+        self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load))
+        if not background:
+            await self._loaded
         for name, address, protocol in (("smtp", self.config.smtp, SMTP), ("lmtp", self.config.lmtp, LMTP)):
             if address is None:
                 continue
@@ -153,6 +157,7 @@ class Daemon:
     async def step(self) -> None:
         """Handle everything due now: deadlines and the spool; then let the
         delivery task look at the outbox."""
+        await self._loaded
         async with self._lock:
             await asyncio.get_running_loop().run_in_executor(None, self._master_step)
         self._outbox.set()
@@ -162,6 +167,7 @@ class Daemon:
         self.master.process_spool()
 
     async def _master_loop(self) -> None:
+        await self._loaded
         while True:
             self._wake.clear()
             try:

@@ -93,18 +93,31 @@ class GameMaster:
     # Start-up
 
     def load(self) -> None:
-        """Rebuild every game from its archive; finish any half-done reply queueing."""
+        """Rebuild every game from its archive; finish any half-done reply queueing.
+
+        Only the last event of a game can have been cut short by a crash, and
+        only then are its messages rendered again (rendering every game's
+        last messages would make start-up slow with many games)."""
         for game_id in self.store.game_ids():
             archive = self.store.archive(game_id)
-            if not archive.keys():
+            keys = set(archive.keys())
+            if not keys:
                 continue
-            game, threads, replayed = replay(archive, self.identity, game_id, render="last")
+            game, threads, replayed = replay(archive, self.identity, game_id, render="none")
+            last = replayed[-1]
+            unfinished = [
+                k for k, _, _ in last.messages
+                if k not in keys or (f"{game_id}.{k}" not in self.store.sent and f"{game_id}.{k}" not in self.store.outbox)
+            ]
+            if unfinished:
+                game, threads, replayed = replay(archive, self.identity, game_id, render="last")
+                last = replayed[-1]
             self.games[game_id] = game
             self.threads[game_id] = threads
-            last = replayed[-1]
             self.numbers[game_id] = last.number
-            self._send(game_id, last.messages)
-            for key in archive.keys():
+            if unfinished:
+                self._send(game_id, last.messages)
+            for key in keys:
                 if ".in." in key:
                     self.handled_keys.add(key.split(".in.", 1)[1])
             self.applied_ids |= {r.event.message_id for r in replayed if isinstance(r.event, PlayerMail) and r.event.message_id}
