@@ -145,12 +145,13 @@ class GameMaster:
         except Exception as error:
             log.exception("gm failed on %s; it goes to the shunt", key)
             self.store.shunt_message(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
-        self.store.handled.add(_marker(key))
         self.store.spool.remove(key)
 
     def _pipeline(self, key: str, raw: bytes) -> None:
-        if _marker(key) in self.store.handled or key in self.handled_keys:
-            return  # redelivery of a spool file already handled before a crash
+        # A spool file handled before a crash, whose removal was lost: it is
+        # archived in a game, or in the shunt; anything else is safe to redo.
+        if key in self.handled_keys or key in self.store.shunt:
+            return
         message = parse_message(raw)
         if origin_of(key) in TRUSTED_ORIGINS and message.get(EVENT_HEADER):
             self._gm_event(key, raw, message)
@@ -198,7 +199,7 @@ class GameMaster:
         stamp = at.strftime("%Y%m%dT%H%M%SZ")
         name = f"{kind}-{game.id}-{game.turn}-{stamp}"
         key = spool_key(at, "clock", name)
-        if key in self.store.spool or _marker(key) in self.store.handled:
+        if key in self.store.spool or key in self.handled_keys:
             return 0
         body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, at {stamp}."]
         raw = event_message(self.identity, kind, at, f"<{name}@{self.identity.domain}>", game.id, body)
@@ -346,7 +347,8 @@ class GameMaster:
         message["Auto-Submitted"] = auto
         message[GAME_HEADER] = name.split(".")[0]
         message.set_content(render_text(template, data), charset="utf-8")
-        self.store.outbox.add(as_bytes(message), name)
+        if name not in self.store.sent:  # a redo after a crash sends nothing twice
+            self.store.outbox.add(as_bytes(message), name)
 
     def _challenge_tag(self, tags: list[list[str]]) -> tuple[str, str] | None:
         """The challenge a reply answers, from its plus-address ``gm+cID.0.TOKEN``."""
@@ -460,10 +462,6 @@ CHALLENGE_HEADER = "X-GM-Challenge"
 def accepted_fields_of(message: Message, header: str) -> dict[str, str]:
     value = str(message.get(header, ""))
     return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
-
-
-def _marker(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _envelope_from(message: Message) -> str | None:

@@ -10,7 +10,7 @@
       shunt/         mail that could not be parsed, routed or trusted, with
                      the reason in an X-GM-Shunt-Reason header
       challenges/    challenges made by mail, until accepted
-      handled/       one empty marker per handled message (applied once)
+      handled/       one empty marker per accepted challenge
       sent/          one empty marker per message delivered (sent once)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
