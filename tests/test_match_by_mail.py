@@ -82,3 +82,20 @@ def test_a_game_under_the_early_rules_by_mail(tmp_path):
             sheet = text(world.alice.latest())
             assert sheet.count("they  strike Gv1: hit") == 2  # both hit: destruction waits for the turn's end
     asyncio.run(scenario())
+
+
+def test_a_variant_game_started_by_a_challenge(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            challenge = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: early?\r\nMessage-ID: <v@example.org>\r\n\r\n"
+                         f"challenge {BOB}\r\nvariant early+scoring-by-hits\r\n").encode()
+            await world.asend(challenge, ALICE, ["gm@example.org"])
+            await world.settle()
+            (invite,) = world.bob.inbox()
+            assert "rules: Spaceships, early rules, scoring by hits" in text(invite)
+            await world.act(world.bob.reply, "accept", to=invite)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert game.ruleset.early and game.ruleset.scoring_by_hits and game.variant == "early+scoring-by-hits"
+            assert "Rules: Spaceships, early rules, scoring by hits" in text(world.alice.latest())
+    asyncio.run(scenario())
