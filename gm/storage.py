@@ -36,10 +36,16 @@ class DurableMaildir:
     suffix; `keys` lists them sorted, so callers that need an order name
     their files so that it sorts (gm's archives start each name with a
     zero-padded sequence number).
+
+    The keys are also kept in memory once listed, so that checking for a key
+    (which every idempotent write does) costs no directory scan; gm is the
+    only writer of its Maildirs, and `keys` always reads the disk again (the
+    spool also receives files from ``gm new`` in another process).
     """
 
     def __init__(self, path: str | os.PathLike[str], create: bool = True):
         self.path = Path(path)
+        self._known: set[str] | None = None
         if create:
             for sub in ("tmp", "new", "cur"):
                 (self.path / sub).mkdir(parents=True, exist_ok=True)
@@ -55,8 +61,7 @@ class DurableMaildir:
         ``S`` flag, so a mail client shows gm's own archive as read."""
         if "/" in key or ":" in key or key.startswith("."):
             raise ValueError(f"bad Maildir key {key!r}")
-        existing = self._find(key)
-        if existing is not None:
+        if key in self:
             return key
         tmp = self.path / "tmp" / f"{key}.{os.getpid()}.{_HOST}"
         with open(tmp, "wb") as handle:
@@ -66,6 +71,8 @@ class DurableMaildir:
         target = self.path / "cur" / f"{key}:2,S" if seen else self.path / "new" / key
         os.replace(tmp, target)
         fsync_dir(target.parent)
+        if self._known is not None:
+            self._known.add(key)
         return key
 
     def _find(self, key: str) -> Path | None:
@@ -80,7 +87,9 @@ class DurableMaildir:
         return None
 
     def __contains__(self, key: str) -> bool:
-        return self._find(key) is not None
+        if self._known is None:
+            self.keys()
+        return key in self._known  # type: ignore[operator]
 
     def keys(self) -> list[str]:
         names = set()
@@ -88,6 +97,7 @@ class DurableMaildir:
             for entry in os.scandir(self.path / sub):
                 if not entry.name.startswith("."):
                     names.add(entry.name.split(":2,")[0])
+        self._known = names
         return sorted(names)
 
     def __iter__(self) -> Iterator[str]:
@@ -114,6 +124,8 @@ class DurableMaildir:
         if path is not None:
             path.unlink(missing_ok=True)
             fsync_dir(path.parent)
+        if self._known is not None:
+            self._known.discard(key)
 
     def mailbox(self) -> mailbox.Maildir:
         """The standard library's view of this Maildir, for reading and export."""

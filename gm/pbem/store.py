@@ -85,9 +85,13 @@ class Store:
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)
         self.key = load_key(self.root / "secret.key")
+        self._archives: dict[str, DurableMaildir] = {}
 
     def archive(self, game: str) -> DurableMaildir:
-        return DurableMaildir(self.games_dir / game)
+        """A game's archive (one object per game, made durable once)."""
+        if game not in self._archives:
+            self._archives[game] = DurableMaildir(self.games_dir / game)
+        return self._archives[game]
 
     def game_ids(self) -> list[str]:
         """Every game's id, in the order the games were made."""
