@@ -33,15 +33,24 @@ second mail (turn sheets to both players: realistic work too). Players are
 all distinct addresses and send at most gm's daily cap of mails each.
 
 Start-up: a data directory with 10,000 games in play (built as above, which
-takes minutes, so it is cached under the system's temporary directory, never
-in the work tree, keyed by gm's code and templates at git HEAD; the build
-time is printed when it is built, and again from the cache's record). A
-hard-linked copy of it (gm never rewrites a file in place) is served by
-``python -m gm serve --data DIR --smtp 127.0.0.1:PORT``; the time from
-starting the process until it answers EHLO, and its resident memory
-(VmRSS, and the peak VmHWM, from /proc) once serving, are printed against
-the targets: under 10 seconds and under 1 GiB. The same is measured for an
-empty data directory, as a reference.
+takes many minutes, so it is cached under the system's temporary directory,
+never in the work tree, keyed by gm's code and templates at git HEAD; the
+build time is printed when it is built, and again from the cache's record).
+A hard-linked copy of it (gm never rewrites a file in place) is served by
+``python -m gm serve --data DIR --smtp 127.0.0.1:0`` (port 0, found from
+/proc, so that nothing else can take it meanwhile). Two times are printed:
+until it answers EHLO (gm listens before its games are loaded, and accepts
+mail durably into the spool meanwhile), and until an order mail sent at that
+moment to the last game has its acknowledgement queued: that is serving, and
+the 10-second target applies to it. Resident memory (VmRSS, and the peak
+VmHWM, from /proc) is read once that mail is handled, so with every game
+loaded, and a little later; the target is under 1 GiB. The same is measured
+for an empty data directory (with a mail that belongs to no game), as a
+reference.
+
+The end-to-end run likewise waits until gm has handled a first mail (one
+that belongs to no game) before the clock starts, so that loading the games
+is not counted as handling the order mails.
 
 Nothing is asserted about speed; the exit status is 1 only if the run could
 not complete (a server did not start, an order mail was not acknowledged
@@ -66,7 +75,6 @@ import secrets
 import shutil
 import signal
 import smtplib
-import socket
 import statistics
 import subprocess
 import sys
@@ -276,19 +284,38 @@ class Mail:
     sent_at: float = 0.0
 
 
-def latest_mail(store: Store) -> tuple[dict[tuple[str, int], object], dict[str, int]]:
-    """The GM's latest delivered mail (headers) to each player of each game,
-    and the number of each game's last event."""
+def latest_mail(store: Store, games: set[str] | None = None) -> tuple[dict[tuple[str, int], object], dict[str, int]]:
+    """The GM's latest delivered mail (headers) to each player of each game
+    (or of ``games`` only), and the number of each game's last event."""
     latest: dict[tuple[str, int], tuple[str, object]] = {}
     last_event: dict[str, int] = {}
     for key in store.delivered.keys():
         game, number, _, _ = key.split(".")
+        if games is not None and game not in games:
+            continue
         last_event[game] = max(last_event.get(game, 0), int(number))
         head = _headers.parsebytes(store.delivered.get_bytes(key))
         player = int(str(head["X-GM-Player"]))
         if (game, player) not in latest or key > latest[game, player][0]:
             latest[game, player] = (key, head)
     return {where: head for where, (_, head) in latest.items()}, last_event
+
+
+def order_mail(original, last_event: int, strikes: list[str]) -> Mail:
+    """A player's order mail answering the GM's mail ``original``; its
+    acknowledgement will be the first reply to the game's next event."""
+    raw = reply(original, " ".join(strikes) + "\n")
+    game = str(original["X-GM-Game"]).strip()
+    return Mail(sender=str(original["To"]), recipient=str(original["Reply-To"]), raw=raw,
+                message_id=unfold(_headers.parsebytes(raw)["Message-ID"]), ack_key=f"{game}.{last_event + 1:06d}.out.1")
+
+
+def stranger_mail() -> Mail:
+    """A mail to the GM that belongs to no game: handled (shunted) once the games are loaded."""
+    message_id = make_msgid(domain="bench.example")
+    raw = (f"From: someone@bench.example\r\nTo: {GM_ADDRESS}\r\nSubject: hello\r\nMessage-ID: {message_id}\r\n"
+           f"Date: {format_datetime(datetime.now(timezone.utc))}\r\n\r\nhello\r\n").encode()
+    return Mail("someone@bench.example", GM_ADDRESS, raw, message_id, ack_key="")
 
 
 def order_mails(store: Store, messages: int, clients: int, rng: random.Random) -> list[list[Mail]]:
@@ -300,25 +327,13 @@ def order_mails(store: Store, messages: int, clients: int, rng: random.Random) -
     for round_ in range(per_game):
         player = 1 + round_ % 2
         for index, game in enumerate(games):
-            original = latest[game, player]
             strikes = rng.sample(CELLS, rng.choice((1, 2)))
-            raw = reply(original, " ".join(strikes) + "\n")
-            head = _headers.parsebytes(raw)
-            batches[index % clients].append(Mail(
-                sender=str(original["To"]), recipient=str(original["Reply-To"]), raw=raw,
-                message_id=unfold(head["Message-ID"]), ack_key=f"{game}.{last_event[game] + 1 + round_:06d}.out.1",
-            ))
+            batches[index % clients].append(order_mail(latest[game, player], last_event[game] + round_, strikes))
     return [batch for batch in batches if batch]
 
 
 # --------------------------------------------------------------------------
 # Servers (each in a process of its own) and the clients
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 def ehlo(port: int, timeout: float = 5.0) -> bool:
@@ -330,11 +345,59 @@ def ehlo(port: int, timeout: float = 5.0) -> bool:
         return False
 
 
-class Server:
-    """A server process: started, waited for until it answers EHLO, always stopped."""
+def listening_port(pid: int) -> int | None:
+    """The TCP port a process listens on, from /proc (servers bind port 0, so
+    that no other process can take the port between choosing and binding it)."""
+    try:
+        sockets = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                sockets.add(link[8:-1])
+        with open("/proc/net/tcp") as table:
+            for line in list(table)[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and fields[9] in sockets:  # 0A: LISTEN
+                    return int(fields[1].rsplit(":", 1)[1], 16)
+    except OSError:
+        pass
+    return None
 
-    def __init__(self, command: list[str], port: int, logfile: Path):
-        self.port = port
+
+def send_one(port: int, mail: Mail, timeout: float = 30.0) -> None:
+    with smtplib.SMTP(HOST, port, timeout=timeout) as client:
+        mail.sent_at = time.perf_counter()
+        client.sendmail(mail.sender, [mail.recipient], mail.raw)
+
+
+def handled(data: Path, mail: Mail) -> bool:
+    """Whether gm has handled ``mail``: its acknowledgement is queued (or
+    delivered), or, for mail that has none, the spool is empty."""
+    if not mail.ack_key:
+        return not os.listdir(data / "spool" / "new")
+    # the outbox first: a message leaves it only once it is delivered
+    return (data / "outbox" / "new" / mail.ack_key).exists() or (data / "delivered" / "new" / mail.ack_key).exists()
+
+
+def wait_handled(data: Path, mail: Mail, server: "Server", timeout: float) -> float | None:
+    """Seconds from sending ``mail`` until gm handled it, or None."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline and server.process.poll() is None:
+        if handled(data, mail):
+            return time.perf_counter() - mail.sent_at
+        time.sleep(POLL_SECONDS)
+    return None
+
+
+class Server:
+    """A server process listening on 127.0.0.1:0: started, waited for until it
+    answers EHLO, always stopped."""
+
+    def __init__(self, command: list[str], logfile: Path):
+        self.port = 0
         self.logfile = logfile
         self._log = open(logfile, "wb")
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -348,7 +411,8 @@ class Server:
         while time.perf_counter() < deadline:
             if self.process.poll() is not None:
                 return None
-            if ehlo(self.port, timeout=max(0.1, min(5.0, deadline - time.perf_counter()))):
+            self.port = self.port or listening_port(self.process.pid) or 0
+            if self.port and ehlo(self.port, timeout=max(0.1, min(5.0, deadline - time.perf_counter()))):
                 return time.perf_counter() - self.started
             time.sleep(POLL_SECONDS)
         return None
@@ -389,14 +453,13 @@ class Server:
         self.stop()
 
 
-def gm_serve(data: Path, port: int, logfile: Path) -> Server:
-    return Server([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:{port}",
-                   "--address", GM_ADDRESS], port, logfile)
+def gm_serve(data: Path, logfile: Path) -> Server:
+    return Server([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:0",
+                   "--address", GM_ADDRESS], logfile)
 
 
-def ceiling_serve(maildir: Path, port: int, logfile: Path) -> Server:
-    return Server([sys.executable, str(Path(__file__).resolve()), "--ceiling-server", str(maildir),
-                   "--ceiling-port", str(port)], port, logfile)
+def ceiling_serve(maildir: Path, logfile: Path) -> Server:
+    return Server([sys.executable, str(Path(__file__).resolve()), "--ceiling-server", str(maildir)], logfile)
 
 
 class DurableHandler:
@@ -411,7 +474,7 @@ class DurableHandler:
         return "250 2.0.0 Message accepted"
 
 
-def run_ceiling_server(path: str, port: int) -> int:
+def run_ceiling_server(path: str) -> int:
     """The ceiling server's process: aiosmtpd as gm sets it up, until SIGINT or SIGTERM."""
     from aiosmtpd.smtp import SMTP
 
@@ -423,7 +486,7 @@ def run_ceiling_server(path: str, port: int) -> int:
         handler = DurableHandler(DurableMaildir(path))
         server = await loop.create_server(
             lambda: SMTP(handler, data_size_limit=MAX_MESSAGE_BYTES, enable_SMTPUTF8=True, hostname="example.org"),
-            host=HOST, port=port)
+            host=HOST, port=0)
         await stop.wait()
         server.close()
         await server.wait_closed()
@@ -500,11 +563,10 @@ def measure_ceiling(batches: list[list[Mail]], work: Path, name: str, timeout: f
     """Messages a second through the durable-Maildir-only server."""
     count = sum(map(len, batches))
     maildir = work / name
-    port = free_port()
-    with ceiling_serve(maildir, port, work / f"{name}.log") as server:
+    with ceiling_serve(maildir, work / f"{name}.log") as server:
         if server.wait_serving(timeout) is None:
             return Ceiling(0.0, 0.0, [f"the ceiling server did not start:\n{server.tail()}"])
-        sent = timed_send(port, batches, timeout)  # the last 250: every message is durable
+        sent = timed_send(server.port, batches, timeout)  # the last 250: every message is durable
         stored = len(os.listdir(maildir / "new"))
     failures = list(sent.failures)
     if stored != count and not failures:
@@ -517,6 +579,8 @@ class EndToEnd:
     rate: float = 0.0
     seconds: float = 0.0
     smtp_seconds: float = 0.0
+    ready_seconds: float = 0.0
+    """From starting gm serve until it had handled a first mail (its games loaded)."""
     acknowledged: int = 0
     latencies: list[float] = field(default_factory=list)
     turns: int = 0
@@ -535,11 +599,17 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
     mails = [m for b in batches for m in b]
     by_ack = {m.ack_key: m for m in mails}
     outbox_new, delivered_new = data / "outbox" / "new", data / "delivered" / "new"
-    port = free_port()
-    with gm_serve(data, port, work / "gm-serve.log") as server:
+    with gm_serve(data, work / "gm-serve.log") as server:
         if server.wait_serving(timeout) is None:
             result.failures.append(f"gm serve did not start:\n{server.tail()}")
             return result
+        probe = stranger_mail()  # gm answers EHLO at once; it handles mail once its games are loaded
+        send_one(server.port, probe)
+        if wait_handled(data, probe, server, timeout) is None:
+            result.failures.append(f"gm serve did not handle a first mail within {timeout:.0f} s:\n{server.tail()}")
+            return result
+        result.ready_seconds = time.perf_counter() - server.started
+        shunted_before = len(os.listdir(data / "shunt" / "new"))
         seen_at: dict[str, float] = {}
 
         def poll(began: float) -> None:
@@ -556,7 +626,7 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
                     time.sleep(POLL_SECONDS)
             result.seconds = (max(seen_at.values()) - began) if seen_at and not pending else time.perf_counter() - began
 
-        sent = timed_send(port, batches, timeout, while_sending=poll)
+        sent = timed_send(server.port, batches, timeout, while_sending=poll)
         result.smtp_seconds = sent.seconds
         result.failures += sent.failures
         result.acknowledged = len(seen_at)
@@ -569,6 +639,7 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
             result.failures.append(f"gm serve exited with status {server.process.returncode}:\n{server.tail()}")
     result.rate = result.acknowledged / result.seconds if result.seconds and not result.failures else 0.0
     check_acks(data, by_ack, result)
+    result.shunted -= shunted_before
     return result
 
 
@@ -621,26 +692,49 @@ def check_acks(data: Path, by_ack: dict[str, Mail], result: EndToEnd) -> None:
 
 @dataclass
 class Startup:
-    seconds: float | None
+    ehlo_seconds: float | None = None
+    """From starting the process until it answered EHLO (mail is then accepted durably)."""
+    seconds: float | None = None
+    """From starting the process until the first mail was handled: for a data
+    directory with games, an order mail's acknowledgement queued."""
+    rss_at_ehlo: int = 0
     rss: int = 0
+    """VmRSS once the first mail was handled (every game loaded)."""
     rss_later: int = 0
     peak: int = 0
     failure: str = ""
 
 
-def measure_startup(data: Path, work: Path, name: str, timeout: float, settle_seconds: float) -> Startup:
-    """Seconds from starting `gm serve` until it answers EHLO; its memory once serving."""
-    port = free_port()
-    with gm_serve(data, port, work / f"{name}.log") as server:
-        seconds = server.wait_serving(timeout)
-        if seconds is None:
-            return Startup(None, failure=f"gm serve did not answer EHLO within {timeout:.0f} s:\n{server.tail()}")
-        rss = server.memory().get("VmRSS", 0)
-        time.sleep(settle_seconds)  # the master and delivery tasks have their first look at everything
+def measure_startup(data: Path, probe: Mail, work: Path, name: str, timeout: float, settle_seconds: float) -> Startup:
+    """How long `gm serve` takes to answer EHLO and then to handle ``probe``
+    (sent as soon as it answers EHLO); its memory then, and a little later."""
+    result = Startup()
+    with gm_serve(data, work / f"{name}.log") as server:
+        result.ehlo_seconds = server.wait_serving(timeout)
+        if result.ehlo_seconds is None:
+            result.failure = f"gm serve did not answer EHLO within {timeout:.0f} s:\n{server.tail()}"
+            return result
+        result.rss_at_ehlo = server.memory().get("VmRSS", 0)
+        send_one(server.port, probe)
+        if wait_handled(data, probe, server, timeout) is None:
+            result.failure = f"gm serve did not handle a first mail within {timeout:.0f} s:\n{server.tail()}"
+            return result
+        result.seconds = time.perf_counter() - server.started
+        result.rss = server.memory().get("VmRSS", 0)
+        time.sleep(settle_seconds)  # the master and delivery tasks have a look at everything
         later = server.memory()
+        result.rss_later, result.peak = later.get("VmRSS", 0), later.get("VmHWM", 0)
         if server.process.poll() is not None:
-            return Startup(seconds, rss, failure=f"gm serve exited:\n{server.tail()}")
-        return Startup(seconds, rss, later.get("VmRSS", 0), later.get("VmHWM", 0))
+            result.failure = f"gm serve exited:\n{server.tail()}"
+    return result
+
+
+def probe_order(data: Path, rng: random.Random) -> Mail:
+    """An order mail from player 1 of the last game of a data directory."""
+    store = Store(data)
+    game = store.game_ids()[-1]
+    latest, last_event = latest_mail(store, {game})
+    return order_mail(latest[game, 1], last_event[game], rng.sample(CELLS, 2))
 
 
 # --------------------------------------------------------------------------
@@ -665,10 +759,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="bound on each phase, seconds (default 600)")
     parser.add_argument("--quick", action="store_true", help="a tiny run for smoke tests (48 mails, 8 games; 20 at start-up)")
     parser.add_argument("--ceiling-server", metavar="MAILDIR", help=argparse.SUPPRESS)
-    parser.add_argument("--ceiling-port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ceiling_server:
-        return run_ceiling_server(args.ceiling_server, args.ceiling_port)
+        return run_ceiling_server(args.ceiling_server)
     if args.quick:
         args.messages, args.games, args.big_games = 48, 8, 20
         args.timeout = min(args.timeout, 60.0)
@@ -703,6 +796,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ceiling (durable Maildir only) before gm: {before.rate:,.1f} messages/s ({before.seconds:.2f} s)")
         print(f"ceiling (durable Maildir only) after gm: {after.rate:,.1f} messages/s ({after.seconds:.2f} s)")
         print(f"ceiling messages/s: {ceiling:,.1f}")
+        print(f"gm ready (games loaded, a first mail handled) {gm.ready_seconds:.2f} s after its start")
         print(f"gm SMTP accepted (250, spooled): {count / gm.smtp_seconds if gm.smtp_seconds else 0:,.1f} messages/s "
               f"({gm.smtp_seconds:.2f} s)")
         print(f"gm order mails/s end to end: {gm.rate:,.1f} "
@@ -718,7 +812,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not args.skip_big:
             settle_seconds = 0.5 if args.quick else 2.0
-            empty = measure_startup(work / "empty", work, "serve-empty", args.timeout, settle_seconds)
+            empty = measure_startup(work / "empty", stranger_mail(), work, "serve-empty", args.timeout, settle_seconds)
             if args.big_games >= CACHE_FROM:
                 big_source, big_built, cached = cached_games(args.big_games)
                 copy_start = time.perf_counter()
@@ -729,17 +823,23 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 big_built = build_games(work / "big", args.big_games)
                 where = "built now"
-            big = measure_startup(work / "big", work, "serve-big", args.timeout, settle_seconds)
+            probe = probe_order(work / "big", random.Random(args.seed))
+            big = measure_startup(work / "big", probe, work, "serve-big", args.timeout, settle_seconds)
             failures += [s.failure for s in (empty, big) if s.failure]
             print(f"start-up data: {args.big_games:,} games in play ({where}); "
                   f"building took {big_built.describe()}")
-            print(f"start-up empty data dir: {empty.seconds or 0:.2f} s to EHLO, VmRSS {mib(empty.rss)}")
-            print(f"start-up seconds to serving: {big.seconds or 0:.2f}")
+            print(f"start-up empty data dir: EHLO after {empty.ehlo_seconds or 0:.2f} s, a first mail handled "
+                  f"after {empty.seconds or 0:.2f} s, VmRSS {mib(empty.rss)}")
+            print(f"start-up seconds to EHLO: {big.ehlo_seconds or 0:.2f} (VmRSS then {mib(big.rss_at_ehlo)})")
+            print(f"start-up seconds to serving: {big.seconds or 0:.2f} "
+                  f"(an order mail sent at EHLO, its acknowledgement queued)")
             print(f"start-up resident memory MiB: {big.rss / (1 << 20):,.0f} "
-                  f"({settle_seconds:g} s later {mib(big.rss_later)}, peak VmHWM {mib(big.peak)})")
+                  f"(then; {settle_seconds:g} s later {mib(big.rss_later)}, peak VmHWM {mib(big.peak)})")
             worst = max(big.rss, big.rss_later, big.peak)
+            answered = "MET" if big.ehlo_seconds is not None and big.ehlo_seconds < SERVE_TARGET_SECONDS else "NOT MET"
             fast = "MET" if big.seconds is not None and big.seconds < SERVE_TARGET_SECONDS else "NOT MET"
             small = "MET" if big.seconds is not None and worst < MEMORY_TARGET_BYTES else "NOT MET"
+            print(f"target: EHLO within {SERVE_TARGET_SECONDS:.0f} s with {args.big_games:,} games: {answered}")
             print(f"target: serving within {SERVE_TARGET_SECONDS:.0f} s with {args.big_games:,} games: {fast}")
             print(f"target: resident memory under 1 GiB with {args.big_games:,} games: {small}")
 
