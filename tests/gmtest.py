@@ -4,6 +4,7 @@ read their mail from the GM's local delivery Maildir and answer over SMTP."""
 from __future__ import annotations
 
 import asyncio
+import re
 import smtplib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -26,6 +27,27 @@ SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 def text(message) -> str:
     """A message's plain-text body, with plain newlines."""
     return message.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
+
+
+def grids(sheet: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The marks of a sheet's two spaces: (own, opponent's), cell -> mark."""
+    own: dict[str, str] = {}
+    known: dict[str, str] = {}
+    colour = None
+    for line in sheet.split("== The spaces ==\n", 1)[1].splitlines():
+        heading = re.match(r"^\w+ \(([ROYGB])\)", line)
+        if heading:
+            colour = heading[1]
+            continue
+        tokens = line.split()
+        if colour and len(tokens) == 12 and tokens[0] in "vwxyz" and tokens[6] == tokens[0]:
+            for number in range(1, 6):
+                own[f"{colour}{tokens[0]}{number}"] = tokens[number]
+                known[f"{colour}{tokens[0]}{number}"] = tokens[6 + number]
+        elif line.startswith("Your space:"):
+            break
+    assert len(own) == len(known) == 125, "the sheet does not draw both spaces"
+    return own, known
 
 
 class Clock:

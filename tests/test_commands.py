@@ -20,7 +20,7 @@ import pytest
 
 from gm.notation import parse_orders, parse_setup
 from gm.pbem.commands import KEYWORDS
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, text
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, grids, text
 
 # Player 1's fleet (SETUP_ALICE) has 7 conventional strikes in turn 1 (DS 1,
 # KC 3, FS 2, MD 1), a missile, a beam and 1 scan; 22 cells.
@@ -138,25 +138,6 @@ def header_lines(body: str) -> list[str]:
     return body.split("\n\n", 1)[0].splitlines()
 
 
-def grids(sheet: str) -> tuple[dict[str, str], dict[str, str]]:
-    """The marks of a sheet's two spaces: (own, opponent's), cell -> mark."""
-    own: dict[str, str] = {}
-    known: dict[str, str] = {}
-    colour = None
-    for line in sheet.split("== The spaces ==\n", 1)[1].splitlines():
-        heading = re.match(r"^\w+ \(([ROYGB])\)", line)
-        if heading:
-            colour = heading[1]
-            continue
-        tokens = line.split()
-        if colour and len(tokens) == 12 and tokens[0] in "vwxyz" and tokens[6] == tokens[0]:
-            for number in range(1, 6):
-                own[f"{colour}{tokens[0]}{number}"] = tokens[number]
-                known[f"{colour}{tokens[0]}{number}"] = tokens[6 + number]
-        elif line.startswith("Your space:"):
-            break
-    assert len(own) == len(known) == 125, "the sheet does not draw both spaces"
-    return own, known
 
 
 def game(world: World):

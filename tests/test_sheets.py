@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from gmtest import World, text
+from gmtest import World, grids, text
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "sheets"
@@ -243,25 +243,6 @@ def test_lines_fit_78_columns(sheets, name):
 
 # Reading the sheets
 
-def grids(sheet: str) -> tuple[dict[str, str], dict[str, str]]:
-    """The marks of a sheet's two spaces: (own, opponent's), cell -> mark."""
-    own: dict[str, str] = {}
-    known: dict[str, str] = {}
-    colour = None
-    for line in sheet.split("== The spaces ==\n", 1)[1].splitlines():
-        heading = re.match(r"^\w+ \(([ROYGB])\)", line)
-        if heading:
-            colour = heading[1]
-            continue
-        tokens = line.split()
-        if colour and len(tokens) == 12 and tokens[0] in "vwxyz" and tokens[6] == tokens[0]:
-            for number in range(1, 6):
-                own[f"{colour}{tokens[0]}{number}"] = tokens[number]
-                known[f"{colour}{tokens[0]}{number}"] = tokens[6 + number]
-        elif line.startswith("Your space:"):
-            break
-    assert len(own) == len(known) == 125, "the sheet does not draw both spaces"
-    return own, known
 
 
 def marks(spec: str) -> dict[str, str]:
