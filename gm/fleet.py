@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .geometry import Cell, cells_of
+from .geometry import Cell
 from .orders import Placement
-from .ruleset import DEFAULT, STANDARD_FLEET_COST, Ruleset
+from .ruleset import DEFAULT, Ruleset
 from .ships import Ship, ShipType, shape_problem, ship_label
 
 STANDARD_FLEET: tuple[tuple[ShipType, ...], ...] = (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .events import Announcement, Destruction, TurnReport
 from .fleet import SetupError, build_fleet
 from .game import Game
-from .notation import NotationError, Record, parse_record
+from .notation import Record, parse_record
 from .orders import format_orders
 from .ruleset import Ruleset, ruleset_named
 

@@ -2,7 +2,7 @@
 
 from gm.checking import Accepted, Rejected
 from gm.ruleset import ruleset_named
-from support import FLEET_1, FLEET_2, new_game
+from support import new_game
 
 
 def outcomes(game, player, text):

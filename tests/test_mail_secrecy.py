@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from gm.bot import random_orders, random_setup
 from gm.fleet import build_fleet
-from gm.geometry import STANDARD
 from gm.orders import Missile, MissileSelector, Placement
 from gm.pbem import engine
 from gm.pbem.archive import Threads, notice_messages

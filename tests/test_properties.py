@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from gm.bot import random_fleet, random_orders
 from gm.fleet import Fleet
 from gm.game import Game
-from gm.geometry import ALL_CELLS, STANDARD, Cell
+from gm.geometry import ALL_CELLS, Cell
 from gm.notation import parse_orders
 from gm.orders import Beam, Kamikaze, Missile, MissileSelector, Scan, ShipRef, Strike
 from gm.resolution import resolve_turn

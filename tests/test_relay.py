@@ -4,7 +4,6 @@ that refuses for a while and later accepts; and LMTP in."""
 import asyncio
 import ssl
 import subprocess
-from datetime import timedelta
 
 import pytest
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword

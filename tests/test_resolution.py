@@ -5,7 +5,7 @@ import pytest
 
 from gm.events import Result
 from gm.resolution import GameOverError
-from support import FLEET_1, FLEET_2, announced, new_game
+from support import FLEET_1, announced, new_game
 
 
 def saucer_left_diagonal():

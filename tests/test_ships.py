@@ -5,7 +5,7 @@ from itertools import combinations, product
 
 import pytest
 
-from gm.geometry import ALL_CELLS, STANDARD
+from gm.geometry import STANDARD
 from gm.ships import ShipType, canonical_shape, placements, shape_problem
 from support import cells
 

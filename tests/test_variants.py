@@ -3,7 +3,6 @@
 
 import pytest
 
-from gm.events import Result
 from gm.fleet import SetupError, build_fleet, composition_table
 from gm.game import Game
 from gm.geometry import Cell, Geometry

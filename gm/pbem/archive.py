@@ -35,7 +35,6 @@ from . import engine
 from .engine import Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
 from .mailer import Identity, as_bytes, build
 from .model import MailGame, Options, Seat
-from .tokens import mask
 
 EVENT_HEADER = "X-GM-Event"
 ACCEPTED_HEADER = "X-GM-Accepted"

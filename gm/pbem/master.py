@@ -44,7 +44,7 @@ from .archive import (
     ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, match_terms, notice_messages, orders_text, parse_fields,
     prepend_header, replay, seats_and_options, to_event,
 )
-from .engine import Created, DeadlinePassed, Notice, PlayerMail, ReminderDue
+from .engine import Created, Notice, PlayerMail
 from .crashpoints import crashpoint
 from .mailer import GAME_HEADER, Identity, as_bytes, build, render_text
 from .model import ENDED, MailGame, Options
