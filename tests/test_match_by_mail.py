@@ -99,3 +99,27 @@ def test_a_variant_game_started_by_a_challenge(tmp_path):
             assert game.ruleset.early and game.ruleset.scoring_by_hits and game.variant == "early+scoring-by-hits"
             assert "Rules: Spaceships, early rules, scoring by hits" in text(world.alice.latest())
     asyncio.run(scenario())
+
+
+def test_a_match_started_by_a_challenge(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            challenge = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: a match?\r\nMessage-ID: <m@example.org>\r\n\r\n"
+                         f"challenge {BOB}\r\nvariant 2.6.1+fleet=2\r\nmatch scored 2\r\n").encode()
+            await world.asend(challenge, ALICE, ["gm@example.org"])
+            await world.settle()
+            (invite,) = world.bob.inbox()
+            assert "challenges you to a scored match, 2 games of Spaceships" in text(invite).replace("\n", " ")
+            await world.act(world.bob.reply, "accept", to=invite)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert game.match == MatchTerms("scored", games=2)
+            assert "Match: scored, 2 games; game 1" in text(world.alice.latest())
+            bad = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: x\r\nMessage-ID: <m2@example.org>\r\n\r\n"
+                   f"challenge {BOB}\r\nmatch forever\r\n").encode()
+            await world.asend(bad, ALICE, ["gm@example.org"])
+            await world.settle()
+            assert len(world.bob.inbox()) == 2  # the invitation to g1 only: no second challenge
+            reasons = [world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys()]
+            assert any(b"match line gm cannot read" in r for r in reasons)
+    asyncio.run(scenario())

@@ -47,6 +47,7 @@ from .archive import (
 from .engine import Created, Notice, PlayerMail
 from .crashpoints import crashpoint
 from .mailer import GAME_HEADER, Identity, as_bytes, build, render_text
+from ..match import MatchTerms
 from .model import ENDED, MailGame, Options
 from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
 from .tokens import mask, reveal, token, verify
@@ -238,17 +239,10 @@ class GameMaster:
             if _GAMES.search(text):
                 self._list_games(key, sender)
                 return
-        try:
-            game_id, player, token_given = self._route(message, tags)
-        except Shunted:
-            text, _ = orders_text(message)
-            if _GAMES.search(text):
-                self._list_games(key, sender)
+            if _CHALLENGE.search(text):
+                self._challenge(key, raw, sender, text)
                 return
-            if not _CHALLENGE.search(text):
-                raise
-            self._challenge(key, raw, sender, text)
-            return
+        game_id, player, token_given = self._route(message, tags)
         game = self.games[game_id]
         text, password = orders_text(message)
         secret = token_given or password
@@ -305,9 +299,10 @@ class GameMaster:
     # Challenges: starting a game by mail
 
     def _challenge(self, key: str, raw: bytes, sender: str, text: str) -> None:
-        """``challenge ADDR`` (and optionally ``variant NAME``) in a mail to
-        the GM: invite ADDR, who accepts by replying. The challenged address
-        gets one mail; at most 3 challenges a day reach any one address."""
+        """``challenge ADDR`` (and optionally ``variant NAME`` and ``match
+        scored N``, ``match continued N`` or ``match scored to N``) in a mail
+        to the GM: invite ADDR, who accepts by replying. The challenged
+        address gets one mail; at most 3 challenges a day reach any one."""
         match = _CHALLENGE.search(text)
         assert match
         challenged = match.group(1).strip("<>").lower()
@@ -319,6 +314,7 @@ class GameMaster:
             ruleset = ruleset_named(variant)
         except ValueError as error:
             raise Shunted(f"challenge with a bad variant: {error}") from None
+        terms = _match_terms(text)
         day = self.clock().strftime("%Y-%m-%d")
         self.daily[challenged, "challenges " + day] += 1
         if self.daily[challenged, "challenges " + day] > 3:
@@ -326,10 +322,14 @@ class GameMaster:
         challenge_id = "c" + hashlib.sha256(key.encode()).hexdigest()[:10]  # the same if redone after a crash
         at = time_of(key)
         header = f"id={challenge_id}; challenger={sender}; challenged={challenged}; variant={variant}; at={at.isoformat()}"
+        match_text = ""
+        if terms is not None:
+            header += f"; match={terms.kind}; games={terms.games or ''}; target={terms.target or ''}"
+            match_text = f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
         self.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
         self._send_outside_games(
             f"{challenge_id}.invite", challenged, f"[gm] {sender} challenges you to Spaceships", at, "challenge",
-            {"challenger": sender, "ruleset": ruleset.describe()}, "auto-generated",
+            {"challenger": sender, "ruleset": ruleset.describe(), "match": match_text}, "auto-generated",
             reply_to=self.identity.reply_address(challenge_id, 0, token(self.store.key, challenge_id, 0)))
 
     def _send_outside_games(self, name: str, to: str, subject: str, at: datetime, template: str,
@@ -380,8 +380,12 @@ class GameMaster:
         fields = accepted_fields_of(parse_message(self.store.challenges.get_bytes(challenge_id)), CHALLENGE_HEADER)
         from .admin import request_game  # a game by challenge starts like one made by gm new
 
+        terms = None
+        if fields.get("match"):
+            terms = MatchTerms(fields["match"], int(fields["games"]) if fields.get("games") else None,
+                               int(fields["target"]) if fields.get("target") else None)
         request_game(self.store, self.identity, [fields["challenger"], fields["challenged"]], fields["variant"], Options(),
-                     time_of(key), name=f"challenge-{challenge_id}")
+                     time_of(key), name=f"challenge-{challenge_id}", match=terms)
         self.store.handled.add(f"accepted-{challenge_id}")
 
     def _warn_player(self, game: MailGame, player: int, sender: str) -> None:
@@ -454,6 +458,22 @@ class GameMaster:
 
 _CHALLENGE = re.compile(r"^\s*challenge\s+(\S+@\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
+_MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
+
+
+def _match_terms(text: str) -> MatchTerms | None:
+    """``match scored 3``, ``match continued 2`` or ``match scored to 50`` [9], [10]."""
+    found = _MATCH.search(text)
+    if found is None:
+        if re.search(r"^\s*match\b", text, re.I | re.M):
+            raise Shunted("challenge with a match line gm cannot read (write: match scored 3, match continued 2, "
+                          "or match scored to 50)")
+        return None
+    kind, to, number = found.group(1).lower(), found.group(2), int(found.group(3))
+    try:
+        return MatchTerms(kind, None if to else number, number if to else None)
+    except ValueError as error:
+        raise Shunted(f"challenge with bad match terms: {error}") from None
 _ACCEPT = re.compile(r"^\s*accept\s*$", re.I | re.M)
 _GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
 CHALLENGE_HEADER = "X-GM-Challenge"
