@@ -35,7 +35,8 @@ all distinct addresses and send at most gm's daily cap of mails each.
 Start-up: a data directory with 10,000 games in play (built as above, which
 takes many minutes, so it is cached under the system's temporary directory,
 never in the work tree, keyed by gm's code and templates at git HEAD; the
-build time is printed when it is built, and again from the cache's record).
+build time is printed when it is built, and again from the cache's record;
+building for a new version removes the builds for other versions).
 A hard-linked copy of it (gm never rewrites a file in place) is served by
 ``python -m gm serve --data DIR --smtp 127.0.0.1:0`` (port 0, found from
 /proc, so that nothing else can take it meanwhile). Two times are printed:
@@ -262,6 +263,11 @@ def cached_games(games: int) -> tuple[Path, Built, bool]:
         record = json.loads(stamp.read_text())
         return place / "data", Built(**record), True
     shutil.rmtree(place, ignore_errors=True)
+    for other in CACHE_ROOT.glob(f"ingest-*-{games}games"):
+        # other versions of gm: finished builds, or builds abandoned a day ago (a few GB each)
+        if (other / "built.json").exists() or time.time() - other.stat().st_mtime > 86400:
+            log(f"removing {other}, built for another version of gm")
+            shutil.rmtree(other, ignore_errors=True)
     place.mkdir(parents=True)
     log(f"building {games:,} games in play into {place} (cached for later runs)")
     built = build_games(place / "data", games, progress=True)
