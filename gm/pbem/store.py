@@ -86,6 +86,7 @@ class Store:
         self.games_dir.mkdir(exist_ok=True)
         self.key = load_key(self.root / "secret.key")
         self._archives: dict[str, DurableMaildir] = {}
+        self._last_id: int | None = None
 
     def archive(self, game: str) -> DurableMaildir:
         """A game's archive (one object per game, made durable once)."""
@@ -99,8 +100,13 @@ class Store:
         return sorted(ids, key=lambda g: (len(g), g))
 
     def next_game_id(self) -> str:
-        ids = self.game_ids()
-        return f"g{int(ids[-1][1:]) + 1}" if ids else "g1"
+        """The id for a new game. The daemon is the only maker of games, so
+        the directory is listed once and the count kept in memory after."""
+        if self._last_id is None:
+            ids = self.game_ids()
+            self._last_id = int(ids[-1][1:]) if ids else 0
+        self._last_id += 1
+        return f"g{self._last_id}"
 
     def shunt_message(self, raw: bytes, key: str, reason: str) -> None:
         header = f"X-GM-Shunt-Reason: {reason}\r\n".encode()
