@@ -50,6 +50,23 @@ def grids(sheet: str) -> tuple[dict[str, str], dict[str, str]]:
     return own, known
 
 
+def rows(block: str) -> list[str]:
+    """The rows of a table of orders (as written, then as carried out or
+    REJECTED), each whole: a line indented further than the first row goes on
+    the row above and is joined onto it here."""
+    found: list[str] = []
+    indent = None
+    for line in block.splitlines():
+        depth = len(line) - len(line.lstrip())
+        if indent is None:
+            indent = depth
+        if found and depth > indent:
+            found[-1] += " " + line.strip()
+        else:
+            found.append(line)
+    return found
+
+
 class Clock:
     """Time that moves only when the test says."""
 

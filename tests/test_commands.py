@@ -20,7 +20,7 @@ import pytest
 
 from gm.notation import parse_orders, parse_setup
 from gm.pbem.commands import KEYWORDS
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, grids, text
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, grids, rows, text
 
 # Player 1's fleet (SETUP_ALICE) has 7 conventional strikes in turn 1 (DS 1,
 # KC 3, FS 2, MD 1), a missile, a beam and 1 scan; 22 cells.
@@ -99,21 +99,6 @@ def sections(body: str) -> dict[str, list[str]]:
     return found
 
 
-def rows(block: str) -> list[str]:
-    """The rows of a table of orders (as written, then as carried out or
-    REJECTED), each whole: a line indented further than the first row goes on
-    the row above and is joined onto it here."""
-    found: list[str] = []
-    indent = None
-    for line in block.splitlines():
-        depth = len(line) - len(line.lstrip())
-        if indent is None:
-            indent = depth
-        if found and depth > indent:
-            found[-1] += " " + line.strip()
-        else:
-            found.append(line)
-    return found
 
 
 def help_commands(sheet: str) -> dict[str, str]:

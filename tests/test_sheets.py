@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from gmtest import World, grids, text
+from gmtest import World, grids, rows, text
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "sheets"
@@ -270,21 +270,6 @@ def happened(sheet: str, turn: int) -> list[str]:
     return [line[2:] for line in block.splitlines()[1:]]
 
 
-def rows(block: str) -> list[str]:
-    """The rows of a table of orders (as written, then as carried out or
-    REJECTED), each whole: a line indented further than the first row goes on
-    the row above and is joined onto it here."""
-    found: list[str] = []
-    indent = None
-    for line in block.splitlines():
-        depth = len(line) - len(line.lstrip())
-        if indent is None:
-            indent = depth
-        if found and depth > indent:
-            found[-1] += " " + line.strip()
-        else:
-            found.append(line)
-    return found
 
 
 def command_history(sheet: str, turn: int) -> list[str]:

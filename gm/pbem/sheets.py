@@ -182,21 +182,20 @@ def _direction_name(d: tuple[int, int, int]) -> str:
     return f"{'+'.join(axes).replace('+-', '-')} (b{start}{end})"
 
 
-def grids(game: MailGame, player: int, views: list[PlayerView]) -> list[str]:
+def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
+    """How each cell of both spaces is drawn: the player's own, and the
+    opponent's as the player knows it."""
     assert game.game is not None
     own = {c: own_mark(v) for c, v in own_space(game.game.state.side(player)).items()}
     known = {c: known_mark(v) for c, v in opponent_space(player, views).items()}
-    return text_grids(own, known, "Your space", f"{game.opponent(player).alias}'s space, as you know it")
+    return own, known
 
 
-def grid_tables(game: MailGame, player: int, views: list[PlayerView]) -> dict[str, Any]:
-    """The same grids as data for the HTML sheet: colour -> rows -> marks."""
+def grid_tables(own: dict, known: dict) -> dict[str, Any]:
+    """The grids as data for the HTML sheet: colour -> rows -> marks."""
     from ..geometry import COLOUR_NAMES, COLOURS
     from ..grids import grid_rows
 
-    assert game.game is not None
-    own = {c: own_mark(v) for c, v in own_space(game.game.state.side(player)).items()}
-    known = {c: known_mark(v) for c, v in opponent_space(player, views).items()}
     return {
         "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
         "legend_own": LEGEND_OWN,
@@ -220,12 +219,12 @@ def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) 
     """A full turn sheet: header, what happened, grids, command history,
     what the player may do next, and at the end the result and both records."""
     assert game.game is not None
-    views = [r.view(player) for r in game.game.reports]
+    own, known = marks(game, player, [r.view(player) for r in game.game.reports])
     data = common(game, player, at) | {
         "happened": None if report is None else happened(report, player),
         "history": None if report is None else command_history(report.view(player).check),
-        "grid_lines": grids(game, player, views),
-        "tables": grid_tables(game, player, views),
+        "grid_lines": text_grids(own, known, "Your space", f"{game.opponent(player).alias}'s space, as you know it"),
+        "tables": grid_tables(own, known),
         "legend_lines": wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + LEGEND_OPPONENT, "", "  "),
         "remaining_materiel": game.game.state.side(player).remaining_materiel,
         "next": None,
@@ -254,9 +253,3 @@ def outcome_data(game: MailGame, player: int) -> dict[str, Any]:
         "draw": outcome.winner is None,
         "after_turn": outcome.after_turn,
     }
-
-
-def views_of(game: MailGame, player: int) -> list[PlayerView]:
-    return [r.view(player) for r in game.game.reports] if game.game else []
-
-
