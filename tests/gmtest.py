@@ -67,10 +67,15 @@ def rows(block: str) -> list[str]:
     return found
 
 
+START = datetime(2026, 11, 21, 12, 0, 0, 417_123, tzinfo=timezone.utc)
+"""The test clock's start: with a sub-second part, as a real clock has (a
+clock that ticked in whole seconds once hid deadlines that never fired)."""
+
+
 class Clock:
     """Time that moves only when the test says."""
 
-    def __init__(self, start: datetime = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)):
+    def __init__(self, start: datetime = START):
         self.now = start
 
     def __call__(self) -> datetime:

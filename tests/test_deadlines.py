@@ -3,7 +3,7 @@
 import asyncio
 from datetime import datetime, timedelta, timezone
 
-from gmtest import SETUP_ALICE, SETUP_BOB, World
+from gmtest import SETUP_ALICE, SETUP_BOB, START, World
 
 
 def run(coroutine):
@@ -42,7 +42,7 @@ def test_reminder_before_the_deadline_then_the_turn_runs_without_the_late_player
             assert "they  strike Rv1: hit" in sheet and "as carried out ==\n  (you sent no orders)" in sheet
             game = world.daemon.master.games["g1"]
             assert game.turn == 2 and game.missed == {1: 0, 2: 1}
-            assert game.deadline == datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc) + timedelta(hours=48 + 48)  # the turn ran at the deadline
+            assert game.deadline == START + timedelta(hours=48 + 48)  # the turn ran at the deadline
     run(scenario())
 
 
@@ -124,3 +124,69 @@ def test_deadlines_survive_a_restart(tmp_path):
             await world2.settle()
             assert world2.daemon.master.games["g1"].turn == 2
     run(scenario())
+
+
+def test_a_deadline_that_passed_while_the_daemon_was_down_runs_once_when_it_is_back(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await in_play(world, deadline=timedelta(hours=24))
+            await world.act(world.alice.reply, "Rv1")
+            clock = world.clock
+        clock.advance(days=5)  # five deadlines' worth of outage
+        world2 = World(tmp_path)
+        world2.clock = world2.daemon.clock = world2.daemon.master.clock = clock
+        async with world2:
+            await world2.settle()
+            game = world2.daemon.master.games["g1"]
+            assert game.turn == 2 and game.missed == {1: 0, 2: 1}  # one deadline, not five
+            assert game.deadline == clock.now + timedelta(hours=24)  # a full turn from when it ran
+            await world2.settle()
+            assert world2.daemon.master.games["g1"].turn == 2
+    run(scenario())
+
+
+def test_sub_second_deadlines_fire_and_replay_byte_for_byte(tmp_path):
+    from gm.pbem.admin import verify_replay
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await in_play(world, deadline=timedelta(seconds=20.25), reminder_before=timedelta(seconds=5))
+            start = world.clock.now
+            for turn in (1, 2, 3):
+                await world.act(world.alice.reply, "Rz5")
+                world.clock.advance(seconds=20.25, microseconds=333)
+                await world.settle()
+                assert world.daemon.master.games["g1"].turn == turn + 1 or world.daemon.master.games["g1"].phase == "ended"
+            assert world.daemon.master.games["g1"].phase == "ended"  # bob forfeits after three silent turns
+            assert world.clock.now - start == 3 * timedelta(seconds=20.25, microseconds=333)
+        count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
+        assert count > 0 and differences == []
+    run(scenario())
+
+
+def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
+    """A deadline spooled while the turn ran early belongs to the old
+    deadline and changes nothing, however close the two moments are."""
+    from gm.pbem.engine import DeadlinePassed, _stale
+    from gm.pbem.model import MailGame, Options, Seat
+    from gm.ruleset import ruleset_named
+
+    game = MailGame("g1", (Seat(1, "a@x", "A"), Seat(2, "b@x", "B")), ruleset_named("2.6.1"), Options(), START)
+    game.deadline = START + timedelta(seconds=20, microseconds=5)
+    assert not _stale(game, DeadlinePassed(game.deadline + timedelta(seconds=3), game.deadline))
+    assert _stale(game, DeadlinePassed(game.deadline, game.deadline - timedelta(microseconds=1)))
+    assert _stale(game, DeadlinePassed(game.deadline - timedelta(seconds=1)))  # an old archive's event, too early
+    assert not _stale(game, DeadlinePassed(game.deadline))
+
+
+def test_creation_keeps_deadlines_exact_to_the_microsecond():
+    from gm.pbem.archive import parse_fields, request_fields, seats_and_options
+    from gm.pbem.model import Options, Seat
+
+    seats = (Seat(1, "a@x", "A"), Seat(2, "b@x", "B"))
+    for deadline in (timedelta(seconds=20), timedelta(seconds=20.25), timedelta(days=30), timedelta(microseconds=1_000_001)):
+        options = Options(deadline=deadline, reminder_before=deadline / 3)
+        fields = parse_fields("\n".join(request_fields(seats, "2.6.1", options)))
+        assert seats_and_options(fields)[2] == options
+    old = parse_fields("deadline-hours: 0.5\nreminder-hours: 0.1\nplayer-1: a@x\nplayer-2: b@x")  # archives before
+    assert seats_and_options(old)[2].deadline == timedelta(minutes=30)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from ..storage import DurableMaildir, fsync_dir
@@ -33,9 +33,17 @@ OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
 TRUSTED_ORIGINS = ("admin", "clock")
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+
+
 def spool_key(at: datetime, origin: str, name: str | None = None) -> str:
-    """A spool key that sorts by arrival time; ``name`` makes it deterministic."""
-    ns = int(at.timestamp() * 1_000_000) * 1000
+    """A spool key that sorts by arrival time; ``name`` makes it deterministic.
+
+    The time is gm's one resolution, whole microseconds in UTC, computed in
+    integers (a float timestamp can be a microsecond off), so that
+    `time_of` gives back exactly ``at``."""
+    ns = ((at - _EPOCH) // _MICROSECOND) * 1000
     return f"{ns:020d}.{origin}.{name or secrets.token_hex(8)}"
 
 
@@ -44,7 +52,8 @@ def origin_of(key: str) -> str:
 
 
 def time_of(key: str) -> datetime:
-    return datetime.fromtimestamp(int(key.split(".")[0]) / 1e9, timezone.utc)
+    """The arrival time a spool key holds, to the microsecond."""
+    return _EPOCH + int(key.split(".")[0]) // 1000 * _MICROSECOND
 
 
 class Markers:

@@ -1,0 +1,106 @@
+"""A deadline of a few seconds against the real daemon and the real clock.
+
+Nothing is simulated: `gm serve` runs as its own process on a loopback port,
+`gm new --deadline 3s` asks for the game, the players answer over SMTP, and
+the silent player's turn runs when the wall clock passes the deadline."""
+
+from __future__ import annotations
+
+import mailbox
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
+
+WAIT = 30.0
+"""Seconds any one wait may take before the test gives up."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def gm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gm", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def inbox(data: Path, address: str) -> list:
+    """Messages delivered to ``address``, in order of delivery."""
+    delivered = data / "delivered"
+    if not (delivered / "new").is_dir():
+        return []
+    box = mailbox.Maildir(delivered, create=False)
+    return sorted((m for m in box if address in str(m["To"])), key=lambda m: (m["Date"], m["Message-ID"]))
+
+
+def wait_for(what, predicate):
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        found = predicate()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"gave up after {WAIT:.0f} s waiting for {what}")
+
+
+def reply(port: int, sender: str, original, body: str) -> None:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = str(original["Reply-To"])
+    message["Subject"] = "Re: " + str(original["Subject"])
+    message["Message-ID"] = make_msgid(domain=sender.split("@")[1])
+    message.set_content(body)
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.send_message(message)
+
+
+def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
+    data, port = tmp_path / "data", free_port()
+    daemon = subprocess.Popen([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
+                               "--address", GM], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for("the SMTP listener", lambda: _listening(port))
+        made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB,
+                  "--deadline", "3s", cwd=tmp_path)
+        assert made.returncode == 0, made.stderr
+        invitations = wait_for("the invitations", lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE), inbox(data, BOB)))
+        reply(port, ALICE, invitations[0][-1], SETUP_ALICE)
+        reply(port, BOB, invitations[1][-1], SETUP_BOB)
+        begun = wait_for("turn 1", lambda: [m for m in inbox(data, ALICE) if "the game begins" in str(m["Subject"])])
+        reply(port, ALICE, begun[-1], "Rv1")
+        sent = time.monotonic()
+        # Bob stays silent: the turn runs at the deadline, three seconds after it began.
+        results = wait_for("the turn to run at its deadline",
+                           lambda: [m for m in inbox(data, BOB) if "Turn 1 results" in str(m["Subject"])])
+        assert time.monotonic() - sent < 3 + 5
+        sheet = results[-1].get_payload()[0].get_payload(decode=True).decode()
+        assert "you sent no orders" in sheet
+        shown = gm("show", "g1", "--data", str(data), cwd=tmp_path)
+        assert '"turn": 2' in shown.stdout and '"waiting_for": [\n    "Player 1",\n    "Player 2"' in shown.stdout
+        # And then, with both silent, turn after turn, the forfeit [the three-missed-turns rule].
+        wait_for("the forfeit", lambda: [m for m in inbox(data, ALICE) if "over" in str(m["Subject"])])
+        assert not list((data / "shunt" / "new").iterdir())
+    finally:
+        daemon.send_signal(signal.SIGINT)
+        try:
+            daemon.wait(10)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait(10)
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
