@@ -166,7 +166,7 @@ def _export(args: argparse.Namespace) -> int:
     from .pbem.store import Store
 
     try:
-        count = export_mbox(Store(args.data), args.game, args.mbox)
+        count = export_mbox(Store(args.data), args.game, args.mbox, args.player)
     except KeyError as error:
         print(f"gm export: {error.args[0]}", file=sys.stderr)
         return 2
@@ -255,6 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="write a game's archive as an mbox")
     export.add_argument("game")
     export.add_argument("--mbox", required=True, help="the mbox file to write")
+    export.add_argument("--player", type=int, metavar="N",
+                        help="only what the GM sent player N (what may be given to a player); default: the whole archive")
     data_option(export)
     export.set_defaults(run=_export)
 

@@ -67,17 +67,25 @@ def describe_game(game: "MailGame") -> dict:
     }
 
 
-def export_mbox(store: Store, game_id: str, path: str) -> int:
-    """Write a game's archive, in order, as an mbox file; returns the count."""
-    from .archive import mbox_of
+def export_mbox(store: Store, game_id: str, path: str, player: int | None = None) -> int:
+    """Write a game's archive, in order, as an mbox file; returns the count.
+
+    The whole archive is the operator's (it holds both players' own mail);
+    with ``player``, only what the GM sent that player is written, which is
+    what may be handed to a player."""
+    from .archive import mbox_of, player_mailbox
 
     archive = store.archive(game_id)
     keys = archive.keys()
     if not keys:
         raise KeyError(f"no game {game_id}")
+    if player is None:
+        data = mbox_of([archive.get_bytes(k) for k in keys])
+    else:
+        data = player_mailbox(archive, int(keys[-1].split(".")[0]) + 1, player, [])
     with open(path, "wb") as handle:
-        handle.write(mbox_of([archive.get_bytes(k) for k in keys]))
-    return len(keys)
+        handle.write(data)
+    return data.count(b"\nFrom gm ") + data.startswith(b"From gm ")
 
 
 def verify_replay(path: str) -> tuple[int, list[str]]:

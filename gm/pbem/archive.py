@@ -33,10 +33,13 @@ from ..ruleset import ruleset_named
 from ..storage import DurableMaildir
 from . import engine
 from .engine import Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
-from .mailer import Identity, as_bytes, build
+from .mailer import Identity, as_bytes, build, message_id
+from .tokens import mask
 from .model import MailGame, Options, Seat
 
 EVENT_HEADER = "X-GM-Event"
+AT_HEADER = "X-GM-At"
+DEADLINE_HEADER = "X-GM-Deadline"
 ACCEPTED_HEADER = "X-GM-Accepted"
 MAX_LINES = 300
 """Lines of a player's mail that are read; the rest is ignored."""
@@ -66,11 +69,25 @@ def prepend_header(raw: bytes, name: str, value: str) -> bytes:
     return f"{name}: {value}".encode() + eol + raw
 
 
+def _seconds(duration: timedelta) -> str:
+    """A duration in seconds, exactly (to the microsecond), as text."""
+    micro = duration // timedelta(microseconds=1)
+    whole, part = divmod(micro, 1_000_000)
+    return str(whole) if not part else f"{whole}.{part:06d}".rstrip("0")
+
+
+def _duration_field(fields: dict[str, str], name: str, default_hours: float) -> timedelta:
+    """``NAME-seconds`` (exact), or ``NAME-hours`` as archives before it wrote."""
+    if f"{name}-seconds" in fields:
+        return timedelta(seconds=float(fields[f"{name}-seconds"]))
+    return timedelta(hours=float(fields.get(f"{name}-hours", default_hours)))
+
+
 def _options_lines(options: Options) -> list[str]:
     return [
-        f"deadline-hours: {options.deadline.total_seconds() / 3600:g}",
+        f"deadline-seconds: {_seconds(options.deadline)}",
         f"wait-for-deadline: {'yes' if options.wait_for_deadline else 'no'}",
-        f"reminder-hours: {options.reminder_before.total_seconds() / 3600:g}",
+        f"reminder-seconds: {_seconds(options.reminder_before)}",
         f"forfeit-after: {options.forfeit_after}",
     ]
 
@@ -100,8 +117,13 @@ def match_terms(fields: dict[str, str]) -> MatchTerms | None:
     return MatchTerms(fields["match"], int(games) if games else None, int(target) if target else None)
 
 
-def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str]) -> bytes:
-    """A GM event (creation, deadline, reminder) as a message of the GM's own."""
+def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str],
+                  deadline: datetime | None = None) -> bytes:
+    """A GM event (creation, deadline, reminder) as a message of the GM's own.
+
+    Its time is kept exactly in ``X-GM-At`` (and a deadline event names the
+    deadline it is for in ``X-GM-Deadline``): ``Date:`` is for mail clients
+    and holds whole seconds only, so it is never read back."""
     message = EmailMessage(policy=SMTP)
     message["From"] = f"{identity.name} <{identity.address}>"
     message["To"] = identity.address
@@ -109,6 +131,9 @@ def event_message(identity: Identity, kind: str, at: datetime, message_id: str, 
     message["Date"] = format_datetime(at)
     message["Message-ID"] = message_id
     message[EVENT_HEADER] = kind
+    message[AT_HEADER] = exact_time(at)
+    if deadline is not None:
+        message[DEADLINE_HEADER] = exact_time(deadline)
     if game:
         message["X-GM-Game"] = game
     message["Auto-Submitted"] = "auto-generated"
@@ -130,9 +155,9 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, Seat], str, O
         Seat(p, fields[f"player-{p}"], fields.get(f"alias-{p}") or f"Player {p}") for p in (1, 2)
     )
     options = Options(
-        deadline=timedelta(hours=float(fields.get("deadline-hours", 72))),
+        deadline=_duration_field(fields, "deadline", 72),
         wait_for_deadline=fields.get("wait-for-deadline", "no") == "yes",
-        reminder_before=timedelta(hours=float(fields.get("reminder-hours", 12))),
+        reminder_before=_duration_field(fields, "reminder", 12),
         forfeit_after=int(fields.get("forfeit-after", 3)),
     )
     return seats, fields.get("variant", "2.6.1"), options  # type: ignore[return-value]
@@ -141,6 +166,16 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, Seat], str, O
 def message_time(message: Message) -> datetime:
     moment = parsedate_to_datetime(str(message["Date"]))
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def exact_time(at: datetime) -> str:
+    """gm's one way to write a moment: UTC, to the microsecond."""
+    return at.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _event_time(message: Message, header: str = AT_HEADER) -> datetime | None:
+    value = message.get(header)
+    return datetime.fromisoformat(str(value).strip()) if value else None
 
 
 def accepted_fields(message: Message) -> dict[str, str]:
@@ -158,13 +193,14 @@ def to_event(raw: bytes, game: str) -> Event:
         at = datetime.fromisoformat(accepted["at"])
         text, _ = orders_text(message)
         return PlayerMail(at, int(accepted["player"]), text, _message_id(message))
-    at = message_time(message)
+    at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
     if kind == "created":
         fields = parse_fields(message.get_content())
         seats, variant, options = seats_and_options(fields)
-        return Created(at, game, seats, ruleset_named(variant), variant, options, match_terms(fields))
+        return Created(at, game, seats, ruleset_named(variant), variant, options, match_terms(fields),
+                       fields.get("instance"))
     if kind == "deadline":
-        return DeadlinePassed(at)
+        return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
     if kind == "reminder":
         return ReminderDue(at)
     raise ValueError(f"archived message is no event: {kind!r}")
@@ -221,9 +257,31 @@ def mbox_of(messages: list[bytes]) -> bytes:
     return b"".join(out)
 
 
-def archive_so_far(archive: DurableMaildir, number: int, pending: bytes | None = None) -> bytes:
-    """The game's archive up to and including event ``number``'s own message
-    (``pending`` when that message is not archived yet)."""
+_PLAYER_LINE = re.compile(rb"^X-GM-Player: (\d+)\r?$", re.M)
+
+
+def _addressed_to(data: bytes) -> int | None:
+    """The player a message of the GM's was sent to (its X-GM-Player header)."""
+    found = _PLAYER_LINE.search(data.split(b"\r\n\r\n", 1)[0])
+    return int(found[1]) if found else None
+
+
+def player_mailbox(archive: DurableMaildir, number: int, player: int, earlier: list[tuple[int, bytes]]) -> bytes:
+    """Everything the GM has sent ``player`` in this game, before event
+    ``number``, then ``earlier`` (this event's messages so far), as an mbox:
+    what the player may keep and show. It holds no mail of the opponent's
+    (no address, no token, no signature, no Received line), only what the
+    GM relayed in its own mail, and the player's own token is masked."""
+    messages = [data for key, data in iter_out(archive)
+                if int(key.split(".")[0]) < number and _addressed_to(data) == player]
+    messages += [mask(data) for p, data in earlier if p == player]
+    return mbox_of(messages)
+
+
+def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes | None) -> bytes:
+    """What games created before the player's mailbox existed attached: the
+    whole archive so far, opponent's mail and all. Kept only so that `replay`
+    rebuilds those games' final sheets exactly; no new game sends it."""
     keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and ".in." in k)]
     messages = [archive.get_bytes(k) for k in keys]
     if pending is not None and not any(int(k.split(".")[0]) == number for k in keys):
@@ -237,15 +295,20 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
     """The GM's messages for one event's notices, with their archive keys and
     the token still a placeholder (`gm.pbem.tokens`); the threads are brought
     up to date whether or not the messages are rendered."""
-    out = []
+    out: list[tuple[str, int, bytes]] = []
     for position, notice in enumerate(notices, 1):
         threads.add(notice.player, notice.answers)
         data = b""
         if render:
-            attachment = archive_so_far(archive, number, pending) if notice.attach_archive and archive is not None else None
+            attachment = None
+            if notice.attach_archive and archive is not None:
+                if game.instance is None:
+                    attachment = _whole_archive_so_far(archive, number, pending)
+                else:
+                    attachment = player_mailbox(archive, number, notice.player, [(p, d) for _, p, d in out])
             message = build(notice, game, identity, number, position, at, threads.of(notice.player), attachment)
             data = as_bytes(message)
-        threads.add(notice.player, f"<{game.id}.{number}.{position}@{identity.domain}>")
+        threads.add(notice.player, message_id(identity, game, number, position))
         out.append((f"{number:06d}.out.{position}", notice.player, data))
     return out
 

@@ -45,6 +45,7 @@ class Created:
     variant: str
     options: Options
     match: MatchTerms | None = None
+    instance: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,12 @@ class PlayerMail:
 
 @dataclass(frozen=True)
 class DeadlinePassed:
+    """The clock reached a deadline. ``at`` is when gm acted on it (later
+    than the deadline when the daemon was down), ``deadline`` the deadline
+    it is for (None in archives written before it was recorded)."""
+
     at: datetime
+    deadline: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,8 @@ class Notice:
     """One message the GM sends: to which player, which template, what data.
 
     ``answers`` is the Message-ID of the player's mail it replies to, if any;
-    ``attach_archive`` asks for the game's archive so far as an mbox."""
+    ``attach_archive`` asks for the player's own mailbox of the game so far
+    (`gm.pbem.archive.player_mailbox`)."""
 
     player: int
     template: str
@@ -86,7 +93,7 @@ class Notice:
 def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations [2.1]."""
     game = MailGame(event.game_id, event.seats, event.ruleset, event.options, event.at, variant=event.variant,
-                    match=event.match)
+                    match=event.match, instance=event.instance)
     game.deadline = event.at + event.options.deadline
     game.events = 1
     return game, [_invitation(game, p, event.at) for p in (1, 2)]
@@ -106,8 +113,8 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     if game.phase == ENDED:
         return []
     if isinstance(event, DeadlinePassed):
-        if game.deadline is None or event.at < game.deadline:
-            return []  # a stale deadline: the turn already ran early
+        if _stale(game, event):
+            return []  # the turn already ran early, or the deadline moved
         return _deadline(game, event.at)
     if isinstance(event, ReminderDue):
         return _reminders(game, event.at)
@@ -431,6 +438,15 @@ def _next_in_match(game: MailGame, at: datetime, outcome: Outcome) -> list[Notic
 
 
 # The clock
+
+def _stale(game: MailGame, event: DeadlinePassed) -> bool:
+    """Whether a deadline event is for a deadline the game no longer has."""
+    if game.deadline is None:
+        return True
+    if event.deadline is not None:
+        return event.deadline != game.deadline
+    return event.at < game.deadline  # archives from before X-GM-Deadline
+
 
 def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for

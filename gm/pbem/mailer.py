@@ -99,8 +99,14 @@ _html_environment = jinja2.Environment(
 )
 
 
-def message_id(identity: Identity, game: str, event: int, position: int) -> str:
-    return f"<{game}.{event}.{position}@{identity.domain}>"
+def message_id(identity: Identity, game: MailGame, event: int, position: int) -> str:
+    """The Message-ID of the GM's ``position``-th message for event ``event``.
+
+    The game's instance tag makes it unique to the installation: a data
+    directory made afresh numbers its games from g1 again, and mail providers
+    drop a message whose Message-ID a mailbox already holds."""
+    tag = f".{game.instance}" if game.instance else ""
+    return f"<{game.id}.{event}.{position}{tag}@{identity.domain}>"
 
 
 def build(
@@ -115,7 +121,7 @@ def build(
 ) -> EmailMessage:
     """The message for one notice. ``thread`` is the Message-IDs of earlier
     mail in this player's conversation, oldest first; ``archive`` is the
-    game's mailbox so far, attached when the notice asks for it."""
+    player's mailbox of the game so far, attached when the notice asks for it."""
     seat = game.seat(notice.player)
     message = EmailMessage(policy=SMTP)
     message["From"] = f"{identity.name} <{identity.address}>"
@@ -123,7 +129,7 @@ def build(
     message["Reply-To"] = identity.reply_address(game.id, notice.player)
     message["Subject"] = f"[gm {game.id}] {notice.subject}"
     message["Date"] = format_datetime(at)
-    message["Message-ID"] = message_id(identity, game.id, event, position)
+    message["Message-ID"] = message_id(identity, game, event, position)
     parent = notice.answers or (thread[-1] if thread else None)
     if parent:
         message["In-Reply-To"] = parent

@@ -41,7 +41,7 @@ from ..mail.screening import automatic_reason, is_own_mail
 from ..ruleset import ruleset_named
 from . import engine, sheets
 from .archive import (
-    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, match_terms, notice_messages, orders_text, parse_fields,
+    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, exact_time, match_terms, notice_messages, orders_text, parse_fields,
     prepend_header, replay, seats_and_options, to_event,
 )
 from .engine import Created, Notice, PlayerMail
@@ -50,7 +50,7 @@ from .mailer import GAME_HEADER, Identity, as_bytes, build, render_text
 from ..match import MatchTerms
 from .model import ENDED, MailGame, Options
 from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
-from .tokens import mask, reveal, token, verify
+from .tokens import instance_tag, mask, reveal, token, verify
 
 log = logging.getLogger("gm")
 
@@ -172,10 +172,12 @@ class GameMaster:
             seats, variant, options = seats_and_options(fields)
             game_id = self.store.next_game_id()
             at = time_of(key)
-            created = event_message(self.identity, "created", at, f"<created.{game_id}@{self.identity.domain}>", game_id,
-                                    message.get_content().splitlines())
-            self._archive_and_apply(game_id, created, key,
-                                    Created(at, game_id, seats, ruleset_named(variant), variant, options, match_terms(fields)))
+            instance = instance_tag(self.store.key, game_id, exact_time(at))
+            created = event_message(self.identity, "created", at, f"<created.{game_id}.{instance}@{self.identity.domain}>",
+                                    game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
+            self._archive_and_apply(game_id, created, key, Created(at, game_id, seats, ruleset_named(variant), variant,
+                                                                   options, match_terms(fields), instance))
+            log.info("game created game=%s variant=%s", game_id, variant)
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
@@ -183,7 +185,12 @@ class GameMaster:
         self._archive_and_apply(game_id, raw, key, to_event(raw, game_id))
 
     def due(self, now: datetime | None = None) -> int:
-        """Spool the deadline and reminder events whose time has come."""
+        """Spool the deadline and reminder events whose time has come.
+
+        An event is spooled under the moment it fell due (so it sorts before
+        mail that came after it) and carries the moment gm acted on it, which
+        is later when the daemon was down: the next turn's time runs from
+        then, so an outage never makes deadlines fall one after another."""
         now = now or self.clock()
         count = 0
         for game in self.games.values():
@@ -191,20 +198,22 @@ class GameMaster:
                 continue
             reminder = game.reminder_due()
             if reminder is not None and reminder <= now < game.deadline and [p for p in game.waiting_for if p not in game.reminded]:
-                count += self._spool_event(game, "reminder", reminder)
+                count += self._spool_event(game, "reminder", reminder, now)
             if game.deadline <= now:
-                count += self._spool_event(game, "deadline", game.deadline)
+                count += self._spool_event(game, "deadline", game.deadline, now)
         return count
 
-    def _spool_event(self, game: MailGame, kind: str, at: datetime) -> int:
-        stamp = at.strftime("%Y%m%dT%H%M%SZ")
+    def _spool_event(self, game: MailGame, kind: str, due: datetime, now: datetime) -> int:
+        stamp = due.strftime("%Y%m%dT%H%M%S.%fZ")
         name = f"{kind}-{game.id}-{game.turn}-{stamp}"
-        key = spool_key(at, "clock", name)
+        key = spool_key(due, "clock", name)
         if key in self.store.spool or key in self.handled_keys:
             return 0
-        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, at {stamp}."]
-        raw = event_message(self.identity, kind, at, f"<{name}@{self.identity.domain}>", game.id, body)
+        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, due at {stamp}."]
+        raw = event_message(self.identity, kind, max(now, due), f"<{name}@{self.identity.domain}>", game.id, body,
+                            deadline=due if kind == "deadline" else None)
         self.store.spool.add(raw, key)
+        log.info("%s due game=%s turn=%s", kind, game.id, game.turn)
         return 1
 
     def next_wakeup(self) -> datetime | None:
@@ -399,7 +408,7 @@ class GameMaster:
                         sheets.common(game, player) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
-        message["Message-ID"] = f"<{key}@{self.identity.domain}>"
+        message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"
         self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.id, player)), key)
 
     # Applying
@@ -418,7 +427,7 @@ class GameMaster:
                 game, threads = self.games[game_id], self.threads[game_id]
                 notices = engine.apply(game, event)
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
-                                       pending=raw)
+                                       pending=raw)  # (for archives from before the player's mailbox only)
         except Exception:
             self._restore(game_id)
             raise

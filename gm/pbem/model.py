@@ -84,6 +84,10 @@ class MailGame:
     """What each player's additional ships must cost in this game [10.3]."""
     match_result: int | None = None
     """The winner of a finished match (None for a draw, or while it goes on)."""
+    instance: str | None = None
+    """Makes the game's Message-IDs unique to the installation (see
+    `gm.pbem.mailer.message_id`); None in archives written before it, whose
+    mail keeps the form it was sent in."""
 
     def seat(self, player: int) -> Seat:
         return self.seats[player - 1]

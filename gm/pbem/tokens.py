@@ -41,6 +41,14 @@ def token(key: bytes, game: str, player: int) -> str:
     return base64.b32encode(digest).decode().lower()[:TOKEN_LENGTH]
 
 
+def instance_tag(key: bytes, game: str, created: str) -> str:
+    """A tag that makes a game's Message-IDs unique to this installation and
+    this game's creation: a data directory made afresh (a new key) or reset
+    (new creation times) never repeats one. It reveals nothing of the key."""
+    digest = hmac.new(key, f"message-id/{game}/{created}".encode(), hashlib.sha256).hexdigest()
+    return digest[:10]
+
+
 def verify(key: bytes, game: str, player: int, candidate: str) -> bool:
     return hmac.compare_digest(token(key, game, player), candidate.strip().lower())
 
