@@ -178,6 +178,18 @@ class World:
         await self.settle()
         return result
 
+    async def challenge(self, challenger: Player, lines: str, message_id: str = "<challenge@example.org>"):
+        """``challenger`` mails the GM's own address a challenge (``lines``)
+        and confirms it by replying ``confirm``; returns the confirmation."""
+        raw = (f"From: {challenger.address}\r\nTo: {GM}\r\nSubject: a game?\r\nMessage-ID: {message_id}\r\n\r\n"
+               + lines.replace("\n", "\r\n") + "\r\n").encode()
+        await self.asend(raw, challenger.address, [GM])
+        await self.settle()
+        confirmation = challenger.latest()
+        assert "Confirm your challenge" in str(confirmation["Subject"]), str(confirmation["Subject"])
+        await self.act(challenger.reply, "confirm", to=confirmation)
+        return confirmation
+
     async def new_game(self, **options) -> None:
         from gm.pbem.admin import request_game
         from gm.pbem.model import Options

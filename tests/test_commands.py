@@ -886,10 +886,7 @@ async def test_games_in_a_game_that_is_over_is_not_called_ignored(world):
 def test_challenge_and_accept_in_any_case_and_games_sent_to_the_gms_own_address(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            raw = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: hello\r\nMessage-ID: <c1@example.org>\r\n\r\n"
-                   f"Challenge {BOB}\r\n").encode()
-            await world.asend(raw, ALICE, [GM])
-            await world.settle()
+            await world.challenge(world.alice, f"Challenge {BOB}")
             (invite,) = world.bob.inbox()
             await world.act(world.bob.reply, "ACCEPT", to=invite)
             await world.settle()

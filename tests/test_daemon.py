@@ -121,8 +121,10 @@ def test_forged_mail_changes_nothing_and_only_the_real_player_hears(tmp_path):
         async with World(tmp_path) as world:
             await started_game(world)
             before = len(world.alice.inbox())
-            forged = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: orders\r\nMessage-ID: <forged@evil.example>\r\n\r\nRv1 Rv2\r\n").encode()
-            await world.asend(forged, "mallory@evil.example", [GM])
+            game_address = re.sub(r"\.[a-z2-7]{16}@", ".aaaaaaaaaaaaaaaa@", str(world.alice.latest()["Reply-To"]))  # a wrong token
+            forged = (f"From: {ALICE}\r\nTo: {game_address}\r\nSubject: orders\r\n"
+                      f"Message-ID: <forged@evil.example>\r\n\r\nRv1 Rv2\r\n").encode()
+            await world.asend(forged, "mallory@evil.example", [game_address])
             await world.settle()
             store = world.daemon.store
             assert [k for k in store.shunt.keys()]
@@ -239,9 +241,16 @@ def test_a_game_started_by_a_challenge_by_mail(tmp_path):
                          f"challenge {BOB}\r\n").encode()
             await world.asend(challenge, ALICE, [GM])
             await world.settle()
+            assert world.bob.inbox() == []  # nothing reaches the challenged before the challenger confirms
+            (confirmation,) = world.alice.inbox()
+            assert f"Confirm your challenge to {BOB}" in str(confirmation["Subject"])
+            await world.act(world.alice.reply, "yes please", to=confirmation)
+            assert world.bob.inbox() == []  # only 'confirm' confirms
+            await world.act(world.alice.reply, "confirm", to=confirmation)
             (invite,) = world.bob.inbox()
             assert "alice@example.org challenges you" in str(invite["Subject"])
-            assert world.alice.inbox() == []  # nothing goes back to an unproven challenger
+            await world.act(world.alice.reply, "confirm", to=confirmation)
+            assert len(world.bob.inbox()) == 1  # confirmed once only
             await world.act(world.bob.reply, "thanks, I'll think about it")
             assert world.daemon.master.games == {}
             await world.act(world.bob.reply, "accept", to=invite)
@@ -255,15 +264,39 @@ def test_a_game_started_by_a_challenge_by_mail(tmp_path):
     run(scenario())
 
 
-def test_challenges_are_capped_per_address_per_day(tmp_path):
+def test_challenges_cannot_be_aimed_at_third_parties(tmp_path):
+    """A forged From gets its owner one confirmation a day at most, and
+    nothing reaches the challenged address until its owner confirms;
+    address spellings and several recipients do not get round the count."""
     async def scenario():
         async with World(tmp_path) as world:
-            for n in range(5):
+            spellings = [BOB, f"<{BOB}>,", f"{BOB.upper()},", f"Bob <{BOB}>"]
+            for n, spelling in enumerate(spellings):
                 raw = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: game\r\nMessage-ID: <ch{n}@example.org>\r\n\r\n"
-                       f"challenge {BOB}\r\n").encode()
+                       f"challenge {spelling}\r\n").encode()
                 await world.asend(raw, ALICE, [GM])
+            several = (f"From: carol@example.com\r\nTo: {GM}\r\nSubject: game\r\nMessage-ID: <chs@example.org>\r\n\r\n"
+                       f"challenge {BOB}, dave@example.com\r\n").encode()
+            await world.asend(several, "carol@example.com", [GM])
             await world.settle()
-            assert len(world.bob.inbox()) == 3
+            assert world.bob.inbox() == []
+            assert len(world.alice.inbox()) == 1  # one confirmation a day, however often she is named
+            reasons = b" ".join(world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys())
+            assert b"about no game today already" in reasons and b"must name one address" in reasons
+            assert not [k for k in world.daemon.store.delivered.keys()
+                        if b"carol@" in world.daemon.store.delivered.get_bytes(k)]
+        # The count is on disk: a restart gives no fresh allowance.
+        async with World(tmp_path) as world:
+            raw = (f"From: {ALICE}\r\nTo: {GM}\r\nSubject: game\r\nMessage-ID: <again@example.org>\r\n\r\n"
+                   f"challenge {BOB}\r\n").encode()
+            await world.asend(raw, ALICE, [GM])
+            await world.settle()
+            assert len(world.alice.inbox()) == 1
+            world.clock.advance(days=1)
+            raw = raw.replace(b"<again@", b"<tomorrow@")
+            await world.asend(raw, ALICE, [GM])
+            await world.settle()
+            assert len(world.alice.inbox()) == 2
     run(scenario())
 
 

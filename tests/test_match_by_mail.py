@@ -87,10 +87,7 @@ def test_a_game_under_the_early_rules_by_mail(tmp_path):
 def test_a_variant_game_started_by_a_challenge(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            challenge = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: early?\r\nMessage-ID: <v@example.org>\r\n\r\n"
-                         f"challenge {BOB}\r\nvariant early+scoring-by-hits\r\n").encode()
-            await world.asend(challenge, ALICE, ["gm@example.org"])
-            await world.settle()
+            await world.challenge(world.alice, f"challenge {BOB}\nvariant early+scoring-by-hits")
             (invite,) = world.bob.inbox()
             assert "rules: Spaceships, early rules, scoring by hits" in text(invite)
             await world.act(world.bob.reply, "accept", to=invite)
@@ -104,10 +101,7 @@ def test_a_variant_game_started_by_a_challenge(tmp_path):
 def test_a_match_started_by_a_challenge(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            challenge = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: a match?\r\nMessage-ID: <m@example.org>\r\n\r\n"
-                         f"challenge {BOB}\r\nvariant 2.6.1+fleet=2\r\nmatch scored 2\r\n").encode()
-            await world.asend(challenge, ALICE, ["gm@example.org"])
-            await world.settle()
+            await world.challenge(world.alice, f"challenge {BOB}\nvariant 2.6.1+fleet=2\nmatch scored 2")
             (invite,) = world.bob.inbox()
             assert "challenges you to a scored match, 2 games of Spaceships" in text(invite).replace("\n", " ")
             await world.act(world.bob.reply, "accept", to=invite)

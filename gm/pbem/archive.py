@@ -192,7 +192,7 @@ def to_event(raw: bytes, game: str) -> Event:
     if accepted:
         at = datetime.fromisoformat(accepted["at"])
         text, _ = orders_text(message)
-        return PlayerMail(at, int(accepted["player"]), text, _message_id(message))
+        return PlayerMail(at, int(accepted["player"]), text, player_message_id(message))
     at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
     if kind == "created":
         fields = parse_fields(message.get_content())
@@ -206,9 +206,21 @@ def to_event(raw: bytes, game: str) -> Event:
     raise ValueError(f"archived message is no event: {kind!r}")
 
 
-def _message_id(message: Message) -> str | None:
-    value = message.get("Message-ID")
-    return str(value).strip() if value else None
+_MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
+"""A msg-id as gm keeps it: visible ASCII, no angle brackets or spaces inside."""
+
+
+def player_message_id(message: Message) -> str | None:
+    """A player's Message-ID, if it is a well-formed one; None otherwise.
+    gm repeats it in its own In-Reply-To and References headers, so nothing
+    else may pass (a header that decodes to a line break and a Bcc: must not
+    become a header of the GM's)."""
+    try:
+        value = message.get("Message-ID")
+        text = str(value).strip() if value is not None else ""
+    except (TypeError, ValueError, IndexError):
+        return None
+    return text if _MSG_ID.fullmatch(text) else None
 
 
 @dataclass

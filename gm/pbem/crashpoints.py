@@ -6,6 +6,8 @@ a crash point costs one dictionary look-up. The points mark the steps whose
 redo after a crash must neither lose nor repeat anything:
 
     after-spool    a message is in the spool, 250 not yet sent
+    mid-handle     handling a spooled message has begun (as an out-of-memory
+                   kill in the middle of reading a hostile mail would stop it)
     after-archive  a message is archived in its game, not yet applied
     after-apply    the GM's replies are archived, not yet queued
     after-queue    the replies are queued, the message not yet marked handled

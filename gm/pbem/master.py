@@ -7,6 +7,9 @@ reason (and the message goes to the shunt, never lost):
     parse -> duplicate? -> GM event? -> automatic? -> own mail? -> route
           -> authenticate -> daily cap -> apply
 
+Mail about no game (challenges, the games list) is answered by
+`gm.pbem.outside`.
+
 Applying a message is made of steps that are each safe to redo after a
 crash, so that every message is applied exactly once and every reply queued
 exactly once:
@@ -16,24 +19,23 @@ exactly once:
 2. the engine applies the event; the GM's replies are rendered, archived
    masked, and queued in the outbox under deterministic keys (a redo writes
    nothing that is already there or already sent);
-3. a marker records the message as handled, and it leaves the spool.
+3. it leaves the spool.
 
 On start, `load` rebuilds every game from its archive and redoes step 2 for
 the last event of each game, which is the only one a crash can have left
-half done.
+half done. A write that fails (a full disk, no file handles left) is a
+temporary fault: the game is rebuilt from its archive the same way, and the
+message stays in the spool for the next pass. A message during which the
+daemon itself died `MAX_ATTEMPTS` times (as the out-of-memory killer would
+kill it) goes to the shunt instead of being tried again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import re
-from collections import Counter
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.message import EmailMessage, Message
-from email.policy import SMTP as SMTP_POLICY
-from email.utils import format_datetime
+from email.message import Message
 from typing import Callable
 
 from ..mail.reading import addresses, parse_message
@@ -41,16 +43,19 @@ from ..mail.screening import automatic_reason, is_own_mail
 from ..ruleset import ruleset_named
 from . import engine, sheets
 from .archive import (
-    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, exact_time, match_terms, notice_messages, orders_text, parse_fields,
-    prepend_header, replay, seats_and_options, to_event,
+    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, exact_time, match_terms, notice_messages, orders_text,
+    parse_fields, player_message_id, prepend_header, replay, seats_and_options, to_event,
 )
-from .engine import Created, Notice, PlayerMail
 from .crashpoints import crashpoint
-from .mailer import GAME_HEADER, Identity, as_bytes, build, render_text
-from ..match import MatchTerms
-from .model import ENDED, MailGame, Options
+from .engine import Created, Notice, PlayerMail
+from .limits import DailyCounts, Limits, normalized
+from .mailer import GAME_HEADER, Identity, as_bytes, build
+from .model import ENDED, MailGame
+from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
 from .tokens import instance_tag, mask, reveal, token, verify
+
+__all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
 
 log = logging.getLogger("gm")
 
@@ -61,16 +66,8 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Caps against floods and loops."""
-
-    replies_per_day: int = 50
-    """Mails a day handled from one address; past that they go to the shunt."""
-
-
-class Shunted(Exception):
-    """Ends a message's handling: it goes to the shunt with this reason."""
+MAX_ATTEMPTS = 3
+"""Times the daemon may die while handling one message before it goes to the shunt."""
 
 
 class GameMaster:
@@ -85,68 +82,110 @@ class GameMaster:
         self.threads: dict[str, Threads] = {}
         self.numbers: dict[str, int] = {}
         """The number of the last event archived in each game."""
-        self.daily: Counter[tuple[str, str]] = Counter()
+        self.counts = DailyCounts(store.root / "limits")
+        self.outside = OutsideMail(self)
         self.handled_keys: set[str] = set()
         """Spool keys of messages archived in some game."""
-        self.applied_ids: set[str] = set()
-        """Message-IDs of players' mail applied to some game."""
+        self.applied: dict[str, set[str]] = {}
+        """Players' mail applied to some game: Message-ID -> digests of the texts."""
+        self.unfinished: set[str] = set()
+        """Games whose last event's replies a fault left unqueued."""
+        self.fault: str | None = None
+        """Why the last pass over the spool stopped early (a temporary fault)."""
 
     # Start-up
 
     def load(self) -> None:
-        """Rebuild every game from its archive; finish any half-done reply queueing.
-
-        Only the last event of a game can have been cut short by a crash, and
-        only then are its messages rendered again (rendering every game's
-        last messages would make start-up slow with many games)."""
+        """Rebuild every game from its archive; finish any half-done reply queueing."""
         for game_id in self.store.game_ids():
-            archive = self.store.archive(game_id)
-            keys = set(archive.keys())
-            if not keys:
-                continue
-            game, threads, replayed = replay(archive, self.identity, game_id, render="none")
+            self._load_game(game_id)
+
+    def _load_game(self, game_id: str) -> None:
+        """Rebuild one game from its archive, and queue whatever replies of
+        its last event are not queued yet. Only the last event can have been
+        cut short (by a crash or a fault), and only then are its messages
+        rendered again (rendering every game's would make start-up slow)."""
+        archive = self.store.archive(game_id)
+        keys = set(archive.keys())
+        if not keys:
+            self.games.pop(game_id, None)
+            self.threads.pop(game_id, None)
+            return
+        game, threads, replayed = replay(archive, self.identity, game_id, render="none")
+        last = replayed[-1]
+        unfinished = [
+            k for k, _, _ in last.messages
+            if k not in keys or (f"{game_id}.{k}" not in self.store.sent and f"{game_id}.{k}" not in self.store.outbox)
+        ]
+        if unfinished:
+            game, threads, replayed = replay(archive, self.identity, game_id, render="last")
             last = replayed[-1]
-            unfinished = [
-                k for k, _, _ in last.messages
-                if k not in keys or (f"{game_id}.{k}" not in self.store.sent and f"{game_id}.{k}" not in self.store.outbox)
-            ]
-            if unfinished:
-                game, threads, replayed = replay(archive, self.identity, game_id, render="last")
-                last = replayed[-1]
-            self.games[game_id] = game
-            self.threads[game_id] = threads
-            self.numbers[game_id] = last.number
-            if unfinished:
-                self._send(game_id, last.messages)
-            for key in keys:
-                if ".in." in key:
-                    self.handled_keys.add(key.split(".in.", 1)[1])
-            self.applied_ids |= {r.event.message_id for r in replayed if isinstance(r.event, PlayerMail) and r.event.message_id}
+        self.games[game_id] = game
+        self.threads[game_id] = threads
+        self.numbers[game_id] = last.number
+        for key in keys:
+            if ".in." in key:
+                self.handled_keys.add(key.split(".in.", 1)[1])
+        for r in replayed:
+            if isinstance(r.event, PlayerMail) and r.event.message_id:
+                self.applied.setdefault(r.event.message_id, set()).add(_digest(r.event.text))
+        if unfinished:
+            self.unfinished.add(game_id)
+            self._send(game_id, last.messages)
+        self.unfinished.discard(game_id)
 
     # The spool
 
     def process_spool(self) -> int:
-        """Handle every message waiting in the spool, oldest first."""
+        """Handle every message waiting in the spool, oldest first. A
+        temporary fault (the data directory cannot be written) stops the
+        pass: the message stays spooled and the next pass tries again."""
         count = 0
-        for key in self.store.spool.keys():
-            self.handle(key)
-            count += 1
+        try:
+            for game_id in sorted(self.unfinished):
+                self._load_game(game_id)
+            for key in self.store.spool.keys():
+                self.handle(key)
+                count += 1
+        except OSError as error:
+            if self.fault is None:
+                log.warning("spool paused: the data directory cannot be written (%s); mail stays spooled",
+                            error.strerror or error)
+            self.fault = error.strerror or str(error)
+            return count
+        if self.fault is not None:
+            log.info("spool resumed")
+            self.fault = None
         return count
 
     def handle(self, key: str) -> None:
         """Handle one spooled message completely, then drop it from the spool.
         A message gm fails on (a bug) goes to the shunt with the error, so that
-        it is kept and the spool still moves on."""
+        it is kept and the spool still moves on; so does one during which the
+        daemon died too often. An OSError (a temporary fault) is raised, with
+        the game rebuilt and the message still spooled."""
         raw = self.store.spool.get_bytes(key)
-        try:
-            self._pipeline(key, raw)
-        except Shunted as reason:
-            log.info("shunted %s: %s", key, reason)
-            self.store.shunt_message(raw, key, str(reason))
-        except Exception as error:
-            log.exception("gm failed on %s; it goes to the shunt", key)
-            self.store.shunt_message(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
+        attempts = self.store.attempts.begin(key)
+        if attempts > MAX_ATTEMPTS:
+            self._shunt(raw, key, f"gm stopped {attempts - 1} times while handling this mail; it is not tried again")
+        else:
+            try:
+                crashpoint("mid-handle")
+                self._pipeline(key, raw)
+            except Shunted as reason:
+                self._shunt(raw, key, str(reason))
+            except OSError:
+                self.store.attempts.end(key)  # not the message's fault: no attempt counted
+                raise
+            except Exception as error:
+                log.exception("gm failed on %s; it goes to the shunt", key)
+                self._shunt(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
         self.store.spool.remove(key)
+        self.store.attempts.end(key)
+
+    def _shunt(self, raw: bytes, key: str, reason: str) -> None:
+        log.info("mail shunted key=%s reason=%s", key, reason)
+        self.store.shunt_message(raw, key, reason)
 
     def _pipeline(self, key: str, raw: bytes) -> None:
         # A spool file handled before a crash, whose removal was lost: it is
@@ -156,10 +195,6 @@ class GameMaster:
         message = parse_message(raw)
         if origin_of(key) in TRUSTED_ORIGINS and message.get(EVENT_HEADER):
             self._gm_event(key, raw, message)
-            return
-        message_id = str(message.get("Message-ID", "")).strip()
-        if message_id and message_id in self.applied_ids:
-            log.info("duplicate %s of %s: applied once already", key, message_id)
             return
         self._player_mail(key, raw, message)
 
@@ -235,167 +270,79 @@ class GameMaster:
         why = automatic_reason(message, _envelope_from(message))
         if why:
             raise Shunted(f"automatic mail, never answered: {why}")
-        sender = (addresses(message, "From") or [""])[0]
+        sender = normalized((addresses(message, "From") or [""])[0])
         if not sender:
             raise Shunted("no sender address")
         tags = self._plus_tags(message)
-        challenge = self._challenge_tag(tags)
+        challenge = challenge_tag(tags)
         if challenge:
-            self._accept(key, raw, message, *challenge)
+            self.outside.answer(key, message, *challenge)
             return
-        if not tags:  # to the GM's own address: not a game's
-            text, _ = orders_text(message)
-            if _GAMES.search(text):
-                self._list_games(key, sender)
-                return
-            if _CHALLENGE.search(text):
-                self._challenge(key, raw, sender, text)
-                return
-        game_id, player, token_given = self._route(message, tags)
-        game = self.games[game_id]
         text, password = orders_text(message)
+        if not tags:  # to the GM's own address: not a game's
+            if GAMES.search(text):
+                self.outside.list_games(key, sender)
+                return
+            if CHALLENGE.search(text):
+                self.outside.challenge(key, raw, sender, text)
+                return
+        game_id, player, token_given = self._route(sender, tags, password is not None)
+        if game_id is None:
+            why = ("it names a game that is not run here" if tags else
+                   "it was sent to the GM's own address, not to a game's, and held no password line")
+            self.outside.how_to_play(key, sender, why)
+            raise Shunted(f"not addressed to any game: {why}")
+        game = self.games[game_id]
         secret = token_given or password
         if secret is None or not verify(self.store.key, game_id, player, secret):
             self._warn_player(game, player, sender)
             raise Shunted(f"not proven to come from player {player} of {game_id}: no valid token or password")
-        day = self.clock().strftime("%Y-%m-%d")
-        self.daily[sender, day] += 1
-        if self.daily[sender, day] > self.limits.replies_per_day:
+        if self.counts.add(self.clock(), f"mail {sender}") > self.limits.replies_per_day:
             raise Shunted(f"more than {self.limits.replies_per_day} mails today from {sender}")
+        message_id = player_message_id(message)
+        if message_id is not None and _digest(text) in self.applied.get(message_id, ()):
+            log.info("mail duplicate key=%s message_id=%s: applied once already", key, message_id)
+            return
         at = time_of(key)
         accepted = prepend_header(raw, ACCEPTED_HEADER, f"game={game_id}; player={player}; at={at.isoformat()}")
-        message_id = str(message.get("Message-ID", "")).strip() or None
         self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id))
-        if message_id:
-            self.applied_ids.add(message_id)
-        if _GAMES.search(text):
-            self._list_games(key, game.seat(player).address)
+        log.info("mail accepted game=%s player=%s key=%s", game_id, player, key)
+        if message_id is not None:
+            self.applied.setdefault(message_id, set()).add(_digest(text))
+        if GAMES.search(text):
+            self.outside.list_games(key, game.seat(player).address.lower())
 
-    def _list_games(self, key: str, address: str) -> None:
-        """The ``games`` command: the address's games, mailed to that address
-        only (so a forged request tells the forger nothing)."""
-        day = self.clock().strftime("%Y-%m-%d")
-        self.daily[address, "games " + day] += 1
-        if self.daily[address, "games " + day] > 5:
-            raise Shunted(f"more than 5 'games' requests today from {address}")
-        games = []
-        for game in self.games.values():
-            seat = game.seat_of(address)
-            if seat is not None:
-                games.append({"game": game.id, "alias": seat.alias, "opponent": game.opponent(seat.player).alias,
-                              "phase": game.phase, "turn": game.turn,
-                              "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
-                              "waiting": seat.player in game.waiting_for})
-        name = "games-" + hashlib.sha256(key.encode()).hexdigest()[:12]
-        self._send_outside_games(name, address, "[gm] Your games", time_of(key), "games",
-                                 {"address": address, "games": games}, "auto-replied")
-
-    def _route(self, message: Message, tags: list[list[str]]) -> tuple[str, int, str | None]:
+    def _route(self, sender: str, tags: list[list[str]], password: bool) -> tuple[str | None, int, str | None]:
         """Which game and player a mail is for, from its plus-address
-        (``gm+GAME.PLAYER.TOKEN@``), or from the sender's address when the
-        sender plays exactly one game that is not over."""
+        (``gm+GAME.PLAYER.TOKEN@``); (None, 0, None) when it names no game.
+        A mail with a ``password`` line may also name its game by coming from
+        the address of a player of exactly one game that is not over. Mail
+        to the GM's own address without one claims no game, so it is never
+        taken for a forgery (a player's own auto-reply looks just like it)."""
         for parts in tags:
             if len(parts) >= 2 and parts[0] in self.games and parts[1] in ("1", "2"):
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
-        sender = (addresses(message, "From") or [""])[0].lower()
+        if not password:
+            return None, 0, None
         mine = [(g, s.player) for g in self.games.values() if g.phase != ENDED for s in g.seats if s.address.lower() == sender]
         if len(mine) == 1:
             return mine[0][0].id, mine[0][1], None
         if len(mine) > 1:
             raise Shunted(f"{sender} plays several games; the mail names none of them")
-        raise Shunted("not addressed to any game")
-
-    # Challenges: starting a game by mail
-
-    def _challenge(self, key: str, raw: bytes, sender: str, text: str) -> None:
-        """``challenge ADDR`` (and optionally ``variant NAME`` and ``match
-        scored N``, ``match continued N`` or ``match scored to N``) in a mail
-        to the GM: invite ADDR, who accepts by replying. The challenged
-        address gets one mail; at most 3 challenges a day reach any one."""
-        match = _CHALLENGE.search(text)
-        assert match
-        challenged = match.group(1).strip("<>").lower()
-        if challenged in (sender.lower(), self.identity.address.lower()) or "@" not in challenged:
-            raise Shunted(f"a challenge to {challenged} cannot be sent")
-        variant_match = _VARIANT.search(text)
-        variant = variant_match.group(1) if variant_match else "2.6.1"
-        try:
-            ruleset = ruleset_named(variant)
-        except ValueError as error:
-            raise Shunted(f"challenge with a bad variant: {error}") from None
-        terms = _match_terms(text)
-        day = self.clock().strftime("%Y-%m-%d")
-        self.daily[challenged, "challenges " + day] += 1
-        if self.daily[challenged, "challenges " + day] > 3:
-            raise Shunted(f"more than 3 challenges to {challenged} today")
-        challenge_id = "c" + hashlib.sha256(key.encode()).hexdigest()[:10]  # the same if redone after a crash
-        at = time_of(key)
-        header = f"id={challenge_id}; challenger={sender}; challenged={challenged}; variant={variant}; at={at.isoformat()}"
-        match_text = ""
-        if terms is not None:
-            header += f"; match={terms.kind}; games={terms.games or ''}; target={terms.target or ''}"
-            match_text = f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
-        self.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
-        self._send_outside_games(
-            f"{challenge_id}.invite", challenged, f"[gm] {sender} challenges you to Spaceships", at, "challenge",
-            {"challenger": sender, "ruleset": ruleset.describe(), "match": match_text}, "auto-generated",
-            reply_to=self.identity.reply_address(challenge_id, 0, token(self.store.key, challenge_id, 0)))
-
-    def _send_outside_games(self, name: str, to: str, subject: str, at: datetime, template: str,
-                            data: dict, auto: str, reply_to: str | None = None) -> None:
-        """Queue a message that belongs to no game (a challenge, the games
-        list) under a deterministic outbox key, so a redo queues it once."""
-        message = EmailMessage(policy=SMTP_POLICY)
-        message["From"] = f"{self.identity.name} <{self.identity.address}>"
-        message["To"] = to
-        if reply_to:
-            message["Reply-To"] = reply_to
-        message["Subject"] = subject
-        message["Date"] = format_datetime(at)
-        message["Message-ID"] = f"<{name}@{self.identity.domain}>"
-        message["Auto-Submitted"] = auto
-        message[GAME_HEADER] = name.split(".")[0]
-        message.set_content(render_text(template, data), charset="utf-8")
-        if name not in self.store.sent:  # a redo after a crash sends nothing twice
-            self.store.outbox.add(as_bytes(message), name)
-
-    def _challenge_tag(self, tags: list[list[str]]) -> tuple[str, str] | None:
-        """The challenge a reply answers, from its plus-address ``gm+cID.0.TOKEN``."""
-        for parts in tags:
-            if len(parts) == 3 and re.fullmatch(r"c[0-9a-f]{10}", parts[0]):
-                return parts[0], parts[2]
-        return None
+        return None, 0, None
 
     def _plus_tags(self, message: Message) -> list[list[str]]:
         """The dot-separated parts of every ``gm+TAG@domain`` the mail was
-        sent to: envelope recipients first, then To and Cc."""
+        sent to (envelope recipients first, then To and Cc), in lower case:
+        relays may fold a local part's case, and gm's tags are lower case."""
         local, domain = self.identity.local.lower(), self.identity.domain.lower()
         tags = []
         for address in _envelope_to(message) + addresses(message, "To") + addresses(message, "Cc"):
             name, _, host = address.rpartition("@")
             base, plus, tag = name.partition("+")
             if plus and base.lower() == local and host.lower() == domain:
-                tags.append(tag.split("."))
+                tags.append(tag.lower().split("."))
         return tags
-
-    def _accept(self, key: str, raw: bytes, message: Message, challenge_id: str, secret: str) -> None:
-        if not verify(self.store.key, challenge_id, 0, secret) or challenge_id not in self.store.challenges:
-            raise Shunted(f"not a valid answer to challenge {challenge_id}")
-        text, _ = orders_text(message)
-        if not _ACCEPT.search(text):
-            raise Shunted(f"answer to challenge {challenge_id} without 'accept'")
-        if f"accepted-{challenge_id}" in self.store.handled:
-            raise Shunted(f"challenge {challenge_id} was accepted already")
-        fields = accepted_fields_of(parse_message(self.store.challenges.get_bytes(challenge_id)), CHALLENGE_HEADER)
-        from .admin import request_game  # a game by challenge starts like one made by gm new
-
-        terms = None
-        if fields.get("match"):
-            terms = MatchTerms(fields["match"], int(fields["games"]) if fields.get("games") else None,
-                               int(fields["target"]) if fields.get("target") else None)
-        request_game(self.store, self.identity, [fields["challenger"], fields["challenged"]], fields["variant"], Options(),
-                     time_of(key), name=f"challenge-{challenge_id}", match=terms)
-        self.store.handled.add(f"accepted-{challenge_id}")
 
     def _warn_player(self, game: MailGame, player: int, sender: str) -> None:
         """Tell the real player that someone tried to act as them: once a day
@@ -416,7 +363,8 @@ class GameMaster:
     def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event) -> None:
         """Apply an event and write down what follows. Everything that can
         fail (the engine, the templates) runs first; only then is anything
-        written, so a failure leaves the game as it was."""
+        written, so a failure leaves the game as it was. A write that fails
+        leaves the game rebuilt from what its archive holds (see `_recover`)."""
         number = self.numbers.get(game_id, 0) + 1
         archive = self.store.archive(game_id)
         try:
@@ -429,26 +377,37 @@ class GameMaster:
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
                                        pending=raw)  # (for archives from before the player's mailbox only)
         except Exception:
-            self._restore(game_id)
+            self._recover(game_id)
             raise
-        archive.add(raw, f"{number:06d}.in.{key}", seen=True)
-        crashpoint("after-archive")
-        self.games[game_id] = game
-        self.threads[game_id] = threads
-        self.numbers[game_id] = number
-        self._send(game_id, messages)
+        try:
+            archive.add(raw, f"{number:06d}.in.{key}", seen=True)
+            crashpoint("after-archive")
+            self.games[game_id] = game
+            self.threads[game_id] = threads
+            self.numbers[game_id] = number
+            self._send(game_id, messages)
+        except OSError:
+            self._recover(game_id)
+            raise
         self.handled_keys.add(key)
+        if isinstance(event, PlayerMail) or notices:
+            log.info("event applied game=%s number=%s kind=%s mails=%s", game_id, number,
+                     type(event).__name__, len(messages))
 
-    def _restore(self, game_id: str) -> None:
-        """Rebuild a game from its archive after a failure left it half changed."""
-        archive = self.store.archive(game_id)
-        if not archive.keys():
+    def _recover(self, game_id: str) -> None:
+        """Rebuild a game from its archive after a failure left it half
+        changed in memory. Until that succeeds the game is out of memory
+        (so no mail reaches it) and in `unfinished`, which each pass over
+        the spool retries first; finishing its last event's replies is part
+        of rebuilding it, as after a crash."""
+        self.games.pop(game_id, None)
+        self.threads.pop(game_id, None)
+        self.unfinished.add(game_id)
+        try:
+            self._load_game(game_id)
+        except OSError:
             self.games.pop(game_id, None)
             self.threads.pop(game_id, None)
-            return
-        game, threads, _ = replay(archive, self.identity, game_id, render="none")
-        self.games[game_id] = game
-        self.threads[game_id] = threads
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         """Archive the GM's messages (masked) and queue them (with the real
@@ -462,35 +421,13 @@ class GameMaster:
             if key in self.store.sent or key in self.store.outbox:
                 continue
             self.store.outbox.add(reveal(data, token(self.store.key, game_id, player)), key)
+            log.info("mail queued game=%s player=%s key=%s", game_id, player, key)
         crashpoint("after-queue")
 
 
-_CHALLENGE = re.compile(r"^\s*challenge\s+(\S+@\S+)\s*$", re.I | re.M)
-_VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
-_MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
-
-
-def _match_terms(text: str) -> MatchTerms | None:
-    """``match scored 3``, ``match continued 2`` or ``match scored to 50`` [9], [10]."""
-    found = _MATCH.search(text)
-    if found is None:
-        if re.search(r"^\s*match\b", text, re.I | re.M):
-            raise Shunted("challenge with a match line gm cannot read (write: match scored 3, match continued 2, "
-                          "or match scored to 50)")
-        return None
-    kind, to, number = found.group(1).lower(), found.group(2), int(found.group(3))
-    try:
-        return MatchTerms(kind, None if to else number, number if to else None)
-    except ValueError as error:
-        raise Shunted(f"challenge with bad match terms: {error}") from None
-_ACCEPT = re.compile(r"^\s*accept\s*$", re.I | re.M)
-_GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
-CHALLENGE_HEADER = "X-GM-Challenge"
-
-
-def accepted_fields_of(message: Message, header: str) -> dict[str, str]:
-    value = str(message.get(header, ""))
-    return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
+def _digest(text: str) -> str:
+    """What tells two mails with one Message-ID apart: the text gm reads."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _envelope_from(message: Message) -> str | None:

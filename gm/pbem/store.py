@@ -12,6 +12,8 @@
       challenges/    challenges made by mail, until accepted
       handled/       one empty marker per accepted challenge
       sent/          one empty marker per message delivered (sent once)
+      attempts/      how often handling a spooled message has begun
+      limits/        today's counts of mail per address (`gm.pbem.limits`)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
 the origin: ``smtp``, ``lmtp`` and ``imap`` for mail from outside, ``admin``
@@ -78,6 +80,30 @@ class Markers:
         fsync_dir(self.path)
 
 
+class Attempts:
+    """How many times handling each spooled message has begun, one small
+    file each in ``attempts/``, removed when handling ends. Not fsynced: it
+    must survive the process being killed (the page cache does), not a power
+    cut (which merely allows another attempt)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+
+    def begin(self, key: str) -> int:
+        """Count one more attempt at ``key``; returns the count, this one included."""
+        marker = self.path / key
+        try:
+            count = int(marker.read_text() or 0) + 1
+        except (FileNotFoundError, ValueError):
+            count = 1
+        marker.write_text(str(count))
+        return count
+
+    def end(self, key: str) -> None:
+        (self.path / key).unlink(missing_ok=True)
+
+
 class Store:
     """The data directory of one gm instance."""
 
@@ -91,6 +117,7 @@ class Store:
         self.challenges = DurableMaildir(self.root / "challenges")
         self.handled = Markers(self.root / "handled")
         self.sent = Markers(self.root / "sent")
+        self.attempts = Attempts(self.root / "attempts")
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)
         self.key = load_key(self.root / "secret.key")

@@ -1,0 +1,251 @@
+"""Mail that belongs to no game: challenges, the games list, and the answer
+to a player's mail that names no game.
+
+None of it may be aimed at a third party. A mail's From can be forged, so
+anything gm sends in answer goes only to the address the mail claims, at
+most `Limits.answers_outside_games_per_day` times a day (counted on disk),
+and a challenge reaches the challenged address only once the challenger has
+confirmed it from their own mailbox:
+
+    challenge ADDR    -> a confirmation to the challenger (Reply-To gm+cID.1.TOKEN)
+    confirm           -> the invitation to ADDR             (Reply-To gm+cID.0.TOKEN)
+    accept            -> the game is requested, as `gm new` would
+
+A challenge's state is its message in ``challenges/`` and markers in
+``handled/`` (``confirmed-cID``, ``accepted-cID``), so each step is done
+once, even when redone after a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime
+from email.message import EmailMessage, Message
+from email.policy import SMTP as SMTP_POLICY
+from email.utils import format_datetime
+from typing import TYPE_CHECKING, Any
+
+from ..match import MatchTerms
+from ..mail.reading import parse_message
+from ..ruleset import ruleset_named
+from .archive import orders_text, prepend_header
+from .limits import normalized
+from .mailer import GAME_HEADER, as_bytes, render_text
+from .model import ENDED, Options
+from .store import time_of
+from .tokens import token, verify
+
+if TYPE_CHECKING:
+    from .master import GameMaster
+
+CHALLENGE_HEADER = "X-GM-Challenge"
+CHALLENGER, CHALLENGED = 1, 0
+"""The "player" numbers of a challenge's two reply addresses."""
+
+GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
+CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
+_VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
+_MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
+_ACCEPT = re.compile(r"^\s*accept\s*$", re.I | re.M)
+_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
+_CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
+
+
+class Shunted(Exception):
+    """Ends a message's handling: it goes to the shunt with this reason."""
+
+
+def match_terms(text: str) -> MatchTerms | None:
+    """``match scored 3``, ``match continued 2`` or ``match scored to 50`` [9], [10]."""
+    found = _MATCH.search(text)
+    if found is None:
+        if re.search(r"^\s*match\b", text, re.I | re.M):
+            raise Shunted("challenge with a match line gm cannot read (write: match scored 3, match continued 2, "
+                          "or match scored to 50)")
+        return None
+    kind, to, number = found.group(1).lower(), found.group(2), int(found.group(3))
+    try:
+        return MatchTerms(kind, None if to else number, number if to else None)
+    except ValueError as error:
+        raise Shunted(f"challenge with bad match terms: {error}") from None
+
+
+def fields_of(message: Message, header: str) -> dict[str, str]:
+    """``a=1; b=2`` in one of gm's own headers, as a dict."""
+    value = str(message.get(header, ""))
+    return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
+
+
+def challenge_tag(tags: list[list[str]]) -> tuple[str, int, str] | None:
+    """The challenge a reply answers, from ``gm+cID.N.TOKEN``: id, side, token."""
+    for parts in tags:
+        if len(parts) == 3 and _CHALLENGE_ID.fullmatch(parts[0]) and parts[1] in ("0", "1"):
+            return parts[0], int(parts[1]), parts[2]
+    return None
+
+
+class OutsideMail:
+    """The GM's answers to mail about no game, for one `GameMaster`."""
+
+    def __init__(self, master: GameMaster):
+        self.master = master
+
+    def _allowed(self, address: str, what: str, at: datetime) -> None:
+        """Refuse (to the shunt) past the day's allowance of mail to ``address``."""
+        limit = self.master.limits.answers_outside_games_per_day
+        if self.master.counts.add(at, f"outside {address}") > limit:
+            raise Shunted(f"{what}: {address} was sent {limit} mail{'s' * (limit != 1)} about no game today already")
+
+    # The games list, and how to send orders
+
+    def list_games(self, key: str, address: str) -> None:
+        """``games``: the address's games, each with its reply address, to
+        that address only (so a forged request tells the forger nothing)."""
+        at = time_of(key)
+        self._allowed(address, "games", at)
+        games = self._games_of(address)
+        active = [g for g in games if g["phase"] != ENDED]
+        self.send("games-" + _digest(key), address, "[gm] Your games", at, "games",
+                  {"address": address, "games": games}, "auto-replied",
+                  reply_to=active[0]["reply_to"] if len(active) == 1 else None)
+
+    def how_to_play(self, key: str, address: str, why: str) -> None:
+        """A player's mail that names no game (sent to the GM's plain address,
+        or in reply to a mail that was not a game's): nothing is applied, and
+        the player is told why and where to write instead."""
+        at = time_of(key)
+        self._allowed(address, "how to play", at)
+        games = self._games_of(address)
+        active = [g for g in games if g["phase"] != ENDED]
+        self.send("howto-" + _digest(key), address, "[gm] Your mail reached no game", at, "how_to_play",
+                  {"address": address, "games": active, "why": why}, "auto-replied",
+                  reply_to=active[0]["reply_to"] if len(active) == 1 else None)
+
+    def _games_of(self, address: str) -> list[dict[str, Any]]:
+        master = self.master
+        found = []
+        for game in master.games.values():
+            seat = game.seat_of(address)
+            if seat is None:
+                continue
+            reply_to = master.identity.reply_address(game.id, seat.player, token(master.store.key, game.id, seat.player))
+            found.append({"game": game.id, "alias": seat.alias, "opponent": game.opponent(seat.player).alias,
+                          "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
+                          "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
+                          "waiting": seat.player in game.waiting_for})
+        return found
+
+    # Challenges
+
+    def challenge(self, key: str, raw: bytes, sender: str, text: str) -> None:
+        """``challenge ADDR`` (and optionally ``variant NAME`` and a ``match``
+        line): recorded, and the challenger asked to confirm it."""
+        master = self.master
+        found = CHALLENGE.search(text)
+        assert found
+        challenged = normalized(found.group(1))
+        challenger = normalized(sender)
+        if challenged is None or challenger is None:
+            raise Shunted(f"a challenge must name one address: {found.group(1)[:80]!r}")
+        if challenged in (challenger, master.identity.address.lower()):
+            raise Shunted(f"a challenge to {challenged} cannot be sent")
+        variant_found = _VARIANT.search(text)
+        variant = variant_found.group(1) if variant_found else "2.6.1"
+        try:
+            ruleset = ruleset_named(variant)
+        except ValueError as error:
+            raise Shunted(f"challenge with a bad variant: {error}") from None
+        terms = match_terms(text)
+        at = time_of(key)
+        self._allowed(challenger, "challenge", at)
+        challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
+        header = f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; at={at.isoformat()}"
+        if terms is not None:
+            header += f"; match={terms.kind}; games={terms.games or ''}; target={terms.target or ''}"
+        if challenge_id not in master.store.challenges:
+            master.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
+        self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
+                  "challenge_confirm", {"challenged": challenged, "ruleset": ruleset.describe(), "match": _match_text(terms)},
+                  "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
+
+    def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
+        """A reply to a challenge's confirmation (``confirm``) or invitation (``accept``)."""
+        store = self.master.store
+        if not verify(store.key, challenge_id, side, secret) or challenge_id not in store.challenges:
+            raise Shunted(f"not a valid answer to challenge {challenge_id}")
+        text, _ = orders_text(message)
+        fields = fields_of(parse_message(store.challenges.get_bytes(challenge_id)), CHALLENGE_HEADER)
+        if side == CHALLENGER:
+            self._confirm(key, challenge_id, fields, text)
+        else:
+            self._accept(key, challenge_id, fields, text)
+
+    def _confirm(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
+        store = self.master.store
+        if not _CONFIRM.search(text):
+            raise Shunted(f"answer to challenge {challenge_id} without 'confirm'")
+        if f"confirmed-{challenge_id}" in store.handled:
+            raise Shunted(f"challenge {challenge_id} was confirmed already")
+        challenged, at = fields["challenged"], time_of(key)
+        limit = self.master.limits.challenges_per_day
+        if self.master.counts.add(at, f"challenged {challenged}") > limit:
+            raise Shunted(f"more than {limit} challenges to {challenged} today")
+        terms = _terms_of(fields)
+        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to Spaceships", at,
+                  "challenge", {"challenger": fields["challenger"], "ruleset": ruleset_named(fields["variant"]).describe(),
+                                "match": _match_text(terms)},
+                  "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
+        store.handled.add(f"confirmed-{challenge_id}")
+
+    def _accept(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
+        store = self.master.store
+        if not _ACCEPT.search(text):
+            raise Shunted(f"answer to challenge {challenge_id} without 'accept'")
+        if f"accepted-{challenge_id}" in store.handled:
+            raise Shunted(f"challenge {challenge_id} was accepted already")
+        from .admin import request_game  # a game by challenge starts like one made by gm new
+
+        request_game(store, self.master.identity, [fields["challenger"], fields["challenged"]], fields["variant"],
+                     Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(fields))
+        store.handled.add(f"accepted-{challenge_id}")
+
+    def _reply_to(self, challenge_id: str, side: int) -> str:
+        master = self.master
+        return master.identity.reply_address(challenge_id, side, token(master.store.key, challenge_id, side))
+
+    def send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
+             auto: str, reply_to: str | None = None) -> None:
+        """Queue a message that belongs to no game under a deterministic
+        outbox key, so a redo after a crash queues it once."""
+        master = self.master
+        message = EmailMessage(policy=SMTP_POLICY)
+        message["From"] = f"{master.identity.name} <{master.identity.address}>"
+        message["To"] = to
+        if reply_to:
+            message["Reply-To"] = reply_to
+        message["Subject"] = subject
+        message["Date"] = format_datetime(at)
+        message["Message-ID"] = f"<{name}@{master.identity.domain}>"
+        message["Auto-Submitted"] = auto
+        message[GAME_HEADER] = name.split(".")[0]
+        message.set_content(render_text(template, data), charset="utf-8")
+        if name not in master.store.sent and name not in master.store.outbox:
+            master.store.outbox.add(as_bytes(message), name)
+
+
+def _terms_of(fields: dict[str, str]) -> MatchTerms | None:
+    if not fields.get("match"):
+        return None
+    return MatchTerms(fields["match"], int(fields["games"]) if fields.get("games") else None,
+                      int(fields["target"]) if fields.get("target") else None)
+
+
+def _match_text(terms: MatchTerms | None) -> str:
+    if terms is None:
+        return ""
+    return f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:12]

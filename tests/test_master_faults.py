@@ -1,0 +1,260 @@
+"""Hostile mail and faults that reach the game master (issue 8, section 6),
+each through the real daemon: mail on a loopback SMTP port, a data directory
+on disk, and, for the full disk, a real tmpfs of a few hundred kilobytes."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gm.pbem.admin import verify_replay
+from gm.pbem.limits import Limits, normalized
+from gm.pbem.tokens import token
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, text
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def started(world: World) -> None:
+    await world.new_game()
+    await world.act(world.alice.reply, SETUP_ALICE)
+    await world.act(world.bob.reply, SETUP_BOB)
+
+
+def shunt_reasons(world: World) -> list[bytes]:
+    store = world.daemon.store
+    return [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
+
+
+def plain(sender: str, body: str, message_id: str, to: str = GM, extra: str = "") -> bytes:
+    return (f"From: {sender}\r\nTo: {to}\r\nSubject: x\r\nMessage-ID: {message_id}\r\n{extra}\r\n"
+            + body.replace("\n", "\r\n") + "\r\n").encode()
+
+
+def test_an_upper_cased_reply_address_authenticates(tmp_path):
+    """Relays may fold a local part's case: GM+G1.1.TOKEN@EXAMPLE.ORG is still Alice's."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started(world)
+            shouting = str(world.alice.latest()["Reply-To"]).upper()
+            await world.asend(plain(ALICE, "Rv1 Rv2", "<loud@example.org>", to=shouting), ALICE, [shouting])
+            await world.settle()
+            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+            assert shunt_reasons(world) == []
+    run(scenario())
+
+
+def test_a_reused_message_id_with_other_orders_is_kept_and_answered(tmp_path):
+    """A duplicate whose text differs is not a duplicate: its orders count."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started(world)
+            to = str(world.alice.latest()["Reply-To"])
+            await world.asend(plain(ALICE, "Rv1", "<same@example.org>", to=to), ALICE, [to])
+            await world.settle()
+            await world.asend(plain(ALICE, "Rv2 Rv3", "<same@example.org>", to=to), ALICE, [to])
+            await world.settle()
+            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv2", "Rv3"]
+            assert "replacing all you sent before" in world.alice.latest_text()
+            count = len(world.alice.inbox())
+            await world.asend(plain(ALICE, "Rv2 Rv3", "<same@example.org>", to=to,
+                                    extra="Received: by another.relay.example; Sat, 21 Nov 2026 12:00:01 +0000\r\n"),
+                              ALICE, [to])
+            await world.settle()
+            assert len(world.alice.inbox()) == count  # the same mail twice (by another route) is applied once
+        async with World(tmp_path) as world:  # and still after a restart
+            await world.asend(plain(ALICE, "Rv2 Rv3", "<same@example.org>", to=to), ALICE, [to])
+            await world.settle()
+            assert world.daemon.master.games["g1"].events == 5
+    run(scenario())
+
+
+def test_a_players_own_auto_reply_to_the_plain_address_is_answered_once_not_warned(tmp_path):
+    """An auto-responder that strips the automatic-mail headers and answers
+    the GM's own address: no forgery warning, one answer a day saying where
+    to write, and the count survives a restart."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started(world)
+            before = len(world.alice.inbox())
+            for n in range(3):
+                await world.asend(plain(ALICE, "I am away until Monday.", f"<away{n}@example.org>"), ALICE, [GM])
+                await world.settle()
+            inbox = world.alice.inbox()
+            assert len(inbox) == before + 1
+            answer = inbox[-1]
+            assert "reached no game" in str(answer["Subject"]) and "Someone tried" not in str(answer["Subject"])
+            assert str(answer["Auto-Submitted"]) == "auto-replied"
+            assert str(answer["Reply-To"]) == str(world.alice.latest()["Reply-To"]) or "gm+g1.1." in str(answer["Reply-To"])
+            await world.act(world.alice.reply, "Rv1", to=answer)  # its Reply-To reaches her game
+            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1"]
+        async with World(tmp_path) as world:
+            await world.asend(plain(ALICE, "I am away until Monday.", "<away9@example.org>"), ALICE, [GM])
+            await world.settle()
+            assert sum("reached no game" in str(m["Subject"]) for m in world.alice.inbox()) == 1
+    run(scenario())
+
+
+def test_a_reply_to_the_games_list_reaches_the_game(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started(world)
+            await world.asend(plain(ALICE, "games", "<list@example.org>"), ALICE, [GM])
+            await world.settle()
+            listing = world.alice.latest()
+            assert "Your games" in str(listing["Subject"]) and "orders to: gm+g1.1." in text(listing)
+            await world.act(world.alice.reply, "Rv1 Rv2", to=listing)
+            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+    run(scenario())
+
+
+def test_a_stranger_asking_for_help_is_answered_once_a_day_and_automatic_mail_never(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            carol = "carol@example.com"
+            for n in range(2):
+                await world.asend(plain(carol, "help", f"<help{n}@example.com>"), carol, [GM])
+            await world.asend(plain("robot@example.com", "help", "<r@example.com>", extra="Auto-Submitted: auto-replied\r\n"),
+                              "robot@example.com", [GM])
+            await world.settle()
+            store = world.daemon.store
+            sent = [store.delivered.get_bytes(k) for k in store.delivered.keys()]
+            assert len(sent) == 1 and f"To: {carol}".encode() in sent[0]
+            assert b"You play in no game now" in sent[0] and b"challenge ADDRESS" in sent[0]
+    run(scenario())
+
+
+def test_the_daily_cap_on_a_players_mail_survives_a_restart(tmp_path):
+    async def scenario():
+        for _ in range(2):
+            async with World(tmp_path, limits=Limits(replies_per_day=4)) as world:
+                if not world.daemon.master.games:
+                    await started(world)  # Alice's first mail of the day
+                for n in range(2):
+                    await world.act(world.alice.reply, "Rv1")
+        assert sum(b"more than 4 mails today" in r for r in shunt_reasons(world)) == 1  # her fifth
+    run(scenario())
+
+
+@pytest.mark.parametrize("spelling, expected", [
+    ("victim@x.example", "victim@x.example"), ("victim@x.example,", "victim@x.example"),
+    ("<Victim@X.Example>,", "victim@x.example"), ("Victim <victim@x.example>", "victim@x.example"),
+    ("a@x.example, b@y.example", None), ("a@x.example,b@y.example", None), ("nobody", None),
+    ("a@x.example\r\nBcc: b@y.example", None),
+])
+def test_addresses_are_counted_normalized(spelling, expected):
+    assert normalized(spelling) == expected
+
+
+# A message during which the daemon dies, again and again
+
+def test_a_message_that_kills_the_daemon_goes_to_the_shunt_after_three_tries(tmp_path):
+    from gm.pbem.store import Store, spool_key
+    from datetime import datetime, timezone
+
+    data = tmp_path / "data"
+    store = Store(data)
+    poison = plain("stranger@example.com", "<blockquote>" * 10, "<poison@example.com>")
+    key = spool_key(datetime.now(timezone.utc), "smtp")
+    store.spool.add(poison, key)
+    env = dict(os.environ, GM_CRASH_AT="mid-handle:1")
+    deaths = 0
+    for _ in range(6):
+        daemon = subprocess.Popen([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", "127.0.0.1:0",
+                                   "--address", GM], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            daemon.wait(15)
+        except subprocess.TimeoutExpired:  # it stayed up: the poison is gone
+            daemon.send_signal(signal.SIGINT)
+            daemon.wait(10)
+            break
+        assert daemon.returncode == -signal.SIGKILL
+        deaths += 1
+    assert deaths == 3
+    (shunted,) = store.shunt.keys()
+    assert shunted == key and b"gm stopped 3 times while handling this mail" in store.shunt.get_bytes(key)
+    assert store.spool.keys() == [] and list((data / "attempts").iterdir()) == []
+
+
+# A full disk
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 768 KiB tmpfs (the tests run as root in CI)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=768k", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(disk: Path, leave: int) -> Path:
+    """Fill the file system, then give back ``leave`` bytes."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 4096)
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
+    os.truncate(filler, max(0, filler.stat().st_size - leave))
+    return filler
+
+
+@pytest.mark.parametrize("leave", [0, 4096, 12288, 40960])
+def test_a_full_disk_neither_corrupts_nor_doubles_a_turn(small_disk, leave):
+    """Bob's orders complete the turn while the disk is full to within a
+    few pages. Whatever gets written before the fault, the game stays what
+    its archive says; once space is back the turn runs once, each player
+    gets its results once, and the archive replays byte for byte."""
+    import smtplib
+    from email import message_from_bytes
+
+    async def scenario():
+        world = World(small_disk)
+        async with world:
+            await started(world)
+            await world.act(world.alice.reply, "Rv1")
+            to = str(world.bob.inbox()[-1]["Reply-To"])
+            filler = fill(small_disk, leave)
+            try:
+                raw = await asyncio.to_thread(world.bob.reply, "Bz5")
+            except smtplib.SMTPResponseException as refused:  # not accepted: the sender's server keeps it
+                assert 400 <= refused.smtp_code < 600
+                raw = None
+            for _ in range(3):
+                await world.settle()
+            game = world.daemon.master.games.get("g1")
+            assert game is None or game.turn in (1, 2)
+            filler.unlink()
+            if raw is None:
+                raw = await asyncio.to_thread(world.bob.reply, "Bz5")  # the retry
+            bob_id = str(message_from_bytes(raw)["Message-ID"])
+            world.clock.advance(minutes=5)  # past the delivery backoff
+            await world.settle()
+            world.clock.advance(minutes=10)
+            await world.settle()
+            assert world.daemon.master.games["g1"].turn == 2
+            for player in (world.alice, world.bob):
+                subjects = [str(m["Subject"]) for m in player.inbox()]
+                assert sum("Turn 1 results" in s for s in subjects) == 1, subjects
+            archive = world.daemon.store.archive("g1")
+            inbound = [message_from_bytes(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
+            assert [str(m["Message-ID"]) for m in inbound].count(bob_id) == 1
+            assert shunt_reasons(world) == [] and world.daemon.store.spool.keys() == []
+        count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
+        assert differences == []
+    run(scenario())
