@@ -4,13 +4,17 @@ configuration files, and never logs a player's secret."""
 
 from __future__ import annotations
 
+import configparser
 import os
+import re
+import shlex
 import signal
 import smtplib
 import socket
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -191,3 +195,31 @@ def test_no_secret_reaches_the_log_even_at_debug(tmp_path):
     assert secret not in err and secret.upper() not in err
     assert token((data / "secret.key").read_bytes(), "g1", 2) not in err
     assert "gm+g1.1.****************@example.org" in err  # the address was logged, masked
+
+
+def test_the_documented_configuration_uses_only_known_keys():
+    from gm.configfile import check
+
+    text = (ROOT / "docs" / "operations.md").read_text()
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        check(tomllib.loads(block), "docs/operations.md")
+
+
+def test_the_systemd_unit_runs_gm_serve_with_sigterm_and_a_sandbox():
+    from gm.cli import EXIT_CONFIG, build_parser
+
+    unit = configparser.ConfigParser(interpolation=None)
+    unit.optionxform = str
+    unit.read(ROOT / "contrib" / "gm.service")
+    service = unit["Service"]
+    assert service["Type"] == "simple" and service["KillSignal"] == "SIGTERM" and service["User"] == "gm"
+    assert service["Restart"] == "on-failure" and service["RestartPreventExitStatus"] == str(EXIT_CONFIG)
+    assert service["ProtectSystem"] == "strict" and service["ReadWritePaths"] == "/var/lib/gm"
+    assert service["StateDirectory"] == "gm"
+    program, *arguments = shlex.split(service["ExecStart"])
+    assert program.endswith("/gm")
+    args = build_parser().parse_args(arguments)
+    assert args.command == "serve" and args.config == "/etc/gm/gm.toml"
+    assert "contrib/gm.service" in (ROOT / "docs" / "operations.md").read_text()
