@@ -34,10 +34,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def gm(*args: str, **popen) -> subprocess.Popen:
+def gm(*args: str, extra_env: dict[str, str] | None = None, **popen) -> subprocess.Popen:
     """`python -m gm ARGS` as a child process, stderr captured."""
     env = {k: v for k, v in os.environ.items() if k not in ("GM_CRASH_AT", "JOURNAL_STREAM", "GM_LOG_LEVEL")}
     env["PYTHONPATH"] = str(ROOT)
+    env.update(extra_env or {})
     return subprocess.Popen([sys.executable, "-m", "gm", *args], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, **popen)
 
@@ -59,9 +60,10 @@ def listening(port: int) -> bool:
         return False
 
 
-def started(data: Path, *extra: str) -> tuple[subprocess.Popen, int]:
+def started(data: Path, *extra: str, extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    process = gm("serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}", "--address", GM, *extra)
+    process = gm("serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}", "--address", GM, *extra,
+                 extra_env=extra_env)
     try:
         until(lambda: process.poll() is not None or listening(port), "gm serve to listen")
     except AssertionError:
@@ -94,6 +96,25 @@ def test_a_signal_stops_the_daemon_cleanly_with_one_line(tmp_path, number):
     shunt = list((tmp_path / "data" / "shunt").glob("*/*"))  # handled (a stranger's mail goes to the shunt)
     spool = list((tmp_path / "data" / "spool").glob("*/*"))
     assert len(shunt + spool) == 1
+
+
+def test_work_that_cannot_be_interrupted_is_abandoned_after_the_grace_time(tmp_path):
+    """An IMAP server that accepts and never greets keeps a worker thread
+    waiting (for 30 s); the daemon still stops, within its 10 s grace."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        imap = f"imap://127.0.0.1:{silent.getsockname()[1]}/INBOX"
+        process, _ = started(tmp_path / "data", "--imap", imap,
+                             extra_env={"GM_IMAP_USER": "gm", "GM_IMAP_PASSWORD": "pw"})
+        silent.settimeout(WAIT)
+        connection, _ = silent.accept()  # the poller is now waiting in a worker thread
+        began = time.monotonic()
+        with connection:
+            status, err = stopped(process, signal.SIGTERM)
+    assert status == 0 and "Traceback" not in err, err
+    assert [line for line in err.splitlines() if "stopped" in line] == ["INFO gm: stopped signal=SIGTERM abandoned=1"]
+    assert 9 < time.monotonic() - began < WAIT
 
 
 def test_a_busy_port_is_one_line_and_exit_1(tmp_path):
