@@ -7,7 +7,7 @@ import os
 import sys
 from datetime import timedelta
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from . import __version__
 from .notation import NotationError
@@ -44,68 +44,117 @@ def _host_port(text: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
+EXIT_CONFIG = 2
+"""Exit status when the command line or the configuration is wrong, or the
+data directory named does not exist: running again will not help."""
+EXIT_START = 1
+"""Exit status when `gm serve` cannot start (a port in use, an unusable data
+directory): it may work later."""
+
+
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The configuration file's settings (checked), or none."""
+    from .configfile import load
+
+    if "_settings" not in vars(args):
+        args._settings = load(args.config) if getattr(args, "config", None) else {}
+    return args._settings
+
+
+def _pick(args: argparse.Namespace, name: str, default: Any = None) -> Any:
+    """An option: the command line's, else the configuration file's, else ``default``."""
+    value = getattr(args, name, None)
+    return value if value is not None else _settings(args).get(name.replace("_", "-"), default)
+
+
+def _data(args: argparse.Namespace) -> str:
+    return _pick(args, "data", "gm-data")
+
+
+def _store(args: argparse.Namespace):
+    """The existing data directory; a missing one is an error (MissingDataDirectory)."""
+    from .pbem.store import Store
+
+    return Store(_data(args), create=False)
+
+
 def _identity(args: argparse.Namespace):
     from .pbem.mailer import Identity
 
-    address = args.address or (f"gm@{args.domain}" if args.domain else "gm@localhost")
-    return Identity(address=address)
+    address, domain = _pick(args, "address"), _pick(args, "domain")
+    return Identity(address=address or (f"gm@{domain}" if domain else "gm@localhost"))
+
+
+def _address_option(args: argparse.Namespace, name: str, default: str | None = None) -> tuple[str, int] | None:
+    """A HOST:PORT option; ``off`` (or nothing) is None."""
+    from .configfile import ConfigError
+
+    value = _pick(args, name, default)
+    if value is None or value in ("", "off", "none"):
+        return None
+    try:
+        return _host_port(value)
+    except argparse.ArgumentTypeError as error:
+        raise ConfigError(f"{name}: {error}") from None
+
+
+def _log_level(args: argparse.Namespace) -> int:
+    from .configfile import ConfigError
+    from .logs import parse_level
+
+    text = args.log_level or os.environ.get("GM_LOG_LEVEL") or _settings(args).get("log-level") or "info"
+    try:
+        return parse_level(text)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
-    import logging
 
-    from .pbem.daemon import Config, serve
+    from . import logs
+    from .pbem.daemon import Config, StartError, serve
     from .pbem.delivery import Relay
 
-    settings = _config_file(args.config) if args.config else {}
-
-    def pick(name, default=None):
-        value = getattr(args, name, None)
-        return value if value is not None else settings.get(name.replace("_", "-"), default)
-
     relay = None
-    relay_at = pick("relay")
+    relay_at = _address_option(args, "relay")
     if relay_at:
-        host, port = _host_port(relay_at) if isinstance(relay_at, str) else relay_at
-        password = _secret(pick("relay_password_file"), "GM_RELAY_PASSWORD")
-        relay = Relay(host, port, starttls=bool(pick("relay_starttls", False)), user=pick("relay_user"), password=password)
-    smtp = pick("smtp", "127.0.0.1:2525")
-    lmtp = pick("lmtp")
-    args.address = pick("address")
-    args.domain = pick("domain")
+        password = _secret(_pick(args, "relay_password_file"), "GM_RELAY_PASSWORD")
+        relay = Relay(*relay_at, starttls=bool(_pick(args, "relay_starttls", False)), user=_pick(args, "relay_user"),
+                      password=password)
     config = Config(
-        data=pick("data", "gm-data"),
-        smtp=None if smtp in ("", "off", "none") else (_host_port(smtp) if isinstance(smtp, str) else smtp),
-        lmtp=_host_port(lmtp) if isinstance(lmtp, str) else lmtp,
-        imap=pick("imap"),
-        imap_user=pick("imap_user") or os.environ.get("GM_IMAP_USER"),
-        imap_password=_secret(pick("imap_password_file"), "GM_IMAP_PASSWORD"),
+        data=_data(args),
+        smtp=_address_option(args, "smtp", "127.0.0.1:2525"),
+        lmtp=_address_option(args, "lmtp"),
+        imap=_pick(args, "imap"),
+        imap_user=_pick(args, "imap_user") or os.environ.get("GM_IMAP_USER"),
+        imap_password=_secret(_pick(args, "imap_password_file"), "GM_IMAP_PASSWORD"),
         relay=relay,
         identity=_identity(args),
     )
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logs.setup(_log_level(args))
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
     out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"
     print(f"gm serving as {config.identity.address}: {where}; data in {config.data}/; outgoing mail to {out}", flush=True)
     try:
         asyncio.run(serve(config))
-    except KeyboardInterrupt:
-        pass
+    except StartError as error:
+        print(f"gm serve: {error}", file=sys.stderr)
+        return EXIT_START
+    except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
+        logs.event("stopped", signal="SIGINT")
     return 0
 
 
 def _secret(path: str | None, variable: str) -> str | None:
+    from .configfile import ConfigError
+
     if path:
-        return Path(path).read_text().strip()
+        try:
+            return Path(path).read_text().strip()
+        except OSError as error:
+            raise ConfigError(f"cannot read the password file {path}: {error.strerror or error}") from None
     return os.environ.get(variable)
-
-
-def _config_file(path: str) -> dict:
-    import tomllib
-
-    with open(path, "rb") as handle:
-        return tomllib.load(handle)
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -113,17 +162,17 @@ def _new(args: argparse.Namespace) -> int:
 
     from .pbem.admin import request_game
     from .pbem.model import Options
-    from .pbem.store import Store
 
     from .match import MatchTerms
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after)
+    store = _store(args)
     try:
         match = None
         if args.match:
             match = MatchTerms(args.match, args.match_games, args.match_target)
-        key = request_game(Store(args.data), _identity(args), args.player, args.variant, options,
+        key = request_game(store, _identity(args), args.player, args.variant, options,
                            datetime.now(timezone.utc), args.alias, match=match)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
@@ -134,9 +183,8 @@ def _new(args: argparse.Namespace) -> int:
 
 def _games(args: argparse.Namespace) -> int:
     from .pbem.admin import describe_game, load_games
-    from .pbem.store import Store
 
-    games = load_games(Store(args.data))
+    games = load_games(_store(args))
     if not games:
         print("no games")
     for _, game in games:
@@ -151,9 +199,8 @@ def _show(args: argparse.Namespace) -> int:
     import json
 
     from .pbem.admin import describe_game, load_games
-    from .pbem.store import Store
 
-    for game_id, game in load_games(Store(args.data)):
+    for game_id, game in load_games(_store(args)):
         if game_id == args.game:
             print(json.dumps(describe_game(game), indent=2))
             return 0
@@ -163,10 +210,10 @@ def _show(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from .pbem.admin import export_mbox
-    from .pbem.store import Store
 
+    store = _store(args)
     try:
-        count = export_mbox(Store(args.data), args.game, args.mbox, args.player)
+        count = export_mbox(store, args.game, args.mbox, args.player)
     except KeyError as error:
         print(f"gm export: {error.args[0]}", file=sys.stderr)
         return 2
@@ -204,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
     referee.set_defaults(run=_referee)
 
     def data_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data", default="gm-data", help="the data directory (default ./gm-data)")
+        p.add_argument("--config", help="a TOML file of settings (see docs/operations.md); the command line wins")
+        p.add_argument("--data", default=None, help="the data directory (default ./gm-data)")
 
     def identity_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--address", help="the GM's own address (default gm@localhost)")
@@ -212,9 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the game master daemon",
                                 description="Run the daemon. With no options: SMTP on 127.0.0.1:2525, data in ./gm-data, "
-                                "outgoing mail into ./gm-data/delivered/. See docs/operations.md.")
-    serve.add_argument("--config", help="a TOML file with any of these options (command line wins)")
-    serve.add_argument("--data", default=None, help="the data directory (default ./gm-data)")
+                                "outgoing mail into ./gm-data/delivered/. SIGTERM or SIGINT stop it cleanly (exit 0). "
+                                f"Exit {EXIT_CONFIG} for a wrong configuration, {EXIT_START} when it cannot start "
+                                "(such as a port in use). See docs/operations.md.")
+    data_option(serve)
     serve.add_argument("--smtp", help="HOST:PORT to listen for SMTP (default 127.0.0.1:2525; 'off' for none)")
     serve.add_argument("--lmtp", help="HOST:PORT to listen for LMTP, behind Postfix or Exim")
     serve.add_argument("--imap", help="poll this IMAP mailbox: imap://HOST:PORT/FOLDER (imaps:// for TLS); "
@@ -225,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--relay-starttls", action="store_true", default=None, help="use STARTTLS with the relay")
     serve.add_argument("--relay-user", help="log in to the relay as this user")
     serve.add_argument("--relay-password-file", help="the relay password (or GM_RELAY_PASSWORD)")
+    serve.add_argument("--log-level", help="debug, info (the default), warning or error; or GM_LOG_LEVEL")
     identity_options(serve)
     serve.set_defaults(run=_serve)
 
@@ -267,8 +317,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .configfile import ConfigError
+    from .pbem.store import MissingDataDirectory
+
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except (ConfigError, MissingDataDirectory) as error:
+        print(f"gm {args.command}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import json
 import mailbox
 
 from gm.cli import main
+from gm.pbem.store import Store
 from gmtest import SETUP_ALICE, SETUP_BOB, World
 
 
@@ -21,6 +22,7 @@ def played(tmp_path):
 
 def test_new_spools_a_request_and_refuses_nonsense(tmp_path, capsys):
     data = str(tmp_path / "data")
+    Store(data)  # made by `gm serve`: `gm new` refuses a missing data directory
     assert main(["new", "--data", data, "--player", "a@x.example", "--player", "b@y.example", "--deadline", "48h"]) == 0
     assert "game requested" in capsys.readouterr().out
     assert main(["new", "--data", data, "--player", "a@x.example", "--player", "a@x.example"]) == 2

@@ -17,13 +17,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import sys
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Callable
 
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from ..logs import event
 from .archive import prepend_header
 from .crashpoints import crashpoint
 from .delivery import Deliverer, Relay
@@ -38,6 +46,16 @@ SPOOL_POLL_SECONDS = 1.0
 """How often the master looks at the spool when nothing woke it."""
 MAX_MESSAGE_BYTES = 1_000_000
 """Mail bigger than this is refused at SMTP with 552."""
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+SHUTDOWN_GRACE = 10.0
+"""Seconds a stopping daemon waits for worker threads other than the master's
+step (an IMAP IDLE, a relay conversation) before it leaves them unfinished."""
+WORKER_PREFIX = "gm-worker"
+
+
+class StartError(RuntimeError):
+    """The daemon cannot start (a port in use, an unusable data directory or
+    IMAP URL); the message is one line for the operator."""
 
 
 @dataclass
@@ -117,8 +135,12 @@ class Daemon:
     async def start(self, background: bool = True) -> None:
         """Load the games and open the listeners; with ``background`` (the
         default) also start the tasks that handle the spool and the outbox
-        by themselves. Tests pass False and call `step` instead."""
+        by themselves. Tests pass False and call `step` instead.
+
+        Raises StartError when a listener cannot be opened (the address is
+        in use, or not this machine's) or the IMAP URL is wrong."""
         loop = asyncio.get_running_loop()
+        self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
         # Listening needs only the spool: mail is accepted (durably) at once,
         # and handled once the games are loaded.
         self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load))
@@ -128,18 +150,28 @@ class Daemon:
             if address is None:
                 continue
             handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake)
-            server = await loop.create_server(
-                lambda h=handler, p=protocol: p(h, data_size_limit=self.config.max_message_bytes, enable_SMTPUTF8=True,
-                                                hostname=self.config.identity.domain),
-                host=address[0], port=address[1],
-            )
+
+            def session(h: SpoolHandler = handler, p: type[SMTP] = protocol) -> SMTP:
+                made = p(h, data_size_limit=self.config.max_message_bytes, enable_SMTPUTF8=True,
+                         hostname=self.config.identity.domain)
+                self._sessions.add(made)
+                return made
+
+            try:
+                server = await loop.create_server(session, host=address[0], port=address[1])
+            except OSError as error:
+                reason = os.strerror(error.errno).lower() if error.errno else str(error)
+                raise StartError(f"cannot listen for {name.upper()} on {address[0]}:{address[1]}: {reason}") from None
             self.servers.append(server)
             self.bound[name] = server.sockets[0].getsockname()[:2]
-            log.info("%s listening on %s:%s", name.upper(), *self.bound[name])
+            event("listening", proto=name, addr="%s:%s" % self.bound[name])
         if self.config.imap:
             from .imap import ImapPoller
 
-            poller = ImapPoller(self.store, self.config, self.clock, self.wake)
+            try:
+                poller = ImapPoller(self.store, self.config, self.clock, self.wake)
+            except ValueError as error:
+                raise StartError(f"imap: {error}") from None
             self.tasks.append(asyncio.create_task(poller.run(), name="imap"))
         if not background:
             return
@@ -184,19 +216,88 @@ class Daemon:
                 pass
 
     async def stop(self) -> None:
+        """Stop safely: take no more mail, let the master's step in progress
+        finish, then cancel the tasks.
+
+        Listeners close first, and open sessions are cut: a message that got
+        no 250 yet is retried by its sender, and one whose spool write had
+        begun is applied once (by its Message-ID) if it comes again. The
+        master's step runs in a worker thread that cannot be interrupted, so
+        it is waited for; what is left in the spool and outbox is handled on
+        the next start, as after a crash."""
         for server in self.servers:
             server.close()
-            await server.wait_closed()
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for session in list(getattr(self, "_sessions", ())):
+            if session.transport is not None:
+                session.transport.close()
+        for server in self.servers:
+            try:
+                await asyncio.wait_for(server.wait_closed(), 5.0)
+            except asyncio.TimeoutError:
+                pass
+        async with self._lock:  # held by `step` while its worker thread runs
+            # Cancelled again until they end: before Python 3.12 `wait_for`
+            # drops a cancellation that comes as its wait ends (gh-86296),
+            # and the task would go round its loop once more.
+            pending = {task for task in self.tasks if not task.done()}
+            while pending:
+                for task in pending:
+                    task.cancel()
+                _, pending = await asyncio.wait(pending, timeout=0.1)
+            await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-async def serve(config: Config) -> None:
-    """Run until cancelled (Ctrl-C or SIGTERM)."""
-    daemon = Daemon(config)
-    await daemon.start()
+def _workers() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(WORKER_PREFIX) and t.is_alive()]
+
+
+async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
+    """Run the daemon until SIGTERM or SIGINT, stop it cleanly, log one line
+    (``stopped signal=SIGTERM``) and return the signal's name.
+
+    This is a process's main loop: it owns the signal handlers and the
+    loop's worker threads. After `Daemon.stop`, workers still busy after
+    ``grace`` seconds (an IMAP IDLE, a slow relay) are abandoned by ending
+    the process at once with status 0: everything they do is safe to cut
+    short, as a crash is. Raises StartError when the daemon cannot start."""
+    loop = asyncio.get_running_loop()
+    executor = ThreadPoolExecutor(thread_name_prefix=WORKER_PREFIX)
+    loop.set_default_executor(executor)
+    stopping = asyncio.Event()
+    received: list[str] = []
+
+    def on_signal(number: signal.Signals) -> None:
+        if received:
+            event("still stopping", level=logging.WARNING, signal=number.name)
+        received.append(number.name)
+        stopping.set()
+
+    for number in STOP_SIGNALS:
+        loop.add_signal_handler(number, on_signal, number)
     try:
-        await asyncio.Event().wait()
+        fresh = not (Path(config.data) / "secret.key").exists()
+        try:
+            daemon = Daemon(config)
+        except OSError as error:
+            raise StartError(f"cannot use the data directory {config.data}: {error.strerror or error}") from None
+        try:
+            await daemon.start()
+            if fresh:
+                event("new data directory", path=config.data, note="made with a new server key")
+            await stopping.wait()
+        finally:
+            await daemon.stop()
+        executor.shutdown(wait=False, cancel_futures=True)
+        waited = loop.time() + grace
+        while _workers() and loop.time() < waited:
+            await asyncio.sleep(0.05)
+        busy = len(_workers())
+        event("stopped", signal=received[0], abandoned=busy or None)
+        if busy:
+            logging.shutdown()
+            sys.stdout.flush()
+            os._exit(0)
+        return received[0]
     finally:
-        await daemon.stop()
+        for number in STOP_SIGNALS:
+            loop.remove_signal_handler(number)

@@ -104,11 +104,27 @@ class Attempts:
         (self.path / key).unlink(missing_ok=True)
 
 
+class MissingDataDirectory(FileNotFoundError):
+    """There is no data directory (with its ``secret.key``) where one was named."""
+
+    def __init__(self, root: Path):
+        super().__init__(f"no gm data directory at {root} (no {root / 'secret.key'}); "
+                         f"`gm serve --data {root}` makes one, or give the right --data or --config")
+        self.root = root
+
+
 class Store:
     """The data directory of one gm instance."""
 
-    def __init__(self, root: str | os.PathLike[str]):
+    def __init__(self, root: str | os.PathLike[str], create: bool = True):
+        """Open the data directory at ``root``. With ``create`` (what the
+        daemon does) a missing one is made, with a new server key; without
+        it, MissingDataDirectory is raised, so that a mistyped ``--data`` in
+        an administrator's command cannot quietly start a second, empty
+        installation whose key no player's address matches."""
         self.root = Path(root)
+        if not create and not (self.root / "secret.key").is_file():
+            raise MissingDataDirectory(self.root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.spool = DurableMaildir(self.root / "spool")
         self.outbox = DurableMaildir(self.root / "outbox")
