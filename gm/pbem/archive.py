@@ -32,12 +32,13 @@ from ..match import MatchTerms
 from ..ruleset import ruleset_named
 from ..storage import DurableMaildir
 from . import engine
-from .engine import Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
+from .engine import Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
 from .mailer import Identity, as_bytes, build, message_id
 from .tokens import mask
 from .model import MailGame, Options, Seat
 
 EVENT_HEADER = "X-GM-Event"
+BOUNCE_HEADER = "X-GM-Bounce"
 AT_HEADER = "X-GM-At"
 DEADLINE_HEADER = "X-GM-Deadline"
 ACCEPTED_HEADER = "X-GM-Accepted"
@@ -178,9 +179,10 @@ def _event_time(message: Message, header: str = AT_HEADER) -> datetime | None:
     return datetime.fromisoformat(str(value).strip()) if value else None
 
 
-def accepted_fields(message: Message) -> dict[str, str]:
-    """The X-GM-Accepted header gm put on top of a player's mail."""
-    value = str(message.get(ACCEPTED_HEADER, ""))
+def accepted_fields(message: Message, header: str = ACCEPTED_HEADER) -> dict[str, str]:
+    """The X-GM-Accepted header gm put on top of a player's mail (or another
+    of gm's ``name=value; ...`` headers)."""
+    value = str(message.get(header, ""))
     return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
 
 
@@ -188,6 +190,9 @@ def to_event(raw: bytes, game: str) -> Event:
     """The event an archived inbound message stands for."""
     message = parse_message(raw)
     kind = str(message.get(EVENT_HEADER, "")).strip()
+    bounce = accepted_fields(message, BOUNCE_HEADER)
+    if bounce:
+        return Bouncing(datetime.fromisoformat(bounce["at"]), int(bounce["player"]), bounce.get("reason", "a bounce"))
     accepted = accepted_fields(message)
     if accepted:
         at = datetime.fromisoformat(accepted["at"])
@@ -203,6 +208,9 @@ def to_event(raw: bytes, game: str) -> Event:
         return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
     if kind == "reminder":
         return ReminderDue(at)
+    if kind == "bouncing":
+        fields = parse_fields(message.get_content())
+        return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
     raise ValueError(f"archived message is no event: {kind!r}")
 
 

@@ -22,9 +22,10 @@ from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 
 from ..mail.reading import addresses, parse_message
+from .archive import event_message
 from .crashpoints import crashpoint
 from .mailer import Identity
-from .store import Store
+from .store import Store, spool_key
 
 log = logging.getLogger("gm")
 
@@ -40,6 +41,17 @@ class Relay:
     password: str | None = None
     timeout: float = 30.0
     verify_tls: bool = True
+
+
+RELAY_REFUSED = "the GM's mail server could not deliver to their address (it was refused for good)"
+"""What the opponent is told: never the relay's text, which names the address."""
+
+
+def _permanent(error: smtplib.SMTPException) -> bool:
+    """Whether the relay refused for good: a 5xx reply (for every recipient)."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return bool(error.recipients) and all(code >= 500 for code, _ in error.recipients.values())
+    return isinstance(error, smtplib.SMTPResponseException) and error.smtp_code >= 500
 
 
 class Deliverer:
@@ -68,15 +80,43 @@ class Deliverer:
                 continue
             try:
                 await loop.run_in_executor(None, self.deliver, key)
-            except (OSError, smtplib.SMTPException) as error:
-                count = failed[0] + 1 if failed else 1
-                wait = min(self.first_retry * 2 ** (count - 1), self.longest_wait)
-                self.failures[key] = (count, now + wait)
-                log.warning("delivery of %s failed (%s); try %d again at %s", key, error, count + 1, now + wait)
+            except smtplib.SMTPException as error:
+                if not _permanent(error):
+                    self._retry_later(key, failed, now, error)
+                    continue
+                await loop.run_in_executor(None, self.give_up, key, now, error)
+            except OSError as error:
+                self._retry_later(key, failed, now, error)
             else:
                 self.failures.pop(key, None)
                 delivered += 1
         return delivered
+
+    def _retry_later(self, key: str, failed: tuple[int, datetime] | None, now: datetime, error: Exception) -> None:
+        count = failed[0] + 1 if failed else 1
+        wait = min(self.first_retry * 2 ** (count - 1), self.longest_wait)
+        self.failures[key] = (count, now + wait)
+        log.warning("delivery of %s failed (%s); try %d again at %s", key, error, count + 1, now + wait)
+
+    def give_up(self, key: str, now: datetime, error: smtplib.SMTPException) -> None:
+        """The relay refused a message for good (5xx): keep it in
+        ``undeliverable/`` with the reason, never retry it (it is marked sent,
+        so nothing queues it again), tell the operator in the log, and, for a
+        player's mail, tell the game (a ``bouncing`` event in the spool)."""
+        data = self.store.outbox.get_bytes(key)
+        reason = " ".join(str(error).split())[:300]
+        self.store.undeliverable.add(f"X-GM-Undeliverable-Reason: {reason}\r\n".encode() + data, key)
+        message = parse_message(data)
+        game, player = str(message.get("X-GM-Game", "")).strip(), str(message.get("X-GM-Player", "")).strip()
+        if game and player.isdigit():
+            name = f"bouncing-{key}"
+            event = event_message(self.identity, "bouncing", now, f"<{name}@{self.identity.domain}>", game,
+                                  [f"player: {player}", f"reason: {RELAY_REFUSED}"])
+            self.store.spool.add(event, spool_key(now, "clock", name))
+        self.store.sent.add(key)
+        self.store.outbox.remove(key)
+        self.failures.pop(key, None)
+        log.warning("mail undeliverable key=%s game=%s reason=%s", key, game or "-", reason)
 
     def deliver(self, key: str) -> None:
         """Deliver one outbox message and mark it sent (blocking)."""

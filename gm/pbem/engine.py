@@ -71,7 +71,17 @@ class ReminderDue:
     at: datetime
 
 
-Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue]
+@dataclass(frozen=True)
+class Bouncing:
+    """Mail to ``player`` failed for good: a bounce came back, or the relay
+    refused it. The game goes on as before; the opponent is told."""
+
+    at: datetime
+    player: int
+    reason: str
+
+
+Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing]
 
 
 @dataclass(frozen=True)
@@ -118,7 +128,21 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
         return _deadline(game, event.at)
     if isinstance(event, ReminderDue):
         return _reminders(game, event.at)
+    if isinstance(event, Bouncing):
+        return _bouncing(game, event)
     raise TypeError(f"unknown event {event!r}")
+
+
+def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
+    """Tell the opponent, once until the player writes again, that mail to
+    the player is not getting through (they may wish to reach them otherwise;
+    the deadlines still apply)."""
+    if event.player in game.bouncing:
+        return []
+    game.bouncing.add(event.player)
+    other = 3 - event.player
+    data = sheets.common(game, other, event.at) | {"who": game.seat(event.player).alias, "reason": event.reason}
+    return [Notice(other, "bouncing", f"Mail to {game.seat(event.player).alias} is bouncing", data)]
 
 
 # A player's mail
@@ -134,6 +158,7 @@ class _Reply:
 
 
 def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
+    game.bouncing.discard(event.player)  # mail from them: their address works
     mail = read_mail(event.text)
     reply = _Reply()
     later: list[Notice] = []

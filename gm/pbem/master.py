@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+
+from flufl.bounce import all_failures
 from datetime import datetime, timezone
 from email.message import Message
 from typing import Callable
@@ -43,11 +45,11 @@ from ..mail.screening import automatic_reason, is_own_mail
 from ..ruleset import ruleset_named
 from . import engine, sheets
 from .archive import (
-    ACCEPTED_HEADER, EVENT_HEADER, Threads, event_message, exact_time, match_terms, notice_messages, orders_text,
+    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, Threads, event_message, exact_time, match_terms, notice_messages, orders_text,
     parse_fields, player_message_id, prepend_header, replay, seats_and_options, to_event,
 )
 from .crashpoints import crashpoint
-from .engine import Created, Notice, PlayerMail
+from .engine import Bouncing, Created, Notice, PlayerMail
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
 from .model import ENDED, MailGame
@@ -66,6 +68,8 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)"
+"""What the opponent is told of a bounce: never its text, which names the address."""
 MAX_ATTEMPTS = 3
 """Times the daemon may die while handling one message before it goes to the shunt."""
 
@@ -269,6 +273,8 @@ class GameMaster:
             raise Shunted("the GM's own mail came back")
         why = automatic_reason(message, _envelope_from(message))
         if why:
+            if self._bounce(key, raw, message):
+                return
             raise Shunted(f"automatic mail, never answered: {why}")
         sender = normalized((addresses(message, "From") or [""])[0])
         if not sender:
@@ -330,6 +336,33 @@ class GameMaster:
         if len(mine) > 1:
             raise Shunted(f"{sender} plays several games; the mail names none of them")
         return None, 0, None
+
+    def _bounce(self, key: str, raw: bytes, message: Message) -> bool:
+        """A bounce of the GM's mail to a player: the player's address is
+        marked failing in each game it bounced from (an event, so the
+        opponent is told and a replay repeats it). The game is not otherwise
+        changed. Only a bounce that carries the player's token (as a returned
+        copy of the GM's mail does, in its Reply-To) counts: anyone could
+        forge a report that an address fails."""
+        try:
+            _, permanent = all_failures(message)
+        except Exception:  # a report flufl.bounce cannot read is no bounce we act on
+            return False
+        failed = {address.decode("utf-8", "replace").strip("<>").lower() for address in permanent}
+        lowered, applied = raw.lower(), False
+        for game in list(self.games.values()):
+            if game.phase == ENDED:
+                continue
+            for seat in game.seats:
+                if (seat.address.lower() in failed and seat.player not in game.bouncing
+                        and token(self.store.key, game.id, seat.player).encode() in lowered):
+                    at = time_of(key)
+                    header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
+                    self._archive_and_apply(game.id, prepend_header(raw, BOUNCE_HEADER, header), key,
+                                            Bouncing(at, seat.player, BOUNCED))
+                    log.warning("mail bouncing game=%s player=%s key=%s", game.id, seat.player, key)
+                    applied = True
+        return applied
 
     def _plus_tags(self, message: Message) -> list[list[str]]:
         """The dot-separated parts of every ``gm+TAG@domain`` the mail was

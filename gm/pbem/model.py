@@ -84,6 +84,8 @@ class MailGame:
     """What each player's additional ships must cost in this game [10.3]."""
     match_result: int | None = None
     """The winner of a finished match (None for a draw, or while it goes on)."""
+    bouncing: set[int] = field(default_factory=set)
+    """Players whose mail is bouncing, until they next write."""
     instance: str | None = None
     """Makes the game's Message-IDs unique to the installation (see
     `gm.pbem.mailer.message_id`); None in archives written before it, whose

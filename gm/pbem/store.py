@@ -9,6 +9,8 @@
       delivered/     local delivery when no relay is configured
       shunt/         mail that could not be parsed, routed or trusted, with
                      the reason in an X-GM-Shunt-Reason header
+      undeliverable/ outgoing mail the relay refused for good (5xx), with the
+                     reason in an X-GM-Undeliverable-Reason header
       challenges/    challenges made by mail, until accepted
       handled/       one empty marker per accepted challenge
       sent/          one empty marker per message delivered (sent once)
@@ -130,6 +132,7 @@ class Store:
         self.outbox = DurableMaildir(self.root / "outbox")
         self.delivered = DurableMaildir(self.root / "delivered")
         self.shunt = DurableMaildir(self.root / "shunt")
+        self.undeliverable = DurableMaildir(self.root / "undeliverable")
         self.challenges = DurableMaildir(self.root / "challenges")
         self.handled = Markers(self.root / "handled")
         self.sent = Markers(self.root / "sent")
