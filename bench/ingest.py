@@ -34,7 +34,7 @@ all distinct addresses and send at most gm's daily cap of mails each.
 
 Start-up: a data directory with 10,000 games in play (built as above, which
 takes many minutes, so it is cached under the system's temporary directory,
-never in the work tree, keyed by gm's code and templates at git HEAD; the
+never in the work tree, keyed by the installed gm's code and templates; the
 build time is printed when it is built, and again from the cache's record;
 building for a new version removes the builds for other versions).
 A hard-linked copy of it (gm never rewrites a file in place) is served by
@@ -90,17 +90,17 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # gm from this work tree
 
-from gm.geometry import COLOURS, LETTERS, NUMBERS  # noqa: E402
-from gm.pbem.admin import request_game  # noqa: E402
-from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler  # noqa: E402
-from gm.pbem.delivery import Deliverer  # noqa: E402
-from gm.pbem.mailer import Identity  # noqa: E402
-from gm.pbem.master import GameMaster, Limits, utc_now  # noqa: E402
-from gm.pbem.model import PLAY, Options  # noqa: E402
-from gm.pbem.store import Store  # noqa: E402
-from gm.storage import DurableMaildir  # noqa: E402
+import gm  # as installed: scripts/setup-venv installs this work tree into .venv
+from gm.geometry import COLOURS, LETTERS, NUMBERS
+from gm.pbem.admin import request_game
+from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler
+from gm.pbem.delivery import Deliverer
+from gm.pbem.mailer import Identity
+from gm.pbem.master import GameMaster, Limits, utc_now
+from gm.pbem.model import PLAY, Options
+from gm.pbem.store import Store
+from gm.storage import DurableMaildir
 
 HOST = "127.0.0.1"
 GM_ADDRESS = "gm@example.org"
@@ -242,16 +242,14 @@ def git_head() -> str:
 
 
 def gm_version() -> str:
-    """What the cache of built data directories is keyed by: gm's code and
-    templates at HEAD (their git tree ids, so commits elsewhere keep the
-    cache), with a digest of any uncommitted change to them."""
-    try:
-        trees = git("rev-parse", "HEAD:gm", "HEAD:templates").split()
-        diff = git("diff", "HEAD", "--", "gm", "templates")
-    except (OSError, subprocess.SubprocessError):
-        return "nogit"
-    key = hashlib.sha256(" ".join(trees).encode()).hexdigest()[:12]
-    return key + (f"-dirty{hashlib.sha256(diff.encode()).hexdigest()[:8]}" if diff else "")
+    """What the cache of built data directories is keyed by: a digest of the
+    installed gm package's files (its code, grammar and templates)."""
+    package = Path(gm.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def cached_games(games: int) -> tuple[Path, Built, bool]:
@@ -406,9 +404,8 @@ class Server:
         self.port = 0
         self.logfile = logfile
         self._log = open(logfile, "wb")
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         self.started = time.perf_counter()
-        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                                         stdout=self._log, stderr=subprocess.STDOUT)
 
     def wait_serving(self, timeout: float) -> float | None:
@@ -460,7 +457,7 @@ class Server:
 
 
 def gm_serve(data: Path, logfile: Path) -> Server:
-    return Server([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:0",
+    return Server([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:0",
                    "--address", GM_ADDRESS], logfile)
 
 

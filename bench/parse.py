@@ -30,15 +30,12 @@ import random
 import re
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # gm from this work tree
-
-from gm.bot import random_fleet, random_orders  # noqa: E402
-from gm.notation import NotationError, parse_orders  # noqa: E402
-from gm.orders import Beam, Kamikaze, Missile, Scan, Strike, format_orders  # noqa: E402
-from gm.resolution import resolve_turn  # noqa: E402
-from gm.state import GameState  # noqa: E402
+from gm.bot import random_fleet, random_orders
+from gm.notation import NotationError, parse_orders
+from gm.orders import Beam, Kamikaze, Missile, Scan, Strike, format_orders
+from gm.resolution import resolve_turn
+from gm.state import GameState
 
 TARGET_RATIO = 1 / 3
 """Lark should read at least a third as many orders a second as the regex."""

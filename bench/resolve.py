@@ -32,14 +32,11 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # gm from this work tree
-
-from gm.bot import random_fleet, random_orders  # noqa: E402
-from gm.orders import format_orders  # noqa: E402
-from gm.resolution import resolve_turn  # noqa: E402
-from gm.state import GameState  # noqa: E402
+from gm.bot import random_fleet, random_orders
+from gm.orders import format_orders
+from gm.resolution import resolve_turn
+from gm.state import GameState
 
 TARGET = 5_000
 """Turns per second on one core, resolve-only."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from importlib.resources import files
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
@@ -20,7 +20,8 @@ from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType
 
-GRAMMAR = Path(__file__).with_name("notation.lark")
+GRAMMAR = files("gm").joinpath("notation.lark")
+"""The grammar, read through the package: it ships beside this module."""
 
 _DESCRIBE = {
     "CELL": "a cell such as Rv1",
@@ -189,7 +190,7 @@ _AT_END = 0
 @lru_cache(maxsize=None)
 def _parser() -> Lark:
     return Lark(
-        GRAMMAR.read_text(),
+        GRAMMAR.read_text(encoding="utf-8"),
         start=["orders", "setup", "record"],
         parser="lalr",
         lexer="contextual",

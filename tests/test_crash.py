@@ -29,7 +29,6 @@ from gm.pbem.store import Store
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
-ROOT = Path(__file__).resolve().parent.parent
 POINTS = ["after-spool", "after-archive", "after-apply", "after-queue", "mid-delivery"]
 WAIT = 20.0  # seconds: the longest any single step may take
 
@@ -54,9 +53,8 @@ class Server:
         env = {k: v for k, v in os.environ.items() if k != "GM_CRASH_AT"}
         if crash:
             env["GM_CRASH_AT"] = crash
-        env["PYTHONPATH"] = str(ROOT)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gm", "serve", "--data", str(self.data), "--smtp", f"127.0.0.1:{self.port}",
+            [sys.executable, "-P", "-m", "gm", "serve", "--data", str(self.data), "--smtp", f"127.0.0.1:{self.port}",
              "--address", GM],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
         )

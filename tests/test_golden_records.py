@@ -93,7 +93,7 @@ def _params():
 @lru_cache(maxsize=None)
 def run(name: str, as_json: bool) -> subprocess.CompletedProcess:
     """``gm referee`` on a record, in a subprocess, from the project root."""
-    command = [sys.executable, "-m", "gm", "referee", f"tests/records/{name}.rec"]
+    command = [sys.executable, "-P", "-m", "gm", "referee", f"tests/records/{name}.rec"]
     if as_json:
         command.append("--json")
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=120)

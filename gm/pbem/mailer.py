@@ -10,14 +10,12 @@ the outbox gets it filled in.
 
 from __future__ import annotations
 
-import os
 import textwrap
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -26,7 +24,10 @@ from .engine import Notice
 from .model import MailGame
 from .tokens import PLACEHOLDER
 
-TEMPLATES = Path(os.environ.get("GM_TEMPLATES", Path(__file__).resolve().parents[2] / "templates"))
+TEMPLATES = jinja2.PackageLoader("gm", "templates")
+"""The templates ship inside the package as ``gm/templates`` (the project's
+top-level ``templates/`` folder, mapped there by setup.cfg's package_dir), so
+an installed gm finds them wherever it runs from."""
 GAME_HEADER = "X-GM-Game"
 """Marks every message the GM sends, so that its own mail coming back is known."""
 
@@ -52,7 +53,7 @@ class Identity:
 
 
 _environment = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+    loader=TEMPLATES,
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=True,
     trim_blocks=False,
@@ -93,7 +94,7 @@ def render_text(template: str, data: dict[str, Any]) -> str:
 
 
 _html_environment = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+    loader=TEMPLATES,
     undefined=jinja2.StrictUndefined,
     autoescape=True,
 )

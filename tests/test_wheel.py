@@ -1,0 +1,239 @@
+"""gm as its users get it: the distributions built from this work tree, and
+the wheel installed into a fresh virtual environment, playing a game by mail.
+
+The tests run against gm installed (not editable) into .venv, and
+`scripts/test` runs pytest with ``python -P`` so that this work tree's own
+gm/ folder is never what gets imported: the first test checks that.
+
+The tests marked ``wheel`` are slow (about 20 s together, with a warm pip cache): they
+build an sdist and a wheel with ``python -m build`` (in an isolated build
+environment, as CI or a packager would) and install the wheel with its
+dependencies from PyPI into a new virtual environment outside the work tree.
+They run in the normal test run all the same: a gm that works from a
+checkout but not once installed (templates or grammar missing from the
+wheel) cannot run a game, and only these tests see it.
+"""
+
+from __future__ import annotations
+
+import email.policy
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import time
+import zipfile
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+import pytest
+
+import gm
+from gmtest import SETUP_ALICE, SETUP_BOB
+
+ROOT = Path(__file__).resolve().parent.parent
+ALICE = "alice@example.org"
+BOB = "bob@example.net"
+WAIT = 60.0
+"""Seconds any one step of the game by mail may take."""
+
+wheel = pytest.mark.wheel
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def test_the_tests_import_the_installed_gm_not_the_work_tree():
+    where = Path(gm.__file__)
+    assert not _inside(where, ROOT / "gm"), (
+        f"the tests imported gm from the work tree ({where}); run them with scripts/test")
+    assert _inside(where, Path(sysconfig.get_paths()["purelib"])), where
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without anything that points Python at other code."""
+    return {k: v for k, v in os.environ.items()
+            if k not in {"PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "VIRTUAL_ENV", "GM_CRASH_AT"}}
+
+
+def _run(command: list, timeout: float, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=timeout,
+                          env=_clean_env(), **kwargs)
+    assert done.returncode == 0, f"{command} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory) -> tuple[Path, Path]:
+    """(sdist, wheel) built from the work tree; the wheel is built from the
+    sdist, as ``python -m build`` does, so the sdist must be complete."""
+    out = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--outdir", out, ROOT], timeout=600, cwd=out)
+    sdists = list(out.glob("*.tar.gz"))
+    wheels = list(out.glob("*.whl"))
+    assert len(sdists) == 1 and len(wheels) == 1, sorted(p.name for p in out.iterdir())
+    return sdists[0], wheels[0]
+
+
+def _project_files(folder: str, pattern: str) -> set[str]:
+    return {p.relative_to(ROOT / folder).as_posix() for p in (ROOT / folder).rglob(pattern)
+            if "__pycache__" not in p.parts}
+
+
+@wheel
+def test_the_wheel_holds_the_templates_the_grammar_and_every_module(dists):
+    _, built = dists
+    assert built.name.startswith("gm_pbem-")
+    with zipfile.ZipFile(built) as archive:
+        names = set(archive.namelist())
+        info = next(n.rsplit("/", 1)[0] for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = archive.read(f"{info}/METADATA").decode()
+        entry_points = archive.read(f"{info}/entry_points.txt").decode()
+    templates = _project_files("templates", "*")
+    assert {"invitation.txt", "turn_sheet.txt", "turn_sheet.html"} <= templates
+    missing = {f"gm/templates/{t}" for t in templates} - names
+    assert not missing, f"templates missing from the wheel: {sorted(missing)}"
+    assert "gm/notation.lark" in names
+    modules = {f"gm/{m}" for m in _project_files("gm", "*.py")}
+    assert not modules - names, f"modules missing from the wheel: {sorted(modules - names)}"
+    assert not [n for n in names if n.startswith(("tests/", "templates/", "bench/"))]
+    assert "Name: gm-pbem\n" in metadata
+    assert any(n.startswith(f"{info}/") and n.endswith("/LICENSE") for n in names), "no licence in the wheel"
+    assert "gm = gm.cli:main" in entry_points and "gm-pbem = gm.cli:main" in entry_points
+
+
+def archive_text(sdist: Path, name: str) -> str:
+    with tarfile.open(sdist) as archive:
+        return archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/{name}").read().decode()
+
+
+@wheel
+def test_the_sdist_holds_the_licence_and_what_the_tests_need(dists):
+    sdist, _ = dists
+    with tarfile.open(sdist) as archive:
+        members = {m.name.split("/", 1)[1]: m for m in archive.getmembers() if "/" in m.name}
+        licence = archive.extractfile(members["LICENSE"]).read().decode()
+    assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3" in licence
+    assert "License-File: LICENSE" in archive_text(sdist, "PKG-INFO")
+    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/notation.lark", "templates/turn_sheet.html",
+                   "tests/gmtest.py", "tests/records/standard-win.rec", "docs/rulings.md",
+                   "sample-mail/README", "bench/ingest.py", ".ci/run"):
+        assert needed in members, f"{needed} missing from the sdist"
+    for script in ("scripts/test", "scripts/serve", "scripts/setup-venv", "scripts/install-test-packages"):
+        assert members[script].mode & 0o111, f"{script} is not executable in the sdist"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _delivered(data: Path) -> list:
+    """Every message in the local delivery Maildir."""
+    found = []
+    for sub in ("new", "cur"):
+        folder = data / "delivered" / sub
+        for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+            found.append(BytesParser(policy=email.policy.default).parsebytes(path.read_bytes()))
+    return found
+
+
+def _shunted(data: Path) -> list[str]:
+    return [p.name for sub in ("new", "cur", "tmp") if (data / "shunt" / sub).is_dir()
+            for p in (data / "shunt" / sub).iterdir()]
+
+
+def _wait_for(data: Path, daemon: subprocess.Popen, address: str, subject: str):
+    """The GM's mail to ``address`` whose subject holds ``subject``, once delivered."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        assert daemon.poll() is None, f"gm serve exited {daemon.returncode}"
+        for message in _delivered(data):
+            if address in str(message["To"]) and subject in str(message["Subject"]):
+                return message
+        assert not _shunted(data), f"mail was shunted: {_shunted(data)}"
+        time.sleep(0.1)
+    raise AssertionError(f"no mail {subject!r} to {address} within {WAIT} s")
+
+
+def _answer(port: int, player: str, original, body: str) -> None:
+    """Reply to the GM's mail over SMTP, as a mail client would."""
+    reply = EmailMessage(policy=email.policy.SMTP)
+    reply["From"] = player
+    reply["To"] = str(original["Reply-To"])
+    reply["Subject"] = "Re: " + str(original["Subject"])
+    reply["Date"] = format_datetime(datetime.now(timezone.utc))
+    reply["Message-ID"] = make_msgid(domain=player.split("@")[1])
+    reply["In-Reply-To"] = str(original["Message-ID"])
+    reply.set_content(body)
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.sendmail(player, [str(original["Reply-To"])], reply.as_bytes())
+
+
+def _stop(daemon: subprocess.Popen) -> None:
+    if daemon.poll() is None:
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            daemon.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait(timeout=15)
+
+
+@wheel
+def test_the_installed_wheel_plays_a_game_by_mail(dists, tmp_path):
+    _, built = dists
+    assert not _inside(tmp_path, ROOT)
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", venv], timeout=120)
+    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", built],
+         timeout=600)
+    work = tmp_path / "work"
+    work.mkdir()
+    where = _run([venv / "bin" / "python", "-c", "import gm.pbem.mailer, gm; print(gm.__file__)"],
+                 timeout=60, cwd=work).stdout.strip()
+    assert _inside(Path(where), venv), where
+    assert "gm " in _run([venv / "bin" / "gm-pbem", "--version"], timeout=60, cwd=work).stdout
+
+    data = work / "data"
+    port = _free_port()
+    log = open(tmp_path / "serve.log", "wb")
+    daemon = subprocess.Popen([venv / "bin" / "gm", "serve", "--data", data, "--smtp", f"127.0.0.1:{port}"],
+                              cwd=work, env=_clean_env(), stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            assert daemon.poll() is None, f"gm serve exited {daemon.returncode}"
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, f"gm serve did not listen on {port} within {WAIT} s"
+                time.sleep(0.1)
+
+        _run([venv / "bin" / "gm", "new", "--data", data, "--player", ALICE, "--player", BOB],
+             timeout=60, cwd=work)
+        invitations = {p: _wait_for(data, daemon, p, "Invitation") for p in (ALICE, BOB)}
+        for player, setup in ((ALICE, SETUP_ALICE), (BOB, SETUP_BOB)):
+            _answer(port, player, invitations[player], setup)
+        for player in (ALICE, BOB):
+            sheet = _wait_for(data, daemon, player, "Turn 1: the game begins")
+            assert "== The spaces ==" in sheet.get_body(preferencelist=("plain",)).get_content()
+            assert "<html" in sheet.get_body(preferencelist=("html",)).get_content().lower()
+        listing = _run([venv / "bin" / "python", "-m", "gm", "games", "--data", data], timeout=60, cwd=work).stdout
+        assert listing.strip(), "gm games lists no game"
+        assert not _shunted(data), f"mail was shunted: {_shunted(data)}"
+    finally:
+        _stop(daemon)
+        log.close()
+    assert daemon.returncode is not None
