@@ -29,6 +29,13 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def unix_lines(data: bytes) -> bytes:
+    """A message with the line ends mail programs expect in a Maildir on
+    Unix (LF, not the CRLF of the wire). gm keeps its games and its local
+    deliveries so; `gm replay` compares in this form."""
+    return data.replace(b"\r\n", b"\n")
+
+
 class DurableMaildir:
     """A Maildir whose additions are durable when `add` returns.
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Regenerate sample-mail/: one whole game of Spaceships by email, as .eml files.
 
-    python3 sample-mail/make_samples.py            # rewrite the samples
-    python3 sample-mail/make_samples.py --check    # only say whether they are up to date
+    .venv/bin/python -P sample-mail/make_samples.py            # rewrite the samples
+    .venv/bin/python -P sample-mail/make_samples.py --check    # only say whether they are up to date
+
+(gm as installed in .venv by scripts/setup-venv, as the tests use it.)
 
 The game is tests/records/standard-win.rec played by mail: Alice
 <alice@example.org> (player 1) against Bob <bob@example.net> (player 2),
@@ -47,8 +49,6 @@ from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # run from a checkout without installing gm
 
 from gm.mail.reading import parse_message  # noqa: E402
 from gm.pbem.admin import request_game, verify_replay  # noqa: E402

@@ -120,7 +120,8 @@ def test_a_bounce_marks_the_address_and_tells_the_opponent_once(tmp_path, make):
             assert len(notices) == 1
             notice = notices[0].as_bytes()
             assert b"Mail to Player 2 is not getting through" in notice.replace(b"\r\n", b"\n")
-            assert BOB.encode() not in notice and b"550" not in notice  # nothing of the bounce's text
+            assert BOB.encode() not in notice  # nothing of the bounce's text, which names the address
+            assert b"550 5.1.1" not in notice and b"User unknown" not in notice and b"rejected" not in notice
             game = world.daemon.master.games["g1"]
             assert (game.turn, dict(game.pending), game.phase, len(world.bob.inbox())) == before
             assert game.bouncing == {2}

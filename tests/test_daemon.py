@@ -181,7 +181,7 @@ def test_strangers_and_the_gms_own_mail_change_nothing(tmp_path):
             await started_game(world)
             stranger = b"From: someone@else.example\r\nTo: gm@example.org\r\nSubject: hi\r\nMessage-ID: <s@x>\r\n\r\nRv1\r\n"
             await world.asend(stranger, "someone@else.example", [GM])
-            own = world.daemon.store.delivered.get_bytes(world.daemon.store.delivered.keys()[0])
+            own = world.daemon.store.delivered.get_bytes(world.daemon.store.delivered.keys()[0]).replace(b"\n", b"\r\n")
             await world.asend(own, GM, [GM])
             await world.settle()
             reasons = [world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys()]

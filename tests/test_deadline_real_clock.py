@@ -30,7 +30,7 @@ def free_port() -> int:
 
 
 def gm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gm", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-P", "-m", "gm", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
 
 
 def inbox(data: Path, address: str) -> list:
@@ -65,7 +65,7 @@ def reply(port: int, sender: str, original, body: str) -> None:
 
 def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
     data, port = tmp_path / "data", free_port()
-    daemon = subprocess.Popen([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
+    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
                                "--address", GM], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for("the SMTP listener", lambda: _listening(port))

@@ -171,7 +171,7 @@ def test_a_message_that_kills_the_daemon_goes_to_the_shunt_after_three_tries(tmp
     env = dict(os.environ, GM_CRASH_AT="mid-handle:1")
     deaths = 0
     for _ in range(6):
-        daemon = subprocess.Popen([sys.executable, "-m", "gm", "serve", "--data", str(data), "--smtp", "127.0.0.1:0",
+        daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", "127.0.0.1:0",
                                    "--address", GM], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             daemon.wait(15)

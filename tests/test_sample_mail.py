@@ -11,7 +11,7 @@ its Message-IDs are built from game, event and position, and the players'
 Message-IDs (which the GM's In-Reply-To and References repeat) are fixed in
 the files. When a template changes, regenerate the samples:
 
-    python3 sample-mail/make_samples.py
+    .venv/bin/python -P sample-mail/make_samples.py
 """
 
 import asyncio
@@ -31,7 +31,7 @@ CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 """When make_samples.py creates the game (its CREATED)."""
 SLIP = "06-alice-turn2-slip.eml"
 RESEND = "07-alice-turn2-resend.eml"
-REGENERATE = "if gm's mail changed on purpose, run: python3 sample-mail/make_samples.py"
+REGENERATE = "if gm's mail changed on purpose, run: .venv/bin/python -P sample-mail/make_samples.py"
 
 
 def player_files() -> list[Path]:

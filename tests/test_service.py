@@ -37,9 +37,8 @@ def free_port() -> int:
 def gm(*args: str, extra_env: dict[str, str] | None = None, **popen) -> subprocess.Popen:
     """`python -m gm ARGS` as a child process, stderr captured."""
     env = {k: v for k, v in os.environ.items() if k not in ("GM_CRASH_AT", "JOURNAL_STREAM", "GM_LOG_LEVEL")}
-    env["PYTHONPATH"] = str(ROOT)
     env.update(extra_env or {})
-    return subprocess.Popen([sys.executable, "-m", "gm", *args], env=env, stdout=subprocess.DEVNULL,
+    return subprocess.Popen([sys.executable, "-P", "-m", "gm", *args], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, **popen)
 
 

@@ -81,7 +81,7 @@ def export_mbox(store: Store, game_id: str, path: str, player: int | None = None
     if not keys:
         raise KeyError(f"no game {game_id}")
     if player is None:
-        data = mbox_of([archive.get_bytes(k) for k in keys])
+        data = mbox_of([archive.get_bytes(k) for k in keys], read=True)
     else:
         data = player_mailbox(archive, int(keys[-1].split(".")[0]) + 1, player, [])
     with open(path, "wb") as handle:
@@ -94,14 +94,14 @@ def verify_replay(path: str) -> tuple[int, list[str]]:
     sent with the archived copy; returns (messages compared, differences)."""
     from pathlib import Path
 
-    from ..storage import DurableMaildir
+    from ..storage import DurableMaildir, unix_lines
     from .archive import identity_of, iter_out, replay
     from .tokens import mask
 
     archive = DurableMaildir(path, create=False)
     game_id = Path(path).resolve().name
     _, _, replayed = replay(archive, identity_of(archive), game_id, render="all")
-    rendered = {key: mask(data) for r in replayed for key, _, data in r.messages}
+    rendered = {key: unix_lines(mask(data)) for r in replayed for key, _, data in r.messages}
     differences = []
     archived = dict(iter_out(archive))
     for key in sorted(set(rendered) | set(archived)):

@@ -258,10 +258,13 @@ class Threads:
             del self._ids[player][:-20]
 
 
-def mbox_of(messages: list[bytes]) -> bytes:
+def mbox_of(messages: list[bytes], read: bool = False) -> bytes:
     """Messages as one mbox (the mboxrd form: ``>From`` lines escaped), with
     "From " lines dated from each message's Date, so the same messages always
-    give the same bytes. mutt and Thunderbird open it."""
+    give the same bytes. mutt and Thunderbird open it; with ``read`` each
+    message is marked read (``Status: RO``), as a record to look back on.
+    (Only the attachment of games from before the player's mailbox is made
+    without it, so that a replay rebuilds those exactly.)"""
     out = []
     for raw in messages:
         text = raw.replace(b"\r\n", b"\n")
@@ -271,6 +274,8 @@ def mbox_of(messages: list[bytes]) -> bytes:
         except (TypeError, ValueError):
             stamp = "Thu Jan 01 00:00:00 1970"
         body = re.sub(rb"(?m)^(>*From )", rb">\1", text)
+        if read:
+            body = b"Status: RO\n" + body
         if not body.endswith(b"\n"):
             body += b"\n"
         out.append(f"From gm {stamp}\n".encode() + body + b"\n")
@@ -278,11 +283,12 @@ def mbox_of(messages: list[bytes]) -> bytes:
 
 
 _PLAYER_LINE = re.compile(rb"^X-GM-Player: (\d+)\r?$", re.M)
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
 
 
 def _addressed_to(data: bytes) -> int | None:
     """The player a message of the GM's was sent to (its X-GM-Player header)."""
-    found = _PLAYER_LINE.search(data.split(b"\r\n\r\n", 1)[0])
+    found = _PLAYER_LINE.search(_HEADER_END.split(data, 1)[0])
     return int(found[1]) if found else None
 
 
@@ -295,7 +301,7 @@ def player_mailbox(archive: DurableMaildir, number: int, player: int, earlier: l
     messages = [data for key, data in iter_out(archive)
                 if int(key.split(".")[0]) < number and _addressed_to(data) == player]
     messages += [mask(data) for p, data in earlier if p == player]
-    return mbox_of(messages)
+    return mbox_of(messages, read=True)
 
 
 def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes | None) -> bytes:

@@ -127,6 +127,8 @@ class Daemon:
         self.servers: list[asyncio.base_events.Server] = []
         self.tasks: list[asyncio.Task] = []
         self.bound: dict[str, tuple[str, int]] = {}
+        self.pollers: list = []
+        """The IMAP pollers, told to stop waiting when the daemon stops."""
 
     def wake(self) -> None:
         """Something was spooled or queued: let the tasks look."""
@@ -172,6 +174,7 @@ class Daemon:
                 poller = ImapPoller(self.store, self.config, self.clock, self.wake)
             except ValueError as error:
                 raise StartError(f"imap: {error}") from None
+            self.pollers.append(poller)
             self.tasks.append(asyncio.create_task(poller.run(), name="imap"))
         if not background:
             return
@@ -227,6 +230,8 @@ class Daemon:
         the next start, as after a crash."""
         for server in self.servers:
             server.close()
+        for poller in self.pollers:
+            poller.stopping.set()
         for session in list(getattr(self, "_sessions", ())):
             if session.transport is not None:
                 session.transport.close()

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 
 from ..mail.reading import addresses, parse_message
+from ..storage import unix_lines
 from .archive import event_message
 from .crashpoints import crashpoint
 from .mailer import Identity
@@ -122,7 +123,7 @@ class Deliverer:
         """Deliver one outbox message and mark it sent (blocking)."""
         data = self.store.outbox.get_bytes(key)
         if self.relay is None:
-            self.store.delivered.add(data, key)
+            self.store.delivered.add(unix_lines(data), key)
         else:
             self._relay(data)
         crashpoint("mid-delivery")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
@@ -64,6 +65,8 @@ class ImapPoller:
         self.clock = clock
         self.spooled = spooled
         self.idle_seconds = idle_seconds
+        self.stopping = threading.Event()
+        """Set by the daemon when it stops: an IDLE wait ends within a second."""
 
     def connect(self) -> IMAPClient:
         context = ssl.create_default_context() if self.account.tls else None
@@ -91,7 +94,11 @@ class ImapPoller:
         if b"IDLE" in client.capabilities():
             client.idle()
             try:
-                client.idle_check(timeout=self.idle_seconds)
+                waited = 0.0
+                while waited < self.idle_seconds and not self.stopping.is_set():
+                    if client.idle_check(timeout=1.0):
+                        break
+                    waited += 1.0
             finally:
                 client.idle_done()
         else:

@@ -55,6 +55,7 @@ from .mailer import GAME_HEADER, Identity, as_bytes, build
 from .model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
+from ..storage import unix_lines
 from .tokens import instance_tag, mask, reveal, token, verify
 
 __all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
@@ -413,7 +414,7 @@ class GameMaster:
             self._recover(game_id)
             raise
         try:
-            archive.add(raw, f"{number:06d}.in.{key}", seen=True)
+            archive.add(unix_lines(raw), f"{number:06d}.in.{key}", seen=True)
             crashpoint("after-archive")
             self.games[game_id] = game
             self.threads[game_id] = threads
@@ -447,7 +448,7 @@ class GameMaster:
         token); each step is skipped where a previous run already did it."""
         archive = self.store.archive(game_id)
         for archive_key, _, data in messages:
-            archive.add(mask(data), archive_key, seen=True)
+            archive.add(unix_lines(mask(data)), archive_key, seen=True)
         crashpoint("after-apply")
         for archive_key, player, data in messages:
             key = f"{game_id}.{archive_key}"
