@@ -64,10 +64,18 @@ class DurableMaildir:
         if key in self:
             return key
         tmp = self.path / "tmp" / f"{key}.{os.getpid()}.{_HOST}"
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException:
+            # A half-written file (a full disk) would keep its space taken.
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+            raise
         target = self.path / "cur" / f"{key}:2,S" if seen else self.path / "new" / key
         os.replace(tmp, target)
         fsync_dir(target.parent)
