@@ -267,7 +267,11 @@ def test_valid_orders_under_a_malformed_message_id_are_applied_and_answered(tmp_
     async def scenario():
         async with World(tmp_path) as world:
             await started_game(world)
-            await world.act(world.alice.reply, "Rv1 Rv2", Message_ID=_EVIL_ID)
+            reply_to = str(world.alice.latest()["Reply-To"])
+            raw = (f"From: {ALICE}\r\nTo: {reply_to}\r\nSubject: Re: orders\r\nMessage-ID: {_EVIL_ID}\r\n\r\n"
+                   "Rv1 Rv2\r\n").encode()
+            await world.asend(raw, ALICE, [reply_to])
+            await world.settle()
             assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
             ack = world.alice.latest()
             assert "orders received" in str(ack["Subject"]) and "Bcc" not in ack
@@ -322,4 +326,39 @@ def test_an_envelope_address_with_a_cr_cannot_add_a_header_to_the_spooled_mail(t
             for key in world.daemon.store.spool.keys():
                 kept = world.daemon.store.spool.get_bytes(key)
                 assert b"\rX-" not in kept, kept
+    run(scenario())
+
+
+def test_lmtp_answers_a_failed_spool_write_once_for_each_recipient(tmp_path):
+    def session(port: int) -> list[bytes]:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            reader = sock.makefile("rb")
+
+            def reply() -> bytes:
+                lines = []
+                while True:
+                    line = reader.readline(10_000)
+                    lines.append(line)
+                    if len(line) < 4 or line[3:4] != b"-":
+                        return b"".join(lines)
+
+            replies = [reply()]
+            for command in (b"LHLO client.example\r\n", b"MAIL FROM:<a@b.example>\r\n", f"RCPT TO:<{GM}>\r\n".encode(),
+                            b"RCPT TO:<gm+x@example.org>\r\n", b"DATA\r\n"):
+                sock.sendall(command)
+                replies.append(reply())
+            sock.sendall(b"Subject: x\r\n\r\nhello\r\n.\r\n")
+            replies += [reply(), reply()]
+            sock.sendall(b"QUIT\r\n")
+            replies.append(reply())
+            return replies
+
+    async def scenario():
+        async with World(tmp_path, lmtp=("127.0.0.1", 0)) as world:
+            spool_tmp = world.daemon.store.spool.path / "tmp"
+            spool_tmp.rmdir()
+            spool_tmp.write_bytes(b"not a directory")
+            replies = await asyncio.to_thread(session, world.daemon.bound["lmtp"][1])
+            assert replies[-3:-1] == [b"451 4.3.0 Temporary local problem, please try again later\r\n"] * 2, replies
+            assert replies[-1].startswith(b"221")
     run(scenario())
