@@ -98,6 +98,27 @@ def _address_option(args: argparse.Namespace, name: str, default: str | None = N
         raise ConfigError(f"{name}: {error}") from None
 
 
+def _duration_option(args: argparse.Namespace, name: str) -> timedelta | None:
+    from .configfile import ConfigError
+
+    value = _pick(args, name)
+    if value is None or isinstance(value, timedelta):
+        return value
+    try:
+        return _duration(value)
+    except argparse.ArgumentTypeError as error:
+        raise ConfigError(f"{name.replace('_', '-')}: {error}") from None
+
+
+def _count_option(args: argparse.Namespace, name: str, default: int) -> int:
+    from .configfile import ConfigError
+
+    value = _pick(args, name, str(default))
+    if not str(value).isdigit():
+        raise ConfigError(f"{name.replace('_', '-')}: give a whole number, not {value!r}")
+    return int(value)
+
+
 def _log_level(args: argparse.Namespace) -> int:
     from .configfile import ConfigError
     from .logs import parse_level
@@ -131,6 +152,8 @@ def _serve(args: argparse.Namespace) -> int:
         imap_password=_secret(_pick(args, "imap_password_file"), "GM_IMAP_PASSWORD"),
         relay=relay,
         identity=_identity(args),
+        catch_up=_duration_option(args, "catch_up"),
+        trusted_received=_count_option(args, "trusted_received", 1),
     )
     logs.setup(_log_level(args))
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
@@ -275,6 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--relay-user", help="log in to the relay as this user")
     serve.add_argument("--relay-password-file", help="the relay password (or GM_RELAY_PASSWORD)")
     serve.add_argument("--log-level", help="debug, info (the default), warning or error; or GM_LOG_LEVEL")
+    serve.add_argument("--catch-up", metavar="DURATION",
+                       help="after a start, how long deadlines that passed while gm was down wait for mail queued "
+                       "meanwhile (default 2m with --lmtp or --imap, else 0)")
+    serve.add_argument("--trusted-received", metavar="N",
+                       help="Received headers your own MTA adds to LMTP mail; the lowest dates the mail (default 1)")
     identity_options(serve)
     serve.set_defaults(run=_serve)
 

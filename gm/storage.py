@@ -76,8 +76,12 @@ class DurableMaildir:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-        except OSError:
-            tmp.unlink(missing_ok=True)  # a full disk: give back what the half-written file took
+        except BaseException:
+            # A half-written file (a full disk) would keep its space taken.
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
             raise
         target = self.path / "cur" / f"{key}:2,S" if seen else self.path / "new" / key
         os.replace(tmp, target)

@@ -741,3 +741,178 @@ def test_order_text_built_by_email_comes_back_exactly(text, cte):
     message["Subject"] = "Re: [gm 12] Turn 3"
     message.set_content(text, charset="utf-8", cte=cte)
     assert player_text(parse_message(message.as_bytes(policy=email.policy.SMTP))) == text
+
+
+# --------------------------------------------------------------------------
+# Hostile mail: bounded work, defensive headers (issue 8, section 6)
+
+_BOMB_READER = r"""
+import resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (512 * 2**20, 512 * 2**20))
+from gm.mail.reading import body_text, parse_message, player_text
+raw = sys.stdin.buffer.read()
+start = time.monotonic()
+message = parse_message(raw)
+body = body_text(message)
+text = player_text(message)
+print(len(raw), len(body), len(text), body.count("\n"), round(time.monotonic() - start, 2))
+"""
+
+
+def html_bomb(nesting: int) -> bytes:
+    """A stranger's text/html mail of ``nesting`` nested blockquotes, each with a word."""
+    html = "<html><body>" + "<blockquote>Rv1\n" * nesting + "</body></html>\n"
+    return samples.crlf("From: stranger@evil.example\nTo: gm@example.org\nSubject: hi\nMIME-Version: 1.0\n"
+                        "Content-Type: text/html; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n") + html.encode()
+
+
+def test_an_html_bomb_of_nested_blockquotes_is_read_in_bounded_memory_and_time():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    raw = html_bomb(58_000)
+    assert 900_000 < len(raw) < 1_000_000  # what the SMTP listener takes
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-P", "-c", _BOMB_READER], input=raw, capture_output=True, timeout=60,
+                          cwd=root, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    size, body, text, lines, seconds = done.stdout.split()
+    assert int(body) <= 1_000_000 and int(lines) <= 20_000
+    assert int(text) == 0  # every line is quoted
+    assert float(seconds) < 10
+
+
+@pytest.mark.parametrize("unit", ["<a", "<a ", '<a b="', "<!--", "</a", "<b>", "<"])
+def test_html_that_html_parser_rescans_is_read_in_linear_time(unit):
+    """html.parser rescans the rest from each '<' it cannot finish: 100 KB of '<a' took a minute."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    html = unit * (300_000 // len(unit))
+    raw = samples.crlf("From: stranger@evil.example\nSubject: hi\nContent-Type: text/html\n\n") + html.encode()
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-P", "-c", _BOMB_READER], input=raw, capture_output=True, timeout=20,
+                          cwd=root, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert float(done.stdout.split()[-1]) < 5
+
+
+def test_a_lone_lt_in_html_text_is_text():
+    from gm.mail.reading import html_to_text
+
+    assert html_to_text("<p>a<b and c<d</p><p>x < y <i>z</i></p><!-- <b> -->") == "a<b and c<d\nx < y z\n"
+
+
+def test_html_quote_marks_are_capped_but_still_mark_the_line_as_quoted():
+    from gm.mail.reading import html_to_text
+
+    text = html_to_text("<p>Rv1</p>" + "<blockquote>q" * 100 + "</blockquote>" * 100 + "<p>Rw2</p>")
+    lines = text.splitlines()
+    assert lines[0] == "Rv1" and lines[-1] == "Rw2"
+    assert all(line.startswith(">") and len(line) < 40 for line in lines[1:-1])
+    assert new_lines(text) == "Rv1\nRw2"
+
+
+def test_the_text_of_a_huge_plain_part_is_capped():
+    raw = samples.crlf("From: a@example.net\nSubject: x\n\n") + b"Rv1\r\n" + b"x" * 1_500_000 + b"\r\n"
+    body = body_of(raw)
+    assert body.startswith("Rv1\n") and len(body) <= 1_000_000
+
+
+_EVIL_ID = "=?utf-8?q?<a=0D=0ABcc:_victim@evil.example>?="
+
+
+def message_with(headers: bytes) -> EmailMessage:
+    return parse_message(b"From: alice@example.net\r\n" + headers + b"\r\nSubject: x\r\n\r\nRv1\r\n")
+
+
+@pytest.mark.parametrize("header, expected", [
+    (b"<abc.123@example.net>", "<abc.123@example.net>"),
+    (b"  <abc.123@example.net>  (a comment)", "<abc.123@example.net>"),
+    (b"\r\n <folded@example.net>", "<folded@example.net>"),
+    (b"<x@[192.0.2.1]>", "<x@[192.0.2.1]>"),
+    (b"abc@example.net", "<abc@example.net>"),  # angle brackets forgotten
+    (_EVIL_ID.encode(), None),  # an encoded word hiding CR LF and a Bcc header
+    (b"<a b c@example.net>", None),
+    (b'<"quoted local"@example.net>', None),
+    (b"<" + b"a" * 5000 + b"@example.net>", None),
+    (b"=?bogus?Q?zz", None),
+    (b"<\xff\xfe@example.net>", None),
+    (b"<caf\xc3\xa9@example.net>", None),
+    (b"<no-at-sign>", None),
+    (b"<a@b@c>", None),
+    (b"<a@b>\x00", None),
+    (b"", None),
+])
+def test_message_id_of_gives_a_valid_msg_id_or_none(header, expected):
+    from gm.mail.reading import message_id_of
+
+    message = message_with(b"Message-ID: " + header)
+    assert message_id_of(message) == expected
+
+
+def test_message_id_of_a_mail_without_one_and_of_a_broken_message():
+    from gm.mail.reading import message_id_of
+
+    class Broken(EmailMessage):
+        def get_all(self, name, failobj=None):
+            raise ValueError("broken header")
+
+        def raw_items(self):
+            raise ValueError("broken header")
+
+    assert message_id_of(message_with(b"X-Other: 1")) is None
+    assert message_id_of(Broken()) is None
+    assert message_id_of(message_with(b"Message-ID: <first@example.net>\r\nMessage-ID: <second@example.net>")) \
+        == "<first@example.net>"
+
+
+def test_a_message_id_gm_reads_can_go_into_the_gms_own_headers():
+    """What the GM copies into In-Reply-To and References must be settable and stay one header."""
+    from gm.mail.reading import message_id_of
+
+    for header in (_EVIL_ID.encode(), b"<ok@example.net>", b"<a\r\n b@example.net>", b"<" + b"x" * 300 + b"@y>"):
+        found = message_id_of(message_with(b"Message-ID: " + header))
+        reply = EmailMessage(policy=email.policy.SMTP)
+        reply["Subject"] = "ack"
+        if found:
+            reply["In-Reply-To"] = found
+            reply["References"] = found
+        out = reply.as_bytes()
+        assert b"Bcc" not in out and out.count(b"\r\n") == (4 if found else 2)
+
+
+@pytest.mark.parametrize("header, expected", [
+    (b"X-Test: =?utf-8?q?Zo=C3=AB?= orders", "Zoë orders"),
+    (b"X-Test: =?utf-8?q?a=0D=0ABcc:_x@evil.example?=", "a  Bcc: x@evil.example"),
+    (b"X-Test: =?bogus?Q?zz", "=?bogus?Q?zz"),
+    (b"X-Test: =?utf-8?b?!!!?= Re: x", None),  # whatever email makes of it, without raising
+    (b"X-Test: caf\xc3\xa9 \xff orders", "café \ufffd orders"),
+    (b"X-Test: " + b"x" * 5000, "x" * 998),
+    (b"X-Test: a\r\n\tb", "a\tb"),
+    (b"X-Other: 1", ""),
+])
+def test_header_text_is_one_line_of_printable_text(header, expected):
+    from gm.mail.reading import header_text
+
+    value = header_text(message_with(header), "X-Test")
+    assert isinstance(value, str) and "\r" not in value and "\n" not in value
+    assert not any(ord(c) < 32 and c != "\t" for c in value)
+    if expected is not None:
+        assert value == expected
+
+
+def test_addresses_never_give_an_address_with_control_characters():
+    message = parse_message(b'From: "a\x01b"@example.net\r\nTo: "x\x7fy"@example.org, <a\x0bb@example.org>\r\n'
+                            b'Cc: "a\x00b"@example.net, ok@example.net\r\n\r\nx\r\n')
+    assert addresses(message, "From") == []
+    assert addresses(message, "To") == []
+    assert addresses(message, "Cc") == ["ok@example.net"]
+
+
+def test_an_upper_cased_plus_address_keeps_its_tag_for_routing():
+    """Relays may upper-case a whole address; reading must not lose or change the tag."""
+    message = with_headers("To: GM+G1.1.ABCDEFGHIJKLMNOP@EXAMPLE.ORG")
+    assert addresses(message, "To") == ["GM+G1.1.ABCDEFGHIJKLMNOP@example.org"]

@@ -9,9 +9,15 @@ is not an attachment, else the first text/html part converted to text;
 charsets, quoted-printable and base64 are decoded, format=flowed (RFC 3676)
 is unwrapped and CRLF becomes ``\\n``. `new_lines` keeps only the player's own
 new lines, dropping quoted text, attributions, signatures and Outlook-style
-original-message blocks. `player_text` is the two together. `clean_subject`
-strips reply and forward prefixes but keeps ``[tags]``; `addresses` lists the
-addr-specs of a header.
+original-message blocks. `player_text` is the two together. The header
+readers (`clean_subject`, `addresses`, `header_text`, `message_id_of`) live in
+`gm.mail.headers` and the HTML converter (`html_to_text`) in
+`gm.mail.htmltext`; both are re-exported here.
+
+The work done on any mail is bounded, whatever it holds: the text of a part
+is cut after `MAX_TEXT_LINES` lines or `MAX_TEXT_CHARS` characters, and HTML
+is converted as it streams, with its nesting only counted (see
+`gm.mail.htmltext`).
 
 The player's text is never re-cased or reflowed: orders are case-sensitive
 (``Y`` is a colour, ``y`` a letter) and one command goes on each line, so the
@@ -52,14 +58,15 @@ import codecs
 import email
 import email.policy
 import re
-from email.headerregistry import HeaderRegistry
 from email.message import EmailMessage, Message
-from html.parser import HTMLParser
 
-__all__ = ["parse_message", "body_text", "new_lines", "clean_subject", "player_text", "addresses"]
+from .headers import addresses, clean_subject, header_text, message_id_of
+from .htmltext import MAX_TEXT_CHARS, MAX_TEXT_LINES, html_to_text
+
+__all__ = ["parse_message", "body_text", "new_lines", "clean_subject", "player_text", "addresses", "header_text",
+           "message_id_of", "html_to_text", "unflow"]
 
 _POLICY = email.policy.default
-_REGISTRY = HeaderRegistry()
 
 
 # --------------------------------------------------------------------------
@@ -123,12 +130,23 @@ def body_text(message: Message) -> str:
         elif content_type == "text/html" and html is None:
             html = part
     if plain is not None:
-        text = _plain_text(plain)
+        text = _capped(_plain_text(plain))
         if text.strip() or html is None:
             return text
     if html is not None:
         return _safe(lambda: html_to_text(_decoded(html)), "")
     return ""
+
+
+def _capped(text: str) -> str:
+    """At most `MAX_TEXT_CHARS` characters and `MAX_TEXT_LINES` lines of ``text``."""
+    text = text[:MAX_TEXT_CHARS]
+    end = -1
+    for _ in range(MAX_TEXT_LINES):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text
+    return text[: end + 1]
 
 
 def _leaf_parts(message: Message):
@@ -203,7 +221,7 @@ def unflow(text: str, delsp: bool = False) -> str:
     if ends_with_newline:
         lines.pop()
     out: list[str] = []
-    paragraph: str | None = None
+    paragraph: list[str] | None = None  # pieces, joined once (no quadratic +=)
     paragraph_depth = 0
 
     def render(depth: int, content: str) -> str:
@@ -217,162 +235,20 @@ def unflow(text: str, delsp: bool = False) -> str:
         is_signature = content == "-- "
         flowed = content.endswith(" ") and not is_signature
         if paragraph is not None and (depth != paragraph_depth or is_signature):
-            out.append(render(paragraph_depth, paragraph))
+            out.append(render(paragraph_depth, "".join(paragraph)))
             paragraph = None
         if flowed and delsp:
             content = content[:-1]
         if paragraph is None:
-            paragraph, paragraph_depth = content, depth
+            paragraph, paragraph_depth = [content], depth
         else:
-            paragraph += content
+            paragraph.append(content)
         if not flowed:
-            out.append(render(paragraph_depth, paragraph))
+            out.append(render(paragraph_depth, "".join(paragraph)))
             paragraph = None
     if paragraph is not None:
-        out.append(render(paragraph_depth, paragraph))
+        out.append(render(paragraph_depth, "".join(paragraph)))
     return "\n".join(out) + ("\n" if ends_with_newline else "")
-
-
-# --------------------------------------------------------------------------
-# HTML to text
-
-_BLOCK = frozenset(
-    "address article aside blockquote body center dd details dialog dir div dl dt fieldset figcaption figure "
-    "footer form h1 h2 h3 h4 h5 h6 header hgroup html li main menu nav ol p pre section summary table tbody "
-    "tfoot thead tr ul".split()
-)
-_SKIP = frozenset("script style head title template noscript".split())
-_CELL = frozenset(("td", "th"))
-_ASCII_SPACE = re.compile(r"[ \t\n\r\f]+")
-
-
-class _HTMLText(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.lines: list[str] = []
-        self.current: list[str] = []
-        self.quote_depth = 0
-        self.skip_depth = 0
-        self.pre_depth = 0
-        self.pre_start = False
-
-    # A line is flushed at a block boundary only if it has content; <br> always flushes.
-    def _has_content(self) -> bool:
-        return any(s.strip(" ") for s in self.current)
-
-    def _flush(self, force: bool) -> None:
-        if not force and not self._has_content():
-            self.current = []
-            return
-        line = "".join(self.current).strip(" ").replace("\xa0", " ").rstrip(" ")
-        self.current = []
-        if self.quote_depth:
-            line = ">" * self.quote_depth + (" " + line if line else "")
-        self.lines.append(line)
-
-    def handle_starttag(self, tag, attrs):
-        if tag in _SKIP:
-            self.skip_depth += 1
-            return
-        if self.skip_depth:
-            return
-        if tag == "br":
-            self._flush(force=True)
-        elif tag == "hr":
-            self._flush(force=False)
-            self.current = ["_" * 32]
-            self._flush(force=True)
-        elif tag in _BLOCK:
-            self._flush(force=False)
-            if tag == "blockquote":
-                self.quote_depth += 1
-            elif tag == "pre":
-                self.pre_depth += 1
-                self.pre_start = True
-        elif tag in _CELL:
-            self._space()
-
-    def _space(self) -> None:
-        if not (self.current and self.current[-1].endswith(" ")):
-            self.current.append(" ")
-
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag in _SKIP:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag):
-        if tag in _SKIP:
-            self.skip_depth = max(0, self.skip_depth - 1)
-            return
-        if self.skip_depth:
-            return
-        if tag in _BLOCK:
-            self._flush(force=False)
-            if tag == "blockquote":
-                self.quote_depth = max(0, self.quote_depth - 1)
-            elif tag == "pre":
-                self.pre_depth = max(0, self.pre_depth - 1)
-        elif tag in _CELL:
-            self._space()
-
-    def handle_data(self, data):
-        if self.skip_depth:
-            return
-        if self.pre_depth:
-            if self.pre_start and data.startswith(("\r\n", "\n", "\r")):
-                data = data[2:] if data.startswith("\r\n") else data[1:]
-            self.pre_start = False
-            pieces = data.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-            for i, piece in enumerate(pieces):
-                if i:
-                    self._flush(force=True)
-                self.current.append(piece.replace(" ", "\xa0"))
-            return
-        text = _ASCII_SPACE.sub(" ", data)
-        if text.startswith(" ") and self.current and self.current[-1].endswith(" "):
-            text = text[1:]
-        if text:
-            self.current.append(text)
-
-    def close(self):
-        super().close()
-        self._flush(force=False)
-
-
-def _html_lines(html: str) -> list[str] | None:
-    parser = _HTMLText()
-    try:
-        parser.feed(html)
-        parser.close()
-    except Exception:
-        return None
-    return parser.lines
-
-
-def html_to_text(html: str) -> str:
-    """Text from HTML as a reader sees it: one line per block or ``<br>``.
-
-    Whitespace collapses as in a browser (except in ``<pre>``); entities are
-    decoded; script, style and head are dropped; lines inside
-    ``<blockquote>`` are marked as quoted with ``>`` (one per level).
-    Leading and trailing blank lines are dropped; the text ends with a line
-    break unless it is empty.
-    """
-    lines = _html_lines(html)
-    if lines is None:
-        # html.parser fails (AssertionError) on some malformed declarations
-        # such as "<![ x [": drop every declaration but comments and retry.
-        lines = _html_lines(re.sub(r"<!(?!--)[^>]*>?", "", html))
-    if lines is None:
-        lines = [_ASCII_SPACE.sub(" ", re.sub(r"<[^>]*>?", " ", html)).strip()]
-    while lines and not lines[-1].strip():
-        lines.pop()
-    start = 0
-    while start < len(lines) and not lines[start].strip():
-        start += 1
-    lines = lines[start:]
-    return "\n".join(lines) + "\n" if lines else ""
 
 
 # --------------------------------------------------------------------------
@@ -520,105 +396,3 @@ def player_text(message: Message) -> str:
     return new_lines(body_text(message))
 
 
-# --------------------------------------------------------------------------
-# Headers
-
-_PREFIX = re.compile(
-    r"(Re|Fwd|Fw|AW|WG|SV|VS|Antw|Doorst|TR|RV|Enc|Rif|Odp|PD)\s*(\[\d+\]|\(\d+\))?\s*[:：]\s*",
-    re.IGNORECASE,
-)
-_TAG = re.compile(r"\[[^\[\]]*\]\s*")
-
-
-def _decode_header_text(value: str) -> str:
-    """A raw header value with RFC 2047 encoded words decoded and folding undone."""
-    value = re.sub(r"\r?\n(?=[ \t])", "", str(value))
-    if "=?" not in value:
-        return value
-    try:
-        return str(_REGISTRY("subject", value))
-    except Exception:
-        return value
-
-
-def clean_subject(subject: str | None) -> str:
-    """The subject without reply/forward prefixes.
-
-    The prefixes are Re, Fwd, Fw, AW, WG, SV, VS, Antw, Doorst, TR, RV, Enc,
-    Rif, Odp and PD, in any case, with an optional counter (``Re[2]:``) and
-    an ASCII or full-width colon.
-
-    Prefixes are stripped wherever they repeat among the leading prefixes and
-    ``[tags]``; the tags are kept, in order, e.g.
-    ``Re: Fwd: RE: [gm 12] Re: Turn 3`` -> ``[gm 12] Turn 3``. Encoded words
-    (``=?utf-8?q?...?=``) are decoded.
-    """
-    if subject is None:
-        return ""
-    text = _decode_header_text(subject).strip()
-    tags: list[str] = []
-    position = 0
-    while position < len(text):
-        prefix = _PREFIX.match(text, position)
-        if prefix:
-            position = prefix.end()
-            continue
-        tag = _TAG.match(text, position)
-        if tag:
-            tags.append(tag.group(0).strip())
-            position = tag.end()
-            continue
-        break
-    rest = text[position:].strip()
-    return " ".join(tags + ([rest] if rest else []))
-
-
-_AMBIGUOUS = ("invalid address", "local-part is not")
-
-
-def _unescape(text: str) -> str:
-    """Raw UTF-8 bytes in a header (RFC 6532) come from `email` as surrogate escapes."""
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except Exception:
-        return text
-
-
-def _mailboxes(message: Message, header: str, strict: bool = False) -> list[tuple[str, str]]:
-    """(local part, domain) of each address in every ``header`` field; domain may be "".
-
-    With ``strict``, a field of which `email` could not read every part as an
-    address gives nothing: the part it skipped may be the real address (it
-    reads ``a@example.org <b@example.com>`` as a@example.org, a mail client
-    as b@example.com).
-    """
-    found: list[tuple[str, str]] = []
-    try:
-        values = message.get_all(header) or []
-    except Exception:
-        return []
-    for value in values:
-        try:
-            parsed = value if hasattr(value, "addresses") else _REGISTRY("to", str(value))
-            if strict and any(a in str(d) for d in parsed.defects for a in _AMBIGUOUS):
-                continue
-            for address in parsed.addresses:
-                spec = _unescape(address.addr_spec)
-                domain = _unescape(address.domain)
-                local = spec.rpartition("@")[0] if domain else spec
-                if local and local != "<>":
-                    found.append((local, domain.lower()))
-        except Exception:
-            continue
-    return found
-
-
-def addresses(message: Message, header: str) -> list[str]:
-    """The addr-specs (``local@domain``) in every ``header`` field of ``message``.
-
-    The domain is lowercased, the local part kept as written (quoted if it
-    must be). Addresses without a domain are left out, and so is a whole
-    field that `email` could only partly read as addresses (ambiguous, see
-    `_mailboxes`); a header that cannot be parsed at all gives ``[]``.
-    """
-    return [f"{local}@{domain}" for local, domain in _mailboxes(message, header, strict=True) if domain]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from email.message import Message
 
-from .reading import _mailboxes
+from .headers import _mailboxes
 
 __all__ = ["automatic_reason", "is_own_mail"]
 

@@ -27,6 +27,7 @@ from email.policy import SMTP
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Iterator
 
+from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
 from ..match import MatchTerms
 from ..ruleset import ruleset_named
@@ -214,21 +215,13 @@ def to_event(raw: bytes, game: str) -> Event:
     raise ValueError(f"archived message is no event: {kind!r}")
 
 
-_MSG_ID = re.compile(r"<[!-;=?-~]{1,250}@[!-;=?-~]{1,250}>")
-"""A msg-id as gm keeps it: visible ASCII, no angle brackets or spaces inside."""
-
-
 def player_message_id(message: Message) -> str | None:
     """A player's Message-ID, if it is a well-formed one; None otherwise.
     gm repeats it in its own In-Reply-To and References headers, so nothing
     else may pass (a header that decodes to a line break and a Bcc: must not
-    become a header of the GM's)."""
-    try:
-        value = message.get("Message-ID")
-        text = str(value).strip() if value is not None else ""
-    except (TypeError, ValueError, IndexError):
-        return None
-    return text if _MSG_ID.fullmatch(text) else None
+    become a header of the GM's). The master and replay both read it here,
+    so that duplicates are recognised alike before and after a restart."""
+    return message_id_of(message)
 
 
 @dataclass

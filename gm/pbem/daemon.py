@@ -16,6 +16,7 @@ The clock is injected, so tests drive deadlines without sleeping.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -24,17 +25,18 @@ import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable
 
-from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..logs import event
 from .archive import prepend_header
+from .arrival import arrival_time
 from .crashpoints import crashpoint
 from .delivery import Deliverer, Relay
+from .listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .mailer import Identity
 from .master import GameMaster, Limits, utc_now
 from .store import Store, spool_key
@@ -56,6 +58,10 @@ WORKER_PREFIX = "gm-worker"
 class StartError(RuntimeError):
     """The daemon cannot start (a port in use, an unusable data directory or
     IMAP URL); the message is one line for the operator."""
+CATCH_UP = timedelta(minutes=2)
+"""The default `Config.catch_up` behind an MTA or IMAP server."""
+MAX_CONNECTIONS = 100
+"""SMTP and LMTP connections open at once; past this they get 421."""
 
 
 @dataclass
@@ -72,16 +78,36 @@ class Config:
     relay: Relay | None = None
     identity: Identity = field(default_factory=Identity)
     max_message_bytes: int = MAX_MESSAGE_BYTES
+    max_connections: int = MAX_CONNECTIONS
     limits: Limits = field(default_factory=Limits)
+    trusted_received: int = 1
+    """Received headers at the top of LMTP mail that the operator's own MTA
+    wrote; the lowest of them dates the mail (`gm.pbem.arrival`)."""
+    catch_up: timedelta | None = None
+    """How long deadlines that passed while gm was down wait after it starts,
+    for mail queued meanwhile in the MTA or the IMAP folder. None: two
+    minutes behind LMTP or IMAP, none for SMTP alone."""
+
+    def catch_up_time(self) -> timedelta:
+        if self.catch_up is not None:
+            return self.catch_up
+        return CATCH_UP if (self.lmtp or self.imap) else timedelta(0)
 
 
 class SpoolHandler:
     """The aiosmtpd handler: accept mail for the GM, spool it, then say 250.
 
     Only recipients at the GM's own address (``gm@domain`` or
-    ``gm+anything@domain``) are accepted; the envelope is kept as
-    ``Return-Path`` and ``X-GM-Envelope-To`` headers on top of the message,
-    as a mail delivery agent would."""
+    ``gm+anything@domain``, in any case) are accepted, and they are recorded
+    in lower case: the GM's tags and tokens are lower case, and relays may
+    upper-case a whole address. The envelope is kept as ``Return-Path`` and
+    ``X-GM-Envelope-To`` headers on top of the message, as a mail delivery
+    agent would (aiosmtpd refuses an envelope address holding CR or LF, so
+    none can start a header of its own there; a test keeps it so).
+
+    A spool write that fails (a full disk, no file handles) is a temporary
+    failure: the sender is told 452 or 451 and tries again later, and the
+    reply names no path; the error itself goes to the log."""
 
     def __init__(self, store: Store, identity: Identity, clock: Callable[[], datetime], origin: str,
                  spooled: Callable[[], None] = lambda: None):
@@ -89,27 +115,55 @@ class SpoolHandler:
         self.identity = identity
         self.clock = clock
         self.origin = origin
+        self.trusted_received = 1
+        """See `Config.trusted_received`."""
         self.spooled = spooled
 
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]) -> str:
         local, _, domain = address.rpartition("@")
         if domain.lower() != self.identity.domain.lower() or local.split("+")[0].lower() != self.identity.local.lower():
             return "550 5.1.1 No such mailbox here"
-        envelope.rcpt_tos.append(address)
+        envelope.rcpt_tos.append(address.lower())
         return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
-        raw = envelope.original_content or b""
-        for rcpt in reversed(envelope.rcpt_tos):
-            raw = prepend_header(raw, "X-GM-Envelope-To", f"<{rcpt}>")
-        raw = prepend_header(raw, "Return-Path", f"<{envelope.mail_from or ''}>")
-        key = spool_key(self.clock(), self.origin)
-        await asyncio.get_running_loop().run_in_executor(None, self.store.spool.add, raw, key)
+        try:
+            raw = envelope.original_content or b""
+            for rcpt in reversed(envelope.rcpt_tos):
+                raw = prepend_header(raw, "X-GM-Envelope-To", f"<{rcpt}>")
+            raw = prepend_header(raw, "Return-Path", f"<{envelope.mail_from or ''}>")
+            arrived = arrival_time(envelope.original_content or b"", self.origin, self.clock(), self.trusted_received)
+            key = spool_key(arrived, self.origin)
+            await asyncio.get_running_loop().run_in_executor(None, self.store.spool.add, raw, key)
+        except (OSError, MemoryError) as error:
+            log.error("%s: could not spool a message from <%s>: %s: %s", self.origin, envelope.mail_from,
+                      type(error).__name__, error)
+            return self._each_recipient(envelope, _temporary_failure(error))
         crashpoint("after-spool")
         self.spooled()
+        return self._each_recipient(envelope, "250 2.0.0 Message accepted")
+
+    async def handle_exception(self, error: Exception) -> str:
+        """A bug while handling a command: logged; the sender is asked to try
+        again later and told nothing of gm's insides (aiosmtpd would send
+        the error's text)."""
+        log.error("%s: error in the SMTP session", self.origin, exc_info=error)
+        return _TEMPORARY
+
+    def _each_recipient(self, envelope: Envelope, status: str) -> str:
+        """LMTP answers DATA once for each recipient (RFC 2033 4.2)."""
         if self.origin == "lmtp":
-            return "\r\n".join("250 2.0.0 Message accepted" for _ in envelope.rcpt_tos)
-        return "250 2.0.0 Message accepted"
+            return "\r\n".join(status for _ in envelope.rcpt_tos)
+        return status
+
+
+_TEMPORARY = "451 4.3.0 Temporary local problem, please try again later"
+
+
+def _temporary_failure(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "452 4.3.1 Insufficient system storage"
+    return _TEMPORARY
 
 
 class Daemon:
@@ -119,7 +173,7 @@ class Daemon:
         self.config = config
         self.clock = clock
         self.store = Store(config.data)
-        self.master = GameMaster(self.store, config.identity, clock, config.limits)
+        self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time())
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
         self._outbox = asyncio.Event()
@@ -148,13 +202,15 @@ class Daemon:
         self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load))
         if not background:
             await self._loaded
-        for name, address, protocol in (("smtp", self.config.smtp, SMTP), ("lmtp", self.config.lmtp, LMTP)):
+        gate = ConnectionGate(self.config.max_connections)
+        for name, address, protocol in (("smtp", self.config.smtp, GuardedSMTP), ("lmtp", self.config.lmtp, GuardedLMTP)):
             if address is None:
                 continue
             handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake)
+            handler.trusted_received = self.config.trusted_received
 
             def session(h: SpoolHandler = handler, p: type[SMTP] = protocol) -> SMTP:
-                made = p(h, data_size_limit=self.config.max_message_bytes, enable_SMTPUTF8=True,
+                made = p(h, gate=gate, data_size_limit=self.config.max_message_bytes, enable_SMTPUTF8=True,
                          hostname=self.config.identity.domain)
                 self._sessions.add(made)
                 return made

@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlparse
 
 from imapclient import IMAPClient
 
+from .arrival import arrival_time
 from .store import Store, spool_key
 
 log = logging.getLogger("gm")
@@ -71,6 +72,7 @@ class ImapPoller:
     def connect(self) -> IMAPClient:
         context = ssl.create_default_context() if self.account.tls else None
         client = IMAPClient(self.account.host, port=self.account.port, ssl=self.account.tls, ssl_context=context, timeout=30)
+        client.normalise_times = False  # INTERNALDATE with its zone, not as local time
         client.login(self.account.user, self.account.password)
         client.select_folder(self.account.folder)
         return client
@@ -79,11 +81,12 @@ class ImapPoller:
         """Spool every message not yet flagged as handled; returns how many."""
         uids = client.search(["NOT", "KEYWORD", HANDLED_FLAG])
         for uid in uids:
-            fetched = client.fetch([uid], ["BODY.PEEK[]"]).get(uid)
+            fetched = client.fetch([uid], ["BODY.PEEK[]", "INTERNALDATE"]).get(uid)
             if not fetched or b"BODY[]" not in fetched:
                 continue  # expunged meanwhile by someone else
             raw = fetched[b"BODY[]"]
-            self.store.spool.add(raw, spool_key(self.clock(), "imap"))
+            arrived = arrival_time(raw, "imap", self.clock(), internal_date=fetched.get(b"INTERNALDATE"))
+            self.store.spool.add(raw, spool_key(arrived, "imap"))
             client.add_flags([uid], [HANDLED_FLAG, b"\\Seen"])
         if uids:
             self.spooled()

@@ -36,7 +36,7 @@ import hashlib
 import logging
 
 from flufl.bounce import all_failures
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from email.message import Message
 from typing import Callable
 
@@ -78,8 +78,12 @@ MAX_ATTEMPTS = 3
 class GameMaster:
     """Every game of one data directory, and the handling of their mail."""
 
-    def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits()):
+    def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
+                 catch_up: timedelta = timedelta(0)):
         self.store = store
+        self.catch_up = catch_up
+        """How long deadlines that passed while gm was down wait after start."""
+        self.started: datetime | None = None
         self.identity = identity
         self.clock = clock
         self.limits = limits
@@ -102,6 +106,7 @@ class GameMaster:
 
     def load(self) -> None:
         """Rebuild every game from its archive; finish any half-done reply queueing."""
+        self.started = self.clock()
         for game_id in self.store.game_ids():
             self._load_game(game_id)
 
@@ -239,9 +244,18 @@ class GameMaster:
             reminder = game.reminder_due()
             if reminder is not None and reminder <= now < game.deadline and [p for p in game.waiting_for if p not in game.reminded]:
                 count += self._spool_event(game, "reminder", reminder, now)
-            if game.deadline <= now:
+            if game.deadline <= now and now >= self._catching_up_until(game.deadline):
                 count += self._spool_event(game, "deadline", game.deadline, now)
         return count
+
+    def _catching_up_until(self, deadline: datetime) -> datetime:
+        """When a deadline may fire: at once, unless it passed while gm was
+        down; then not before `catch_up` after the start, so that mail which
+        waited in the MTA's queue or the IMAP folder (dated by when it got
+        there, `gm.pbem.arrival`) comes in first and counts."""
+        if self.started is not None and deadline < self.started:
+            return self.started + self.catch_up
+        return deadline
 
     def _spool_event(self, game: MailGame, kind: str, due: datetime, now: datetime) -> int:
         stamp = due.strftime("%Y%m%dT%H%M%S.%fZ")
@@ -261,7 +275,7 @@ class GameMaster:
         moments = []
         for game in self.games.values():
             if game.phase != ENDED and game.deadline is not None:
-                moments.append(game.deadline)
+                moments.append(max(game.deadline, self._catching_up_until(game.deadline)))
                 reminder = game.reminder_due()
                 if reminder is not None and [p for p in game.waiting_for if p not in game.reminded]:
                     moments.append(reminder)
