@@ -117,7 +117,9 @@ def _early_beam(ship, geometry: Geometry, rng: random.Random) -> Beam:
     for value in (0, 4):
         position = [x, y, z]
         position[axis] = value
-        ends.append(geometry.at(*position))
+        end = geometry.at(*position)
+        assert end is not None, "a beam's end lies in the space"
+        ends.append(end)
     if rng.random() < 0.5:
         ends.reverse()
     return Beam(ends[0], ends[1])

@@ -210,7 +210,7 @@ def _check_missile(order: Missile, side: Side, launched: set[int]) -> Outcome:
     if not unfired:
         return Rejected(order, f"no unfired missile of yours matches {order.launch} [8.1.3.1], [11.5.3]")
     if len(unfired) > 1:
-        listed = ", ".join(f"{c} ({fleet.ship_of(c).label})" for c in unfired)
+        listed = ", ".join(f"{c} ({ship.label})" for c in unfired if (ship := fleet.ship_of(c)) is not None)
         return Rejected(order, f"{order} is ambiguous: it could launch any of {listed}; give more coordinates [11.5.3]")
     cell = unfired[0]
     index = fleet.ship_at[cell.index]

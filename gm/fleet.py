@@ -39,7 +39,7 @@ def composition_table(cells: int, table: str) -> list[tuple[ShipType, ...]]:
     types of which one ship is built. For 9 or more cells one of the largest
     kind is built and the rest starts over."""
     fs_or_pc = (ShipType.FS, ShipType.PC)
-    small = {
+    small: dict[int, list[tuple[ShipType, ...]]] = {
         1: [(ShipType.LG,)], 2: [(ShipType.AG,)], 3: [(ShipType.MD,)], 4: [fs_or_pc],
         5: [fs_or_pc, (ShipType.LG,)], 6: [(ShipType.KC,)], 7: [fs_or_pc, (ShipType.MD,)],
         8: [(ShipType.KC,), (ShipType.AG,)] if table == "one" else [(ShipType.DS,)],

@@ -14,7 +14,7 @@ and adjacency follows from that order.
 from __future__ import annotations
 
 from itertools import product
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, cast
 
 COLOURS = "ROYGB"
 """Colour coordinate values in the default order, Red to Blue [11.4.1]."""
@@ -123,7 +123,7 @@ def mask_of(cells: Iterable[Cell]) -> int:
 Vector = tuple[int, int, int]
 
 LINE_DIRECTIONS: tuple[Vector, ...] = tuple(
-    d
+    cast(Vector, d)
     for d in product((-1, 0, 1), repeat=3)
     if d != (0, 0, 0) and d > (0, 0, 0)  # one of each opposite pair
 )
@@ -264,7 +264,7 @@ class Geometry:
         """Every cell of the box with opposite corners ``a`` and ``b``."""
         pa, pb = self._position[a.index], self._position[b.index]
         ranges = [range(min(u, v), max(u, v) + 1) for u, v in zip(pa, pb)]
-        return sorted(self._at[p] for p in product(*ranges))
+        return sorted(self._at[cast(Vector, p)] for p in product(*ranges))
 
     def extent(self, cells: Iterable[Cell]) -> tuple[int, int, int]:
         """The size of the smallest box holding the cells, along each axis."""

@@ -192,12 +192,12 @@ def render_text(outcome: RefereeOutcome) -> str:
         else:
             lines.append(f"The game could not start; {outcome.unplayed} turn{'s' * (outcome.unplayed != 1)} of the record not played.")
     else:
-        a, b = result.scores
+        first, second = result.scores
         verdict = "a draw" if result.winner is None else f"player {result.winner} wins"
         tiebreak = ""
         if result.tiebreak is not None:
             tiebreak = f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to {result.tiebreak[1]} [explanation 6.1])"
-        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {a} to {b}{tiebreak}. {result.reason}")
+        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {first} to {second}{tiebreak}. {result.reason}")
     return "\n".join(lines) + "\n"
 
 

@@ -164,7 +164,7 @@ def _orientations(type: ShipType) -> list[tuple[int, int, int]]:
         ShipType.MD: (1, 1, 3), ShipType.HS: (1, 1, 2), ShipType.AG: (1, 1, 2),
         ShipType.LS: (1, 1, 1), ShipType.LG: (1, 1, 1), ShipType.HF: (1, 1, 2),
     }[type]
-    return [p for p in product(*[base] * 3) if sorted(p) == sorted(base)]
+    return [(p[0], p[1], p[2]) for p in product(*[base] * 3) if sorted(p) == sorted(base)]
 
 
 def _death_star_placements(geometry: Geometry) -> list[frozenset[Cell]]:

@@ -110,7 +110,7 @@ def _mailboxes(message: Message, header: str, strict: bool = False) -> list[tupl
     for value in values:
         try:
             parsed = value if hasattr(value, "addresses") else _REGISTRY("to", str(value))
-            if strict and any(a in str(d) for d in parsed.defects for a in _AMBIGUOUS):
+            if strict and any(a in str(d) for d in getattr(parsed, "defects", ()) for a in _AMBIGUOUS):
                 continue
             for address in parsed.addresses:
                 spec = _unescape(address.addr_spec)

@@ -209,7 +209,7 @@ class Daemon:
             handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake)
             handler.trusted_received = self.config.trusted_received
 
-            def session(h: SpoolHandler = handler, p: type[SMTP] = protocol) -> SMTP:
+            def session(h: SpoolHandler = handler, p: Callable[..., SMTP] = protocol) -> SMTP:
                 made = p(h, gate=gate, data_size_limit=self.config.max_message_bytes, enable_SMTPUTF8=True,
                          hostname=self.config.identity.domain)
                 self._sessions.add(made)

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 
 from ..mail.reading import addresses, parse_message
+from ..logs import event as log_event
 from ..storage import unix_lines
 from .archive import event_message
 from .crashpoints import crashpoint
@@ -117,7 +118,7 @@ class Deliverer:
         self.store.sent.add(key)
         self.store.outbox.remove(key)
         self.failures.pop(key, None)
-        log.warning("mail undeliverable key=%s game=%s reason=%s", key, game or "-", reason)
+        log_event("mail undeliverable", logging.WARNING, key=key, game=game or "-", reason=reason)
 
     def deliver(self, key: str) -> None:
         """Deliver one outbox message and mark it sent (blocking)."""
@@ -129,6 +130,7 @@ class Deliverer:
         crashpoint("mid-delivery")
         self.store.sent.add(key)
         self.store.outbox.remove(key)
+        log_event("mail sent", key=key, via="relay" if self.relay else "maildir")
 
     def _relay(self, data: bytes) -> None:
         relay = self.relay

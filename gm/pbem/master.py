@@ -37,7 +37,7 @@ import logging
 
 from flufl.bounce import all_failures
 from datetime import datetime, timedelta, timezone
-from email.message import Message
+from email.message import EmailMessage, Message
 from typing import Callable
 
 from ..mail.reading import addresses, parse_message
@@ -55,6 +55,7 @@ from .mailer import GAME_HEADER, Identity, as_bytes, build
 from .model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
+from ..logs import event as log_event
 from ..storage import unix_lines
 from .tokens import instance_tag, mask, reveal, token, verify
 
@@ -194,7 +195,7 @@ class GameMaster:
         self.store.attempts.end(key)
 
     def _shunt(self, raw: bytes, key: str, reason: str) -> None:
-        log.info("mail shunted key=%s reason=%s", key, reason)
+        log_event("mail shunted", key=key, reason=reason)
         self.store.shunt_message(raw, key, reason)
 
     def _pipeline(self, key: str, raw: bytes) -> None:
@@ -210,7 +211,7 @@ class GameMaster:
 
     # GM events: creation, deadlines, reminders
 
-    def _gm_event(self, key: str, raw: bytes, message: Message) -> None:
+    def _gm_event(self, key: str, raw: bytes, message: EmailMessage) -> None:
         kind = str(message[EVENT_HEADER]).strip()
         if kind == "create":
             fields = parse_fields(message.get_content())
@@ -222,7 +223,7 @@ class GameMaster:
                                     game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
             self._archive_and_apply(game_id, created, key, Created(at, game_id, seats, ruleset_named(variant), variant,
                                                                    options, match_terms(fields), instance))
-            log.info("game created game=%s variant=%s", game_id, variant)
+            log_event("game created", game=game_id, variant=variant)
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
@@ -267,7 +268,7 @@ class GameMaster:
         raw = event_message(self.identity, kind, max(now, due), f"<{name}@{self.identity.domain}>", game.id, body,
                             deadline=due if kind == "deadline" else None)
         self.store.spool.add(raw, key)
-        log.info("%s due game=%s turn=%s", kind, game.id, game.turn)
+        log_event(f"{kind} due", game=game.id, turn=game.turn)
         return 1
 
     def next_wakeup(self) -> datetime | None:
@@ -322,12 +323,12 @@ class GameMaster:
             raise Shunted(f"more than {self.limits.replies_per_day} mails today from {sender}")
         message_id = player_message_id(message)
         if message_id is not None and _digest(text) in self.applied.get(message_id, ()):
-            log.info("mail duplicate key=%s message_id=%s: applied once already", key, message_id)
+            log_event("mail duplicate", key=key, message_id=message_id)
             return
         at = time_of(key)
         accepted = prepend_header(raw, ACCEPTED_HEADER, f"game={game_id}; player={player}; at={at.isoformat()}")
         self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id))
-        log.info("mail accepted game=%s player=%s key=%s", game_id, player, key)
+        log_event("mail accepted", game=game_id, player=player, key=key)
         if message_id is not None:
             self.applied.setdefault(message_id, set()).add(_digest(text))
         if GAMES.search(text):
@@ -375,7 +376,7 @@ class GameMaster:
                     header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
                     self._archive_and_apply(game.id, prepend_header(raw, BOUNCE_HEADER, header), key,
                                             Bouncing(at, seat.player, BOUNCED))
-                    log.warning("mail bouncing game=%s player=%s key=%s", game.id, seat.player, key)
+                    log_event("mail bouncing", logging.WARNING, game=game.id, player=seat.player, key=key)
                     applied = True
         return applied
 
@@ -439,8 +440,8 @@ class GameMaster:
             raise
         self.handled_keys.add(key)
         if isinstance(event, PlayerMail) or notices:
-            log.info("event applied game=%s number=%s kind=%s mails=%s", game_id, number,
-                     type(event).__name__, len(messages))
+            log_event("event applied", game=game_id, number=number, kind=type(event).__name__, phase=game.phase,
+                      turn=game.turn, mails=len(messages))
 
     def _recover(self, game_id: str) -> None:
         """Rebuild a game from its archive after a failure left it half
@@ -469,7 +470,7 @@ class GameMaster:
             if key in self.store.sent or key in self.store.outbox:
                 continue
             self.store.outbox.add(reveal(data, token(self.store.key, game_id, player)), key)
-            log.info("mail queued game=%s player=%s key=%s", game_id, player, key)
+            log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
 
 

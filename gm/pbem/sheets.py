@@ -172,7 +172,7 @@ def _direction_name(d: tuple[int, int, int]) -> str:
     through the middle of the space, e.g. ``letter (bYw3Yy3)``."""
     from ..geometry import STANDARD, Cell
 
-    axes = []
+    axes: list[str] = []
     for value, name in zip(d, ("colour", "letter", "number")):
         if value:
             axes.append(name if value > 0 or not axes else f"-{name}")

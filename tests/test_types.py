@@ -1,0 +1,14 @@
+"""The package type-checks: `mypy gm` finds nothing (configuration in setup.cfg)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_mypy_finds_no_errors_in_gm():
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "gm"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    assert "Success: no issues found" in done.stdout
