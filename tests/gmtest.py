@@ -140,6 +140,24 @@ class Player:
         return text(self.latest())
 
 
+def run(coroutine):
+    """Run a test's scenario coroutine to its end."""
+    return asyncio.run(coroutine)
+
+
+async def started_game(world: "World") -> None:
+    """A new game between Alice and Bob, both setups in: turn 1 is being collected."""
+    await world.new_game()
+    await world.act(world.alice.reply, SETUP_ALICE)
+    await world.act(world.bob.reply, SETUP_BOB)
+
+
+def shunt_reasons(world: "World") -> list[bytes]:
+    """The X-GM-Shunt-Reason line of everything in the shunt."""
+    store = world.daemon.store
+    return [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
+
+
 class World:
     """A daemon on a real loopback SMTP port with a test clock, and its players."""
 

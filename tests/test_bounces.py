@@ -18,7 +18,7 @@ from aiosmtpd.smtp import SMTP
 from gm.cli import main
 from gm.pbem.admin import verify_replay
 from gm.pbem.delivery import Relay
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World
+from gmtest import ALICE, BOB, GM, World, shunt_reasons, started_game
 
 
 def headers_of(raw: bytes) -> str:
@@ -91,12 +91,6 @@ recipients. This is a permanent error. The following address(es) failed:
 """.replace("\n", "\r\n").encode()
 
 
-async def started(world: World) -> None:
-    await world.new_game()
-    await world.act(world.alice.reply, SETUP_ALICE)
-    await world.act(world.bob.reply, SETUP_BOB)
-
-
 def latest_raw(world: World, address: str) -> bytes:
     store = world.daemon.store
     mine = [store.delivered.get_bytes(k) for k in sorted(store.delivered.keys())
@@ -108,7 +102,7 @@ def latest_raw(world: World, address: str) -> bytes:
 def test_a_bounce_marks_the_address_and_tells_the_opponent_once(tmp_path, make):
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             await world.act(world.alice.reply, "Rv1")
             game = world.daemon.master.games["g1"]
             before = (game.turn, dict(game.pending), game.phase, len(world.bob.inbox()))
@@ -137,7 +131,7 @@ def test_a_bounce_marks_the_address_and_tells_the_opponent_once(tmp_path, make):
 def test_gm_show_names_the_failing_player(tmp_path, capsys):
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             await world.asend(dsn(latest_raw(world, BOB)), "", [GM])
             await world.settle()
     asyncio.run(scenario())
@@ -149,14 +143,13 @@ def test_gm_show_names_the_failing_player(tmp_path, capsys):
 def test_a_forged_bounce_without_the_players_token_changes_nothing(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             forged = dsn(f"From: {GM}\r\nTo: {BOB}\r\nSubject: [gm g1] whatever\r\n\r\n".encode())
             await world.asend(forged, "", [GM])
             await world.settle()
             assert world.daemon.master.games["g1"].bouncing == set()
             assert not [m for m in world.alice.inbox() if "bouncing" in str(m["Subject"])]
-            reasons = [world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys()]
-            assert any(b"automatic mail" in r for r in reasons)
+            assert any(b"automatic mail" in r for r in shunt_reasons(world))
     asyncio.run(scenario())
 
 

@@ -9,17 +9,7 @@ import smtplib
 import pytest
 
 from gm.pbem.admin import export_mbox, verify_replay
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, text
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)
-
-
-async def started_game(world: World) -> None:
-    await world.new_game()
-    await world.act(world.alice.reply, SETUP_ALICE)
-    await world.act(world.bob.reply, SETUP_BOB)
+from gmtest import ALICE, BOB, GM, World, run, started_game, text
 
 
 def test_invitations_are_mailed_with_threading_and_trust_headers(tmp_path):

@@ -14,25 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from gmtest import ALICE, GM, SETUP_ALICE, SETUP_BOB, World
+from gmtest import ALICE, GM, World, run, shunt_reasons, started_game
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)
-
-
-async def started_game(world: World) -> None:
-    await world.new_game()
-    await world.act(world.alice.reply, SETUP_ALICE)
-    await world.act(world.bob.reply, SETUP_BOB)
-
-
-def shunt_reasons(world: World) -> list[bytes]:
-    store = world.daemon.store
-    return [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
 
 
 # --------------------------------------------------------------------------

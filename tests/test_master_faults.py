@@ -7,34 +7,16 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from gm.pbem.admin import verify_replay
 from gm.pbem.limits import Limits, normalized
-from gm.pbem.tokens import token
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, text
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)
-
-
-async def started(world: World) -> None:
-    await world.new_game()
-    await world.act(world.alice.reply, SETUP_ALICE)
-    await world.act(world.bob.reply, SETUP_BOB)
-
-
-def shunt_reasons(world: World) -> list[bytes]:
-    store = world.daemon.store
-    return [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
+from gmtest import ALICE, GM, World, run, shunt_reasons, started_game, text
 
 
 def plain(sender: str, body: str, message_id: str, to: str = GM, extra: str = "") -> bytes:
@@ -46,7 +28,7 @@ def test_an_upper_cased_reply_address_authenticates(tmp_path):
     """Relays may fold a local part's case: GM+G1.1.TOKEN@EXAMPLE.ORG is still Alice's."""
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             shouting = str(world.alice.latest()["Reply-To"]).upper()
             await world.asend(plain(ALICE, "Rv1 Rv2", "<loud@example.org>", to=shouting), ALICE, [shouting])
             await world.settle()
@@ -59,7 +41,7 @@ def test_a_reused_message_id_with_other_orders_is_kept_and_answered(tmp_path):
     """A duplicate whose text differs is not a duplicate: its orders count."""
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             to = str(world.alice.latest()["Reply-To"])
             await world.asend(plain(ALICE, "Rv1", "<same@example.org>", to=to), ALICE, [to])
             await world.settle()
@@ -86,7 +68,7 @@ def test_a_players_own_auto_reply_to_the_plain_address_is_answered_once_not_warn
     to write, and the count survives a restart."""
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             before = len(world.alice.inbox())
             for n in range(3):
                 await world.asend(plain(ALICE, "I am away until Monday.", f"<away{n}@example.org>"), ALICE, [GM])
@@ -109,7 +91,7 @@ def test_a_players_own_auto_reply_to_the_plain_address_is_answered_once_not_warn
 def test_a_reply_to_the_games_list_reaches_the_game(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await started(world)
+            await started_game(world)
             await world.asend(plain(ALICE, "games", "<list@example.org>"), ALICE, [GM])
             await world.settle()
             listing = world.alice.latest()
@@ -140,7 +122,7 @@ def test_the_daily_cap_on_a_players_mail_survives_a_restart(tmp_path):
         for _ in range(2):
             async with World(tmp_path, limits=Limits(replies_per_day=4)) as world:
                 if not world.daemon.master.games:
-                    await started(world)  # Alice's first mail of the day
+                    await started_game(world)  # Alice's first mail of the day
                 for n in range(2):
                     await world.act(world.alice.reply, "Rv1")
         assert sum(b"more than 4 mails today" in r for r in shunt_reasons(world)) == 1  # her fifth
@@ -226,9 +208,8 @@ def test_a_full_disk_neither_corrupts_nor_doubles_a_turn(small_disk, leave):
     async def scenario():
         world = World(small_disk)
         async with world:
-            await started(world)
+            await started_game(world)
             await world.act(world.alice.reply, "Rv1")
-            to = str(world.bob.inbox()[-1]["Reply-To"])
             filler = fill(small_disk, leave)
             try:
                 raw = await asyncio.to_thread(world.bob.reply, "Bz5")

@@ -47,8 +47,6 @@ GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
 CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
 _MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
-_ACCEPT = re.compile(r"^\s*accept\s*$", re.I | re.M)
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
 
 
@@ -181,12 +179,16 @@ class OutsideMail:
         else:
             self._accept(key, challenge_id, fields, text)
 
+    def _step(self, challenge_id: str, text: str, word: str, done: str) -> None:
+        """Refuse (to the shunt) an answer without its word, or a step done already."""
+        if not re.search(rf"^\s*{word}\s*$", text, re.I | re.M):
+            raise Shunted(f"answer to challenge {challenge_id} without '{word}'")
+        if f"{done}-{challenge_id}" in self.master.store.handled:
+            raise Shunted(f"challenge {challenge_id} was {done} already")
+
     def _confirm(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
         store = self.master.store
-        if not _CONFIRM.search(text):
-            raise Shunted(f"answer to challenge {challenge_id} without 'confirm'")
-        if f"confirmed-{challenge_id}" in store.handled:
-            raise Shunted(f"challenge {challenge_id} was confirmed already")
+        self._step(challenge_id, text, "confirm", "confirmed")
         challenged, at = fields["challenged"], time_of(key)
         limit = self.master.limits.challenges_per_day
         if self.master.counts.add(at, f"challenged {challenged}") > limit:
@@ -200,10 +202,7 @@ class OutsideMail:
 
     def _accept(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
         store = self.master.store
-        if not _ACCEPT.search(text):
-            raise Shunted(f"answer to challenge {challenge_id} without 'accept'")
-        if f"accepted-{challenge_id}" in store.handled:
-            raise Shunted(f"challenge {challenge_id} was accepted already")
+        self._step(challenge_id, text, "accept", "accepted")
         from .admin import request_game  # a game by challenge starts like one made by gm new
 
         request_game(store, self.master.identity, [fields["challenger"], fields["challenged"]], fields["variant"],
