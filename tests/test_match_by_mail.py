@@ -117,3 +117,33 @@ def test_a_match_started_by_a_challenge(tmp_path):
             reasons = [world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys()]
             assert any(b"match line gm cannot read" in r for r in reasons)
     asyncio.run(scenario())
+
+
+def test_a_reply_address_of_a_finished_game_of_a_match_is_useless(tmp_path):
+    """Each game of a match has its own reply addresses: Bob's address from
+    game 1 cannot resign game 2 (as a leaked one once could); mail to it is
+    answered with where to write instead, and is no forgery."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await new_match(world, MatchTerms("scored", games=2))
+            await world.act(world.alice.reply, TWO_GUNBOATS)
+            await world.act(world.bob.reply, TWO_GUNBOATS)
+            old_address = str(world.bob.latest()["Reply-To"])  # game 1's
+            await world.act(world.alice.reply, "mRv1 Rv1 mRv3 Rv3")
+            world.clock.advance(hours=24)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert game.match_scores == [(2, 0)] and game.phase == "setup"
+            new_address = str(world.bob.latest()["Reply-To"])
+            assert new_address != old_address and new_address.split("+")[1].split(".")[:2] == ["g1", "2"]
+            raw = (f"From: {BOB}\r\nTo: {old_address}\r\nSubject: Re: turn 1\r\nMessage-ID: <old@example.net>\r\n\r\n"
+                   "resign\r\n").encode()
+            await world.asend(raw, BOB, [old_address])
+            await world.settle()
+            assert game.phase == "setup" and game.outcome is None and len(game.match_scores) == 1
+            answer = world.bob.latest()
+            assert "reached no game" in str(answer["Subject"]) and str(answer["Reply-To"]) == new_address
+            assert not [m for m in world.bob.inbox() if "Someone tried" in str(m["Subject"])]
+            await world.act(world.bob.reply, TWO_GUNBOATS, to=answer)  # the new address works
+            assert 2 in game.setups
+    asyncio.run(scenario())

@@ -316,7 +316,11 @@ class GameMaster:
             raise Shunted(f"not addressed to any game: {why}")
         game = self.games[game_id]
         secret = token_given or password
-        if secret is None or not verify(self.store.key, game_id, player, secret):
+        if secret is not None and any(verify(self.store.key, subject, player, secret)
+                                      for subject in game.earlier_secret_subjects):
+            self.outside.how_to_play(key, sender, "it was sent to the address of a game of your match that is over")
+            raise Shunted(f"player {player}'s mail to a finished game of match {game_id}")
+        if secret is None or not verify(self.store.key, game.secret_subject, player, secret):
             self._warn_player(game, player, sender)
             raise Shunted(f"not proven to come from player {player} of {game_id}: no valid token or password")
         if self.counts.add(self.clock(), f"mail {sender}") > self.limits.replies_per_day:
@@ -371,7 +375,8 @@ class GameMaster:
                 continue
             for seat in game.seats:
                 if (seat.address.lower() in failed and seat.player not in game.bouncing
-                        and token(self.store.key, game.id, seat.player).encode() in lowered):
+                        and any(token(self.store.key, subject, seat.player).encode() in lowered
+                                for subject in [game.secret_subject, *game.earlier_secret_subjects])):
                     at = time_of(key)
                     header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
                     self._archive_and_apply(game.id, prepend_header(raw, BOUNCE_HEADER, header), key,
@@ -405,7 +410,7 @@ class GameMaster:
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
         message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"
-        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.id, player)), key)
+        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject, player)), key)
 
     # Applying
 
@@ -462,6 +467,7 @@ class GameMaster:
         """Archive the GM's messages (masked) and queue them (with the real
         token); each step is skipped where a previous run already did it."""
         archive = self.store.archive(game_id)
+        subject = self.games[game_id].secret_subject
         for archive_key, _, data in messages:
             archive.add(unix_lines(mask(data)), archive_key, seen=True)
         crashpoint("after-apply")
@@ -469,7 +475,7 @@ class GameMaster:
             key = f"{game_id}.{archive_key}"
             if key in self.store.sent or key in self.store.outbox:
                 continue
-            self.store.outbox.add(reveal(data, token(self.store.key, game_id, player)), key)
+            self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
 

@@ -91,6 +91,22 @@ class MailGame:
     `gm.pbem.mailer.message_id`); None in archives written before it, whose
     mail keeps the form it was sent in."""
 
+    @property
+    def secret_subject(self) -> str:
+        """What the players' tokens are derived for (`gm.pbem.tokens.token`):
+        the game, and in a match the game of the match, so that a reply
+        address is useless once its game is over. Games made before that
+        (no instance tag) keep one token for the whole match."""
+        number = len(self.match_scores) + 1
+        return self.id if number == 1 or self.instance is None else f"{self.id}#{number}"
+
+    @property
+    def earlier_secret_subjects(self) -> list[str]:
+        """The subjects of the match's games that are over, newest first."""
+        if self.instance is None:
+            return []
+        return [self.id if n == 1 else f"{self.id}#{n}" for n in range(len(self.match_scores), 0, -1)]
+
     def seat(self, player: int) -> Seat:
         return self.seats[player - 1]
 

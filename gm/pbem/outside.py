@@ -127,7 +127,8 @@ class OutsideMail:
             seat = game.seat_of(address)
             if seat is None:
                 continue
-            reply_to = master.identity.reply_address(game.id, seat.player, token(master.store.key, game.id, seat.player))
+            secret = token(master.store.key, game.secret_subject, seat.player)
+            reply_to = master.identity.reply_address(game.id, seat.player, secret)
             found.append({"game": game.id, "alias": seat.alias, "opponent": game.opponent(seat.player).alias,
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
                           "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
