@@ -84,3 +84,35 @@ def test_orders_queued_in_the_mta_during_an_outage_count_for_their_turn(tmp_path
             stamp = (deadline - timedelta(hours=1)).replace(microsecond=0).isoformat()
             assert f"at={stamp}".encode() in accepted.split(b"\n", 1)[0]  # timed by the MTA's Received header
     asyncio.run(scenario())
+
+
+def test_mail_that_reached_the_mta_after_a_missed_deadline_counts_for_the_next_turn(tmp_path):
+    """The same outage, but Alice's orders reached Postfix two hours after
+    the deadline: had gm been up they would have been for turn 2, so they are."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(deadline=timedelta(hours=24))
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            deadline = world.daemon.master.games["g1"].deadline
+            sheet = world.alice.latest()
+            clock = world.clock
+        clock.now = deadline + timedelta(hours=6)
+        world = World(tmp_path, lmtp=("127.0.0.1", 0))
+        world.clock = world.daemon.clock = world.daemon.master.clock = clock
+        async with world:
+            late = (f"Received: from alice.example by mx.example.org (Postfix) with ESMTPS id Q2;\r\n"
+                    f"\t{format_datetime(deadline + timedelta(hours=2))}\r\n"
+                    f"From: {ALICE}\r\nTo: {sheet['Reply-To']}\r\nSubject: Re: turn 1\r\n"
+                    f"Message-ID: <late@example.org>\r\n\r\nRv1 Rv2\r\n").encode()
+            await asyncio.to_thread(send, world.daemon.bound["lmtp"][1], late, ALICE, [str(sheet["Reply-To"])], True)
+            await world.settle()
+            assert world.daemon.master.games["g1"].pending == {}  # held until the missed deadline has run
+            clock.advance(minutes=3)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            results = [m for m in world.alice.inbox() if "Turn 1 results" in str(m["Subject"])]
+            assert game.turn == 2 and len(results) == 1
+            assert "(you sent no orders)" in results[0].get_body(preferencelist=("plain",)).get_content()
+            assert [str(o) for o in game.pending[1]] == ["Rv1", "Rv2"]  # they are turn 2's
+    asyncio.run(scenario())

@@ -195,4 +195,46 @@ def test_a_relay_refusing_for_good_is_not_retried_and_the_opponent_is_told(tmp_p
             assert len(notices) == 1 and str(notices[0]["To"]) == ALICE
             assert BOB.encode() not in notices[0].as_bytes()
         server.close()
+        count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))  # the event's key holds ".out."
+        assert differences == []
+    asyncio.run(scenario())
+
+
+class MisconfiguredRelay:
+    """Refuses every sender with 530 (gm's relay account is wrong) until fixed."""
+
+    def __init__(self):
+        self.fixed = False
+        self.received: list[bytes] = []
+
+    async def handle_MAIL(self, server, session, envelope, address, options):
+        if not self.fixed:
+            return "530 5.7.0 Authentication required"
+        envelope.mail_from = address
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.received.append(envelope.original_content)
+        return "250 OK"
+
+
+def test_a_relay_refusing_everything_is_retried_not_given_up(tmp_path):
+    """A 5xx to MAIL FROM (or the login, or DATA) is the relay's problem, not
+    the address's: the mail waits and goes once the relay is fixed, and
+    nobody is marked bouncing."""
+    async def scenario():
+        handler = MisconfiguredRelay()
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(lambda: SMTP(handler), "127.0.0.1", 0)
+        world = World(tmp_path, relay=Relay("127.0.0.1", server.sockets[0].getsockname()[1]))
+        async with world:
+            await world.new_game()
+            store = world.daemon.store
+            assert store.undeliverable.keys() == [] and len(store.outbox.keys()) == 2
+            handler.fixed = True
+            world.clock.advance(minutes=5)
+            await world.settle()
+            assert len(handler.received) == 2 and store.outbox.keys() == []
+            assert world.daemon.master.games["g1"].bouncing == set()
+        server.close()
     asyncio.run(scenario())

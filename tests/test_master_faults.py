@@ -239,3 +239,57 @@ def test_a_full_disk_neither_corrupts_nor_doubles_a_turn(small_disk, leave):
         count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
         assert differences == []
     run(scenario())
+
+
+def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
+    """Only gm writes X-GM-* fields: a player's X-GM-Bounce (well formed or
+    not) neither rewrites their mail on replay nor stops gm from starting."""
+    from gm.pbem.archive import without_gm_headers
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            await world.act(world.alice.reply, "Rv1", X_GM_Bounce="game=g1; player=2; at=2026-11-21T12:00:00+00:00; reason=x")
+            await world.act(world.bob.reply, "Bz5", X_GM_Bounce="player=2", X_GM_Accepted="game=g1; player=1")
+            assert world.daemon.master.games["g1"].turn == 2
+        async with World(tmp_path) as world:  # a restart replays every game
+            game = world.daemon.master.games["g1"]
+            assert game.turn == 2 and game.bouncing == set()
+            archive = world.daemon.store.archive("g1")
+            for key in archive.keys():
+                head = archive.get_bytes(key).split(b"\n\n", 1)[0]
+                assert head.count(b"X-GM-Bounce") == 0 and head.count(b"X-GM-Accepted") <= 1
+    run(scenario())
+    raw = b"From: a@x\r\nX-GM-Bounce: game=g1;\r\n player=2\r\nx-gm-accepted: no\r\nSubject: s\r\n\r\nX-GM-Event: body\r\n"
+    assert without_gm_headers(raw) == b"From: a@x\r\nSubject: s\r\n\r\nX-GM-Event: body\r\n"
+
+
+def test_a_deadline_event_gm_failed_on_is_not_spooled_again_and_again(tmp_path, monkeypatch, caplog):
+    from datetime import timedelta
+    from gm.pbem import engine
+
+    def broken(game, at):
+        raise RuntimeError("a bug in running the turn")
+
+    monkeypatch.setattr(engine, "_deadline", broken)
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(deadline=timedelta(hours=24))
+            world.clock.advance(hours=25)
+            for _ in range(5):
+                await world.settle()
+            master = world.daemon.master
+            shunted = [k for k in world.daemon.store.shunt.keys() if ".clock.deadline-" in k]
+            assert len(shunted) == 1 and b"a bug in running the turn" in world.daemon.store.shunt.get_bytes(shunted[0])
+            assert world.daemon.store.spool.keys() == []
+            assert "g1" in master.stuck and master.next_wakeup() is None  # no busy loop on a past moment
+            monkeypatch.undo()  # a fixed gm; the operator deletes the shunted event, as docs/operations.md says
+            world.daemon.store.shunt.remove(shunted[0])
+            await world.settle()
+            assert master.games["g1"].phase == "setup" and master.games["g1"].missed == {1: 1, 2: 1}
+            assert "g1" not in master.stuck
+    with caplog.at_level("INFO", logger="gm"):
+        run(scenario())
+    assert sum("deadline due" in r.getMessage() for r in caplog.records) == 2  # once, then once after the fix
+    assert sum("deadline stuck" in r.getMessage() for r in caplog.records) == 1

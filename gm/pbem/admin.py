@@ -103,7 +103,7 @@ def verify_replay(path: str) -> tuple[int, list[str]]:
     _, _, replayed = replay(archive, identity_of(archive), game_id, render="all")
     rendered = {key: unix_lines(mask(data)) for r in replayed for key, _, data in r.messages}
     differences = []
-    archived = dict(iter_out(archive))
+    archived = {key: unix_lines(data) for key, data in iter_out(archive)}  # format-1 archives kept CRLF
     for key in sorted(set(rendered) | set(archived)):
         if key not in archived:
             differences.append(f"{key}: the replay sends it, the archive does not have it")

@@ -187,18 +187,72 @@ def accepted_fields(message: Message, header: str = ACCEPTED_HEADER) -> dict[str
     return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
 
 
+FORMAT = 2
+"""The archive format gm writes: events carry exact times (X-GM-At), a
+player's mail is marked ``format=2`` in its X-GM-Accepted line. Events of
+format 1 (before) replay as they were sent: whole-second times, players'
+Message-IDs as written, and the whole-archive attachment."""
+
+
+def gm_line(raw: bytes) -> tuple[str, str]:
+    """The first header line of an archived message, as (name, value) in
+    lower case and as written. gm puts its own line (X-GM-Accepted,
+    X-GM-Bounce) on top; the same names lower down are the sender's, and
+    are stripped from incoming mail anyway (`without_gm_headers`)."""
+    first = raw.split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8", "replace")
+    name, _, value = first.partition(":")
+    return name.strip().lower(), value.strip()
+
+
+def format_of(raw: bytes) -> int:
+    """The archive format an archived inbound message was written in."""
+    name, value = gm_line(raw)
+    if name == BOUNCE_HEADER.lower() or (name == ACCEPTED_HEADER.lower() and "format=2" in value):
+        return 2
+    if name == ACCEPTED_HEADER.lower():
+        return 1
+    head = re.split(rb"\r?\n\r?\n", raw, maxsplit=1)[0]
+    return 2 if re.search(rb"(?im)^X-GM-At:", head) else 1
+
+
+_GM_FIELD = re.compile(rb"(?i)^x-gm-")
+
+
+def without_gm_headers(raw: bytes) -> bytes:
+    """Incoming mail without any X-GM-* header field of the sender's (with
+    its continuation lines): only gm writes those, on top of what it keeps."""
+    parts = re.split(rb"(\r?\n\r?\n)", raw, maxsplit=1)
+    kept, dropping, dropped = [], False, False
+    for line in parts[0].splitlines(keepends=True):
+        if line[:1] not in (b" ", b"\t"):
+            dropping = bool(_GM_FIELD.match(line))
+        if dropping:
+            dropped = True
+        else:
+            kept.append(line)
+    if not dropped:
+        return raw
+    head = b"".join(kept).rstrip(b"\r\n")  # the separator below brings the last line's end
+    rest = b"".join(parts[1:])
+    if head:
+        return head + rest
+    return rest[2:] if rest.startswith(b"\r\n") else rest[1:]  # no field left: the blank line, then the body
+
+
 def to_event(raw: bytes, game: str) -> Event:
     """The event an archived inbound message stands for."""
     message = parse_message(raw)
     kind = str(message.get(EVENT_HEADER, "")).strip()
-    bounce = accepted_fields(message, BOUNCE_HEADER)
-    if bounce:
+    name, _ = gm_line(raw)
+    if name == BOUNCE_HEADER.lower():
+        bounce = accepted_fields(message, BOUNCE_HEADER)
         return Bouncing(datetime.fromisoformat(bounce["at"]), int(bounce["player"]), bounce.get("reason", "a bounce"))
-    accepted = accepted_fields(message)
-    if accepted:
+    if name == ACCEPTED_HEADER.lower():
+        accepted = accepted_fields(message)
         at = datetime.fromisoformat(accepted["at"])
         text, _ = orders_text(message)
-        return PlayerMail(at, int(accepted["player"]), text, player_message_id(message))
+        message_id = player_message_id(message) if format_of(raw) == FORMAT else _message_id_as_written(message)
+        return PlayerMail(at, int(accepted["player"]), text, message_id)
     at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
     if kind == "created":
         fields = parse_fields(message.get_content())
@@ -213,6 +267,13 @@ def to_event(raw: bytes, game: str) -> Event:
         fields = parse_fields(message.get_content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
     raise ValueError(f"archived message is no event: {kind!r}")
+
+
+def _message_id_as_written(message: Message) -> str | None:
+    """How format-1 archives read a player's Message-ID (so that they replay
+    as sent); new mail is read by `player_message_id`."""
+    value = message.get("Message-ID")
+    return str(value).strip() if value else None
 
 
 def player_message_id(message: Message) -> str | None:
@@ -249,6 +310,27 @@ class Threads:
         if message_id:
             self._ids[player].append(message_id)
             del self._ids[player][:-20]
+
+
+_ARCHIVE_KEY = re.compile(r"^(\d+)\.(in|out)\.(.+)$")
+
+
+def is_inbound(key: str) -> bool:
+    """``NNNNNN.in.SPOOLKEY``: a message that changed the game (the spool key
+    may itself hold ``.out.`` or ``.in.``, so only the prefix counts)."""
+    found = _ARCHIVE_KEY.match(key)
+    return found is not None and found.group(2) == "in"
+
+
+def is_outbound(key: str) -> bool:
+    """``NNNNNN.out.P``: a message the GM sent."""
+    found = _ARCHIVE_KEY.match(key)
+    return found is not None and found.group(2) == "out"
+
+
+def spool_key_of(key: str) -> str:
+    """The spool key an inbound archive key was archived under."""
+    return key.split(".", 2)[2]
 
 
 def mbox_of(messages: list[bytes], read: bool = False) -> bytes:
@@ -301,7 +383,7 @@ def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes |
     """What games created before the player's mailbox existed attached: the
     whole archive so far, opponent's mail and all. Kept only so that `replay`
     rebuilds those games' final sheets exactly; no new game sends it."""
-    keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and ".in." in k)]
+    keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and is_inbound(k))]
     messages = [archive.get_bytes(k) for k in keys]
     if pending is not None and not any(int(k.split(".")[0]) == number for k in keys):
         messages.append(pending)
@@ -310,7 +392,7 @@ def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes |
 
 def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, number: int, at: datetime,
                     threads: Threads, render: bool = True, archive: DurableMaildir | None = None,
-                    pending: bytes | None = None) -> list[tuple[str, int, bytes]]:
+                    pending: bytes | None = None, legacy: bool = False) -> list[tuple[str, int, bytes]]:
     """The GM's messages for one event's notices, with their archive keys and
     the token still a placeholder (`gm.pbem.tokens`); the threads are brought
     up to date whether or not the messages are rendered."""
@@ -321,7 +403,7 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
         if render:
             attachment = None
             if notice.attach_archive and archive is not None:
-                if game.instance is None:
+                if legacy:  # replaying an event of format 1 as it was sent
                     attachment = _whole_archive_so_far(archive, number, pending)
                 else:
                     attachment = player_mailbox(archive, number, notice.player, [(p, d) for _, p, d in out])
@@ -335,20 +417,22 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
 def replay(archive: DurableMaildir, identity: Identity, game_id: str, render: str = "all") -> tuple[MailGame, Threads, list[Replayed]]:
     """Rebuild a game from its archive. ``render`` is ``all`` (every message,
     for checking), ``last`` (only the last event's, for recovery) or ``none``."""
-    inbound = [k for k in archive.keys() if ".in." in k]
+    inbound = [k for k in archive.keys() if is_inbound(k)]
     game: MailGame | None = None
     threads = Threads()
     replayed: list[Replayed] = []
     for index, key in enumerate(inbound):
         number = int(key.split(".")[0])
-        event = to_event(archive.get_bytes(key), game_id)
+        raw = archive.get_bytes(key)
+        event = to_event(raw, game_id)
         if isinstance(event, Created):
             game, notices = engine.create(event)
         else:
             assert game is not None, f"{key}: the archive does not start with the game's creation"
             notices = engine.apply(game, event)
         do_render = render == "all" or (render == "last" and index == len(inbound) - 1)
-        messages = notice_messages(game, notices, identity, number, event.at, threads, do_render, archive)
+        messages = notice_messages(game, notices, identity, number, event.at, threads, do_render, archive,
+                                   legacy=format_of(raw) < FORMAT)
         replayed.append(Replayed(number, event.at, event, messages))
     if game is None:
         raise ValueError(f"{archive.path} holds no game")
@@ -357,7 +441,7 @@ def replay(archive: DurableMaildir, identity: Identity, game_id: str, render: st
 
 def identity_of(archive: DurableMaildir) -> Identity:
     """The GM identity a game was run under, read from its creation event."""
-    first = next((k for k in archive.keys() if ".in." in k), None)
+    first = next((k for k in archive.keys() if is_inbound(k)), None)
     if first is None:
         raise ValueError(f"{archive.path} holds no game")
     message = parse_message(archive.get_bytes(first))
@@ -374,5 +458,5 @@ def _name_address(value: str) -> tuple[str, str]:
 
 def iter_out(archive: DurableMaildir) -> Iterator[tuple[str, bytes]]:
     for key in archive.keys():
-        if ".out." in key:
+        if is_outbound(key):
             yield key, archive.get_bytes(key)

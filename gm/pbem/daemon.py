@@ -32,7 +32,7 @@ from typing import Callable
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..logs import event
-from .archive import prepend_header
+from .archive import prepend_header, without_gm_headers
 from .arrival import arrival_time
 from .crashpoints import crashpoint
 from .delivery import Deliverer, Relay
@@ -128,7 +128,7 @@ class SpoolHandler:
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         try:
-            raw = envelope.original_content or b""
+            raw = without_gm_headers(envelope.original_content or b"")  # only gm writes X-GM-* fields
             for rcpt in reversed(envelope.rcpt_tos):
                 raw = prepend_header(raw, "X-GM-Envelope-To", f"<{rcpt}>")
             raw = prepend_header(raw, "Return-Path", f"<{envelope.mail_from or ''}>")

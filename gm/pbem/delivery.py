@@ -50,10 +50,14 @@ RELAY_REFUSED = "the GM's mail server could not deliver to their address (it was
 
 
 def _permanent(error: smtplib.SMTPException) -> bool:
-    """Whether the relay refused for good: a 5xx reply (for every recipient)."""
+    """Whether the relay refused this message's recipient for good: a 5xx
+    reply to RCPT for every recipient. A 5xx to the login, to MAIL FROM or
+    to DATA says the relay (or gm's account on it) is wrong, not the
+    address: that is retried with backoff like any other failure, and the
+    log says why, so that fixing the relay loses no mail."""
     if isinstance(error, smtplib.SMTPRecipientsRefused):
         return bool(error.recipients) and all(code >= 500 for code, _ in error.recipients.values())
-    return isinstance(error, smtplib.SMTPResponseException) and error.smtp_code >= 500
+    return False
 
 
 class Deliverer:
@@ -111,7 +115,7 @@ class Deliverer:
         message = parse_message(data)
         game, player = str(message.get("X-GM-Game", "")).strip(), str(message.get("X-GM-Player", "")).strip()
         if game and player.isdigit():
-            name = f"bouncing-{key}"
+            name = "bouncing-" + key.replace(".", "-")  # a dot-free name: archive keys are split on dots
             event = event_message(self.identity, "bouncing", now, f"<{name}@{self.identity.domain}>", game,
                                   [f"player: {player}", f"reason: {RELAY_REFUSED}"])
             self.store.spool.add(event, spool_key(now, "clock", name))

@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlparse
 
 from imapclient import IMAPClient
 
+from .archive import without_gm_headers
 from .arrival import arrival_time
 from .store import Store, spool_key
 
@@ -84,7 +85,7 @@ class ImapPoller:
             fetched = client.fetch([uid], ["BODY.PEEK[]", "INTERNALDATE"]).get(uid)
             if not fetched or b"BODY[]" not in fetched:
                 continue  # expunged meanwhile by someone else
-            raw = fetched[b"BODY[]"]
+            raw = without_gm_headers(fetched[b"BODY[]"])  # only gm writes X-GM-* fields
             arrived = arrival_time(raw, "imap", self.clock(), internal_date=fetched.get(b"INTERNALDATE"))
             self.store.spool.add(raw, spool_key(arrived, "imap"))
             client.add_flags([uid], [HANDLED_FLAG, b"\\Seen"])

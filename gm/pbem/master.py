@@ -45,16 +45,18 @@ from ..mail.screening import automatic_reason, is_own_mail
 from ..ruleset import ruleset_named
 from . import engine, sheets
 from .archive import (
-    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, Threads, event_message, exact_time, match_terms, notice_messages, orders_text,
-    parse_fields, player_message_id, prepend_header, replay, seats_and_options, to_event,
+    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time, is_inbound,
+    match_terms, notice_messages, orders_text, parse_fields, player_message_id, prepend_header, replay,
+    seats_and_options, spool_key_of, to_event,
 )
+from .clockwork import Clockwork
 from .crashpoints import crashpoint
 from .engine import Bouncing, Created, Notice, PlayerMail
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
 from .model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
-from .store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
+from .store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..logs import event as log_event
 from ..storage import unix_lines
 from .tokens import instance_tag, mask, reveal, token, verify
@@ -76,7 +78,7 @@ MAX_ATTEMPTS = 3
 """Times the daemon may die while handling one message before it goes to the shunt."""
 
 
-class GameMaster:
+class GameMaster(Clockwork):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -100,6 +102,9 @@ class GameMaster:
         """Players' mail applied to some game: Message-ID -> digests of the texts."""
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
+        self.stuck: dict[str, datetime] = {}
+        """Games whose deadline event went to the shunt, and that deadline:
+        they wait for the operator instead of spooling it again and again."""
         self.fault: str | None = None
         """Why the last pass over the spool stopped early (a temporary fault)."""
 
@@ -121,6 +126,7 @@ class GameMaster:
         if not keys:
             self.games.pop(game_id, None)
             self.threads.pop(game_id, None)
+            self.unfinished.discard(game_id)
             return
         game, threads, replayed = replay(archive, self.identity, game_id, render="none")
         last = replayed[-1]
@@ -135,8 +141,8 @@ class GameMaster:
         self.threads[game_id] = threads
         self.numbers[game_id] = last.number
         for key in keys:
-            if ".in." in key:
-                self.handled_keys.add(key.split(".in.", 1)[1])
+            if is_inbound(key):
+                self.handled_keys.add(spool_key_of(key))
         for r in replayed:
             if isinstance(r.event, PlayerMail) and r.event.message_id:
                 self.applied.setdefault(r.event.message_id, set()).add(_digest(r.event.text))
@@ -152,10 +158,13 @@ class GameMaster:
         temporary fault (the data directory cannot be written) stops the
         pass: the message stays spooled and the next pass tries again."""
         count = 0
+        hold = self._held_from(self.clock())
         try:
             for game_id in sorted(self.unfinished):
                 self._load_game(game_id)
             for key in self.store.spool.keys():
+                if hold is not None and time_of(key) >= hold:
+                    break  # catching up: what came after a missed deadline waits for it
                 self.handle(key)
                 count += 1
         except OSError as error:
@@ -230,58 +239,6 @@ class GameMaster:
             raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
         self._archive_and_apply(game_id, raw, key, to_event(raw, game_id))
 
-    def due(self, now: datetime | None = None) -> int:
-        """Spool the deadline and reminder events whose time has come.
-
-        An event is spooled under the moment it fell due (so it sorts before
-        mail that came after it) and carries the moment gm acted on it, which
-        is later when the daemon was down: the next turn's time runs from
-        then, so an outage never makes deadlines fall one after another."""
-        now = now or self.clock()
-        count = 0
-        for game in self.games.values():
-            if game.phase == ENDED or game.deadline is None:
-                continue
-            reminder = game.reminder_due()
-            if reminder is not None and reminder <= now < game.deadline and [p for p in game.waiting_for if p not in game.reminded]:
-                count += self._spool_event(game, "reminder", reminder, now)
-            if game.deadline <= now and now >= self._catching_up_until(game.deadline):
-                count += self._spool_event(game, "deadline", game.deadline, now)
-        return count
-
-    def _catching_up_until(self, deadline: datetime) -> datetime:
-        """When a deadline may fire: at once, unless it passed while gm was
-        down; then not before `catch_up` after the start, so that mail which
-        waited in the MTA's queue or the IMAP folder (dated by when it got
-        there, `gm.pbem.arrival`) comes in first and counts."""
-        if self.started is not None and deadline < self.started:
-            return self.started + self.catch_up
-        return deadline
-
-    def _spool_event(self, game: MailGame, kind: str, due: datetime, now: datetime) -> int:
-        stamp = due.strftime("%Y%m%dT%H%M%S.%fZ")
-        name = f"{kind}-{game.id}-{game.turn}-{stamp}"
-        key = spool_key(due, "clock", name)
-        if key in self.store.spool or key in self.handled_keys:
-            return 0
-        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, due at {stamp}."]
-        raw = event_message(self.identity, kind, max(now, due), f"<{name}@{self.identity.domain}>", game.id, body,
-                            deadline=due if kind == "deadline" else None)
-        self.store.spool.add(raw, key)
-        log_event(f"{kind} due", game=game.id, turn=game.turn)
-        return 1
-
-    def next_wakeup(self) -> datetime | None:
-        """When the next deadline or reminder falls due, if any."""
-        moments = []
-        for game in self.games.values():
-            if game.phase != ENDED and game.deadline is not None:
-                moments.append(max(game.deadline, self._catching_up_until(game.deadline)))
-                reminder = game.reminder_due()
-                if reminder is not None and [p for p in game.waiting_for if p not in game.reminded]:
-                    moments.append(reminder)
-        return min(moments) if moments else None
-
     # Players' mail
 
     def _player_mail(self, key: str, raw: bytes, message: Message) -> None:
@@ -330,13 +287,17 @@ class GameMaster:
             log_event("mail duplicate", key=key, message_id=message_id)
             return
         at = time_of(key)
-        accepted = prepend_header(raw, ACCEPTED_HEADER, f"game={game_id}; player={player}; at={at.isoformat()}")
+        accepted = prepend_header(raw, ACCEPTED_HEADER,
+                                  f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
         self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id))
         log_event("mail accepted", game=game_id, player=player, key=key)
         if message_id is not None:
             self.applied.setdefault(message_id, set()).add(_digest(text))
         if GAMES.search(text):
-            self.outside.list_games(key, game.seat(player).address.lower())
+            try:
+                self.outside.list_games(key, game.seat(player).address.lower())
+            except Shunted as reason:  # the mail itself is applied: only the list is not sent
+                log_event("games list not sent", game=game_id, player=player, reason=str(reason))
 
     def _route(self, sender: str, tags: list[list[str]], password: bool) -> tuple[str | None, int, str | None]:
         """Which game and player a mail is for, from its plus-address
