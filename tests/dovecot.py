@@ -51,6 +51,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from gmprocess import read_greeting
+
 import pytest
 
 HOST = "127.0.0.1"
@@ -422,7 +424,7 @@ service anvil {{
                 self._process = None
                 return (f"master exited with status {process.returncode}\n"
                         f"{self._startup_output()}")
-            greeting = _read_greeting(self.host, self.port or 0)
+            greeting = read_greeting(self.host, self.port or 0, b"x LOGOUT\r\n", timeout=0.5)
             if greeting is not None:
                 if expected in greeting:
                     return None
@@ -527,22 +529,6 @@ def _group_alive(group: int) -> bool:
     return False
 
 
-def _read_greeting(host: str, port: int) -> bytes | None:
-    """The first line a server on host:port sends, or None if none yet."""
-    try:
-        with socket.create_connection((host, port), timeout=0.5) as sock:
-            sock.settimeout(0.5)
-            data = b""
-            while b"\n" not in data and len(data) < 4096:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-            with contextlib.suppress(OSError):
-                sock.sendall(b"x LOGOUT\r\n")
-            return data
-    except OSError:
-        return None
 
 
 # -- pytest fixtures --------------------------------------------------------

@@ -40,13 +40,13 @@ import pwd
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from dovecot import _group_alive, free_port, require_or_skip
+from gmprocess import read_greeting
 
 HOST = "127.0.0.1"
 DEFAULT_DOMAIN = "games.example.org"
@@ -335,7 +335,7 @@ message_size_limit = {self.message_size_limit}
             return f"no master pid in {pid_file}\n{self.log_tail()}"
         expected = f"gm-test-{self._token}".encode()
         while time.monotonic() < deadline:
-            banner = _read_banner(self.host, self.port or 0)
+            banner = read_greeting(self.host, self.port or 0, b"QUIT\r\n")
             if banner is not None and expected in banner:
                 return None
             if not _alive(self._master):
@@ -378,22 +378,4 @@ def _alive(pid: int) -> bool:
             return True
         return not Path("/proc/self/stat").exists()
     return stat[stat.rfind(")") + 2:].split()[0] not in "ZX"
-
-
-def _read_banner(host: str, port: int) -> bytes | None:
-    """The first line an SMTP server on host:port sends, or None."""
-    try:
-        with socket.create_connection((host, port), timeout=1.0) as sock:
-            sock.settimeout(1.0)
-            data = b""
-            while b"\n" not in data and len(data) < 4096:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-            with contextlib.suppress(OSError):
-                sock.sendall(b"QUIT\r\n")
-            return data
-    except OSError:
-        return None
 

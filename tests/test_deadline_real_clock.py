@@ -6,50 +6,16 @@ the silent player's turn runs when the wall clock passes the deadline."""
 
 from __future__ import annotations
 
-import mailbox
 import signal
 import smtplib
-import socket
 import subprocess
 import sys
 import time
 from email.message import EmailMessage
 from email.utils import make_msgid
-from pathlib import Path
 
+from gmprocess import free_port, gm, inbox, listening, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
-
-WAIT = 30.0
-"""Seconds any one wait may take before the test gives up."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def gm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "gm", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-
-
-def inbox(data: Path, address: str) -> list:
-    """Messages delivered to ``address``, in order of delivery."""
-    delivered = data / "delivered"
-    if not (delivered / "new").is_dir():
-        return []
-    box = mailbox.Maildir(delivered, create=False)
-    return sorted((m for m in box if address in str(m["To"])), key=lambda m: (m["Date"], m["Message-ID"]))
-
-
-def wait_for(what, predicate):
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"gave up after {WAIT:.0f} s waiting for {what}")
 
 
 def reply(port: int, sender: str, original, body: str) -> None:
@@ -68,7 +34,7 @@ def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
     daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
                                "--address", GM], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wait_for("the SMTP listener", lambda: _listening(port))
+        wait_for("the SMTP listener", lambda: listening(port))
         made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB,
                   "--deadline", "3s", cwd=tmp_path)
         assert made.returncode == 0, made.stderr
@@ -97,10 +63,3 @@ def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
             daemon.kill()
             daemon.wait(10)
 
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False

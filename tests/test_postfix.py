@@ -13,28 +13,24 @@ Postfix's queue and count once gm is back and `postqueue -f` has run."""
 
 from __future__ import annotations
 
-import mailbox
 import re
 import signal
 import smtplib
-import socket
 import subprocess
 import sys
-import time
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
 
+from gmprocess import free_port, gm, inbox, listening, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import MESSAGE_SIZE_LIMIT, Postfix, check_prerequisites
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
 GM = f"gm@{DOMAIN}"
-WAIT = 30.0
-"""Seconds any one wait may take before the test gives up."""
 
 
 def documented_recipe() -> dict[str, list[str]]:
@@ -83,46 +79,9 @@ def check_the_instance_follows_the_recipe(mta: Postfix, gm_port: int) -> None:
         assert (config / f"{name}.db").is_file(), f"postmap made no {name}.db"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def gm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-P", "-m", "gm", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-
-
-def inbox(data: Path, address: str) -> list:
-    """Messages gm delivered to ``address``, in order of delivery."""
-    delivered = data / "delivered"
-    if not (delivered / "new").is_dir():
-        return []
-    box = mailbox.Maildir(delivered, create=False)
-    return sorted((m for m in box if address in str(m["To"])), key=lambda m: (m["Date"], m["Message-ID"]))
-
-
 def shunted(data: Path) -> list[Path]:
     folder = data / "shunt" / "new"
     return sorted(folder.iterdir()) if folder.is_dir() else []
-
-
-def wait_for(what, predicate, explain=lambda: ""):
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"gave up after {WAIT:.0f} s waiting for {what}\n{explain()}")
-
-
-def listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
 
 
 def mail(sender: str, to: str, subject: str, body: str) -> EmailMessage:
