@@ -10,7 +10,7 @@ from email.utils import format_datetime
 import pytest
 
 from gm.pbem.arrival import LONGEST_WAIT, arrival_time
-from gmtest import ALICE, GM, SETUP_ALICE, SETUP_BOB, START, World, send
+from gmtest import ALICE, SETUP_ALICE, SETUP_BOB, START, World, send
 
 NOW = START + timedelta(days=2)
 """(Received dates hold whole seconds; NOW has a sub-second part, as a real clock has.)"""
@@ -47,19 +47,25 @@ def test_imap_mail_is_dated_by_its_internaldate():
     assert arrival_time(b"Subject: x\r\n\r\n", "imap", NOW, internal_date=None) == NOW
 
 
+async def outage_over_turn_1(tmp_path):
+    """A game at turn 1 (24 h deadline), then gm down until six hours past
+    that deadline: the deadline, Alice's latest sheet, and the clock, now then."""
+    async with World(tmp_path) as world:
+        await world.new_game(deadline=timedelta(hours=24))
+        await world.act(world.alice.reply, SETUP_ALICE)
+        await world.act(world.bob.reply, SETUP_BOB)
+        deadline = world.daemon.master.games["g1"].deadline
+        sheet, clock = world.alice.latest(), world.clock
+    clock.now = deadline + timedelta(hours=6)
+    return deadline, sheet, clock
+
+
 def test_orders_queued_in_the_mta_during_an_outage_count_for_their_turn(tmp_path):
     """The deadline passes while gm is down; Alice's orders reached the
     operator's Postfix an hour before it and are handed over by LMTP after
     gm is back. They count for turn 1, which then runs at once."""
     async def scenario():
-        async with World(tmp_path) as world:
-            await world.new_game(deadline=timedelta(hours=24))
-            await world.act(world.alice.reply, SETUP_ALICE)
-            await world.act(world.bob.reply, SETUP_BOB)
-            deadline = world.daemon.master.games["g1"].deadline
-            sheet = world.alice.latest()
-            clock = world.clock
-        clock.now = deadline + timedelta(hours=6)  # gm was down over the deadline
+        deadline, sheet, clock = await outage_over_turn_1(tmp_path)
         world = World(tmp_path, lmtp=("127.0.0.1", 0))
         world.clock = world.daemon.clock = world.daemon.master.clock = clock
         async with world:
@@ -90,14 +96,7 @@ def test_mail_that_reached_the_mta_after_a_missed_deadline_counts_for_the_next_t
     """The same outage, but Alice's orders reached Postfix two hours after
     the deadline: had gm been up they would have been for turn 2, so they are."""
     async def scenario():
-        async with World(tmp_path) as world:
-            await world.new_game(deadline=timedelta(hours=24))
-            await world.act(world.alice.reply, SETUP_ALICE)
-            await world.act(world.bob.reply, SETUP_BOB)
-            deadline = world.daemon.master.games["g1"].deadline
-            sheet = world.alice.latest()
-            clock = world.clock
-        clock.now = deadline + timedelta(hours=6)
+        deadline, sheet, clock = await outage_over_turn_1(tmp_path)
         world = World(tmp_path, lmtp=("127.0.0.1", 0))
         world.clock = world.daemon.clock = world.daemon.master.clock = clock
         async with world:

@@ -153,6 +153,13 @@ def test_a_forged_bounce_without_the_players_token_changes_nothing(tmp_path):
     asyncio.run(scenario())
 
 
+async def behind_relay(tmp_path, handler):
+    """A relay (a real aiosmtpd with ``handler``) on loopback, and a world
+    whose outgoing mail goes through it."""
+    server = await asyncio.get_running_loop().create_server(lambda: SMTP(handler), "127.0.0.1", 0)
+    return server, World(tmp_path, relay=Relay("127.0.0.1", server.sockets[0].getsockname()[1]))
+
+
 class RefusingRelay:
     """Keeps mail for everyone but ``refused``, whom it refuses for good at RCPT."""
 
@@ -176,9 +183,7 @@ class RefusingRelay:
 def test_a_relay_refusing_for_good_is_not_retried_and_the_opponent_is_told(tmp_path):
     async def scenario():
         handler = RefusingRelay(BOB)
-        loop = asyncio.get_running_loop()
-        server = await loop.create_server(lambda: SMTP(handler), "127.0.0.1", 0)
-        world = World(tmp_path, relay=Relay("127.0.0.1", server.sockets[0].getsockname()[1]))
+        server, world = await behind_relay(tmp_path, handler)
         async with world:
             await world.new_game()
             store = world.daemon.store
@@ -224,9 +229,7 @@ def test_a_relay_refusing_everything_is_retried_not_given_up(tmp_path):
     nobody is marked bouncing."""
     async def scenario():
         handler = MisconfiguredRelay()
-        loop = asyncio.get_running_loop()
-        server = await loop.create_server(lambda: SMTP(handler), "127.0.0.1", 0)
-        world = World(tmp_path, relay=Relay("127.0.0.1", server.sockets[0].getsockname()[1]))
+        server, world = await behind_relay(tmp_path, handler)
         async with world:
             await world.new_game()
             store = world.daemon.store

@@ -24,19 +24,6 @@ def plain(sender: str, body: str, message_id: str, to: str = GM, extra: str = ""
             + body.replace("\n", "\r\n") + "\r\n").encode()
 
 
-def test_an_upper_cased_reply_address_authenticates(tmp_path):
-    """Relays may fold a local part's case: GM+G1.1.TOKEN@EXAMPLE.ORG is still Alice's."""
-    async def scenario():
-        async with World(tmp_path) as world:
-            await started_game(world)
-            shouting = str(world.alice.latest()["Reply-To"]).upper()
-            await world.asend(plain(ALICE, "Rv1 Rv2", "<loud@example.org>", to=shouting), ALICE, [shouting])
-            await world.settle()
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
-            assert shunt_reasons(world) == []
-    run(scenario())
-
-
 def test_a_reused_message_id_with_other_orders_is_kept_and_answered(tmp_path):
     """A duplicate whose text differs is not a duplicate: its orders count."""
     async def scenario():
