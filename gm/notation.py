@@ -16,6 +16,7 @@ from importlib.resources import files
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
+from .kernel.errors import NotationError, join_or as _join_or
 from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType
@@ -43,39 +44,6 @@ _DESCRIBE = {
     "TURN": "'turn'",
     "VARIANT": "'variant'",
 }
-
-
-class NotationError(ValueError):
-    """Text that is not conventional notation.
-
-    ``line`` and ``column`` are 1-based; ``text`` is the offending word;
-    ``expected`` lists what would have been accepted there; ``hint`` is a
-    guess at what was meant, or None.
-    """
-
-    def __init__(self, line: int, column: int, text: str, expected: list[str], hint: str | None = None,
-                 found: str | None = None):
-        self.line = line
-        self.column = column
-        self.text = text
-        self.expected = expected
-        self.hint = hint
-        self.found = found
-        """How to name what was found where ``text`` cannot, e.g. the end of the line."""
-        super().__init__(self.describe())
-
-    def describe(self) -> str:
-        found = self.found or (f"'{self.text}'" if self.text else "the end of the text")
-        message = f"line {self.line}, column {self.column}: unexpected {found}"
-        if self.expected:
-            message += "; expected " + _join_or(self.expected)
-        if self.hint:
-            message += f". Hint: {self.hint}"
-        return message
-
-
-def _join_or(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def _ship_ref(token: Token) -> ShipRef:

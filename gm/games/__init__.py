@@ -1,0 +1,1 @@
+"""The games gm hosts, each in its own package beside the kernel."""
