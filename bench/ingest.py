@@ -92,7 +92,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 import gm  # as installed: scripts/setup-venv installs this work tree into .venv
-from gm.geometry import COLOURS, LETTERS, NUMBERS
+from gm.games.spaceships.geometry import COLOURS, LETTERS, NUMBERS
 from gm.pbem.admin import request_game
 from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler
 from gm.pbem.delivery import Deliverer

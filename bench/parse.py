@@ -1,15 +1,15 @@
 """How fast gm reads orders: the Lark grammar against a hand-written regex.
 
-`gm.notation.parse_orders` (a Lark LALR parser over ``gm/notation.lark``,
-building `gm.orders` values as it goes) is timed beside the honest baseline,
+`gm.games.spaceships.notation.parse_orders` (a Lark LALR parser over ``gm/games/spaceships/notation.lark``,
+building `gm.games.spaceships.orders` values as it goes) is timed beside the honest baseline,
 a tokenizer made of one compiled regular expression with a named group per
 token kind, run in the same process over the same order bodies. The regex
 only splits and classifies (it returns ``(kind, text)`` tuples and builds no
 values), so it is the floor for any pure-Python reader of the notation:
 the ratio says what the grammar, its error reporting and its values cost.
 
-The corpus is made from bot games (`gm.bot.random_orders`, printed with
-`gm.orders.format_orders`) and then written the way players write: words
+The corpus is made from bot games (`gm.games.spaceships.bot.random_orders`, printed with
+`gm.games.spaceships.orders.format_orders`) and then written the way players write: words
 separated by spaces, commas or both, split over several lines, with
 ``; comments`` at line ends or on lines of their own; beams name their ship,
 as in ``bRv1Rx1(DS2)``, where the bot does (always when the side has several
@@ -31,16 +31,16 @@ import re
 import sys
 import time
 
-from gm.bot import random_fleet, random_orders
-from gm.notation import NotationError, parse_orders
-from gm.orders import Beam, Kamikaze, Missile, Scan, Strike, format_orders
-from gm.resolution import resolve_turn
-from gm.state import GameState
+from gm.games.spaceships.bot import random_fleet, random_orders
+from gm.games.spaceships.notation import NotationError, parse_orders
+from gm.games.spaceships.orders import Beam, Kamikaze, Missile, Scan, Strike, format_orders
+from gm.games.spaceships.resolution import resolve_turn
+from gm.games.spaceships.state import GameState
 
 TARGET_RATIO = 1 / 3
 """Lark should read at least a third as many orders a second as the regex."""
 
-# The regex baseline: the same token kinds as gm/notation.lark, written by hand.
+# The regex baseline: the same token kinds as gm/games/spaceships/notation.lark, written by hand.
 _CELL = r"[ROYGB][vwxyz][1-5]"
 _END = r"(?![A-Za-z0-9])"  # as in the grammar: Rv12 or Rv1x is an error, not two tokens
 _SHIP = r"(?:DS|KC|FS|PC|MD|HS|LS|AG|LG)(?:[1-9][0-9]*)?" + _END

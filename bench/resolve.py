@@ -1,6 +1,6 @@
 """How many turns per second gm resolves, on one core.
 
-A random but legal bot (`gm.bot`) plays both sides of many complete games,
+A random but legal bot (`gm.games.spaceships.bot`) plays both sides of many complete games,
 each from its own random fleets, with a seeded `random.Random` so that every
 run with the same seed plays the same games. Nothing is generated in advance:
 each turn's orders are made from the state that the previous turn produced.
@@ -33,10 +33,10 @@ import random
 import sys
 import time
 
-from gm.bot import random_fleet, random_orders
-from gm.orders import format_orders
-from gm.resolution import resolve_turn
-from gm.state import GameState
+from gm.games.spaceships.bot import random_fleet, random_orders
+from gm.games.spaceships.orders import format_orders
+from gm.games.spaceships.resolution import resolve_turn
+from gm.games.spaceships.state import GameState
 
 TARGET = 5_000
 """Turns per second on one core, resolve-only."""

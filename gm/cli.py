@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
-from .notation import NotationError
-from .referee import EXIT_UNREADABLE, RecordError, referee_text, render_json, render_text
+from .games.spaceships.notation import NotationError
+from .games.spaceships.referee import EXIT_UNREADABLE, RecordError, referee_text, render_json, render_text
 
 
 def _referee(args: argparse.Namespace) -> int:
@@ -186,7 +186,7 @@ def _new(args: argparse.Namespace) -> int:
     from .pbem.admin import request_game
     from .pbem.model import Options
 
-    from .match import MatchTerms
+    from .games.spaceships.match import MatchTerms
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after)

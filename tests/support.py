@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gm.game import Game
-from gm.geometry import Cell
-from gm.notation import parse_orders
+from gm.games.spaceships.game import Game
+from gm.games.spaceships.geometry import Cell
+from gm.games.spaceships.notation import parse_orders
 
 # Player 1: a cube death star, flying saucer and light scout.
 FLEET_1 = """\

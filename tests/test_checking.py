@@ -1,7 +1,7 @@
 """Accepting or rejecting each order, with the rule as the reason."""
 
-from gm.checking import Accepted, Rejected
-from gm.ruleset import ruleset_named
+from gm.games.spaceships.checking import Accepted, Rejected
+from gm.games.spaceships.ruleset import ruleset_named
 from support import new_game
 
 

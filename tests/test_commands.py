@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from gm.notation import parse_orders, parse_setup
+from gm.games.spaceships.notation import parse_orders, parse_setup
 from gm.pbem.commands import KEYWORDS
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, grids, rows, text
 

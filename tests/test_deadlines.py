@@ -169,7 +169,7 @@ def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
     deadline and changes nothing, however close the two moments are."""
     from gm.pbem.engine import DeadlinePassed, _stale
     from gm.pbem.model import MailGame, Options, Seat
-    from gm.ruleset import ruleset_named
+    from gm.games.spaceships.ruleset import ruleset_named
 
     game = MailGame("g1", (Seat(1, "a@x", "A"), Seat(2, "b@x", "B")), ruleset_named("2.6.1"), Options(), START)
     game.deadline = START + timedelta(seconds=20, microseconds=5)

@@ -1,7 +1,7 @@
 """What a fleet entitles its player to each turn [4.4], [4.5], [6.2.4], [8]."""
 
-from gm.geometry import STANDARD, mask_of
-from gm.state import max_matching
+from gm.games.spaceships.geometry import STANDARD, mask_of
+from gm.games.spaceships.state import max_matching
 from support import FLEET_1, cells, new_game
 
 
@@ -83,7 +83,7 @@ def test_scans_follow_cells_lost_last_turn_8_3_1():
 
 
 def test_several_scanners_scan_as_one_8_3_1_3():
-    from gm.ruleset import ruleset_named
+    from gm.games.spaceships.ruleset import ruleset_named
     setup = "DS Rv1-Ow2\nLS Bz5\nLS Bz3\nHS Gz1 Gz2\nAG Yz1 Yz2\nLG Yv5\nLG Yw5\nLG Yx5\nLG Yy5\nLG Yz5\n"
     game = new_game(setup, FLEET_1, ruleset=ruleset_named("2.6.1+fleet=24"))
     assert game.entitlement(1).scans == 1

@@ -2,10 +2,10 @@
 
 import pytest
 
-from gm.fleet import SetupError, build_fleet
-from gm.notation import parse_setup
-from gm.ruleset import Ruleset, ruleset_named
-from gm.ships import ShipType
+from gm.games.spaceships.fleet import SetupError, build_fleet
+from gm.games.spaceships.notation import parse_setup
+from gm.games.spaceships.ruleset import Ruleset, ruleset_named
+from gm.games.spaceships.ships import ShipType
 from support import FLEET_1, FLEET_2
 
 

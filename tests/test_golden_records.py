@@ -42,8 +42,8 @@ from pathlib import Path
 
 import pytest
 
-from gm.orders import Beam
-from gm.referee import RefereeOutcome, referee_text
+from gm.games.spaceships.orders import Beam
+from gm.games.spaceships.referee import RefereeOutcome, referee_text
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "records"

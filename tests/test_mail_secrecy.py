@@ -9,15 +9,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gm.bot import random_orders, random_setup
-from gm.fleet import build_fleet
-from gm.orders import Missile, MissileSelector, Placement
+from gm.games.spaceships.bot import random_orders, random_setup
+from gm.games.spaceships.fleet import build_fleet
+from gm.games.spaceships.orders import Missile, MissileSelector, Placement
 from gm.pbem import engine
 from gm.pbem.archive import Threads, notice_messages
 from gm.pbem.engine import Created, DeadlinePassed, PlayerMail
 from gm.pbem.mailer import Identity
 from gm.pbem.model import Options, Seat
-from gm.ruleset import ruleset_named
+from gm.games.spaceships.ruleset import ruleset_named
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.net", "Bob"))
@@ -61,7 +61,7 @@ def play_by_mail(setups: tuple[str, str], turns: list[tuple[str, str]], variant:
 
 def record_game(seed: int, turns: int, variant: str = "2.6.1"):
     """A random legal game: setups, orders as text, and what player 1 learnt."""
-    from gm.game import Game
+    from gm.games.spaceships.game import Game
 
     rng = Random(seed)
     ruleset = ruleset_named(variant)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from gm.fleet import SetupError
-from gm.match import CONTINUED, SCORED, Match, MatchError, MatchTerms
+from gm.games.spaceships.fleet import SetupError
+from gm.games.spaceships.match import CONTINUED, SCORED, Match, MatchError, MatchTerms
 from support import FLEET_1, FLEET_2
 
 # Player 1 destroys player 2's whole fleet in three turns, losing 9 cells

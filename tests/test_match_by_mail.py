@@ -3,7 +3,7 @@
 import asyncio
 from datetime import timedelta
 
-from gm.match import MatchTerms
+from gm.games.spaceships.match import MatchTerms
 from gm.pbem.admin import request_game
 from gm.pbem.model import Options
 from gmtest import ALICE, BOB, World, text

@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gm.geometry import ALL_CELLS, Cell, Geometry
-from gm.notation import NotationError, Record, hint_for, parse_order, parse_orders, parse_record, parse_setup
-from gm.orders import Beam, Kamikaze, Missile, MissileSelector, Placement, Scan, ShipRef, Strike, format_orders
-from gm.ships import ShipType
+from gm.games.spaceships.geometry import ALL_CELLS, Cell, Geometry
+from gm.games.spaceships.notation import NotationError, Record, hint_for, parse_order, parse_orders, parse_record, parse_setup
+from gm.games.spaceships.orders import Beam, Kamikaze, Missile, MissileSelector, Placement, Scan, ShipRef, Strike, format_orders
+from gm.games.spaceships.ships import ShipType
 
 RECORDS = Path(__file__).parent / "records"
 

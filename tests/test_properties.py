@@ -1,5 +1,5 @@
 """Properties of the rules core, checked on random games played by the
-random-but-legal bot (`gm.bot`) and on arbitrary order lists."""
+random-but-legal bot (`gm.games.spaceships.bot`) and on arbitrary order lists."""
 
 from random import Random
 
@@ -7,16 +7,16 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gm.bot import random_fleet, random_orders
-from gm.fleet import Fleet
-from gm.game import Game
-from gm.geometry import ALL_CELLS, Cell
-from gm.notation import parse_orders
-from gm.orders import Beam, Kamikaze, Missile, MissileSelector, Scan, ShipRef, Strike
-from gm.resolution import resolve_turn
-from gm.ruleset import ruleset_named
-from gm.ships import Ship, ShipType
-from gm.state import GameState
+from gm.games.spaceships.bot import random_fleet, random_orders
+from gm.games.spaceships.fleet import Fleet
+from gm.games.spaceships.game import Game
+from gm.games.spaceships.geometry import ALL_CELLS, Cell
+from gm.games.spaceships.notation import parse_orders
+from gm.games.spaceships.orders import Beam, Kamikaze, Missile, MissileSelector, Scan, ShipRef, Strike
+from gm.games.spaceships.resolution import resolve_turn
+from gm.games.spaceships.ruleset import ruleset_named
+from gm.games.spaceships.ships import Ship, ShipType
+from gm.games.spaceships.state import GameState
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 

@@ -3,8 +3,8 @@ data [7], [11.7.3], termination [2.3], and the rulings in docs/rulings.md."""
 
 import pytest
 
-from gm.events import Result
-from gm.resolution import GameOverError
+from gm.games.spaceships.events import Result
+from gm.games.spaceships.resolution import GameOverError
 from support import FLEET_1, announced, new_game
 
 
@@ -106,9 +106,9 @@ def test_beams_then_strikes_then_scans_then_kamikaze_deaths_11_7_1_1():
 
 
 def test_reporting_order_does_not_change_the_outcome_11_7_2_1():
-    from gm.state import GameState
-    from gm.resolution import resolve_turn
-    from gm.notation import parse_orders
+    from gm.games.spaceships.state import GameState
+    from gm.games.spaceships.resolution import resolve_turn
+    from gm.games.spaceships.notation import parse_orders
     start = new_game().state
     results = []
     for turn in (2, 3):  # player 2 first, then player 1 first
@@ -207,7 +207,7 @@ def test_game_ends_when_a_side_has_no_ships_2_3_1():
 
 
 def test_mutual_destruction_is_a_draw_2_3_4():
-    game = new_game("LG Rv1\n", "LG Rv1\n", ruleset=__import__("gm.ruleset").ruleset.ruleset_named("2.6.1+fleet=1"))
+    game = new_game("LG Rv1\n", "LG Rv1\n", ruleset=__import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named("2.6.1+fleet=1"))
     report = game.push("mRv1 Rv1", "mRv1 Rv1")
     assert report.result.scores == (0, 0) and report.result.winner is None
 
@@ -220,7 +220,7 @@ def test_no_orders_means_no_actions_ruling_e():
 
 
 def test_only_kamikaze_and_scans_ends_the_game_2_3_2():
-    ruleset = __import__("gm.ruleset").ruleset.ruleset_named("2.6.1+fleet=5")
+    ruleset = __import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named("2.6.1+fleet=5")
     setup = "FS Rv1-Rw2\nLG Bz5\n"
     game = new_game(setup, setup, ruleset=ruleset)
     game.push("mBz5 Gz5", "Rv1 Rw2")  # player 2 leaves player 1's saucer on a diagonal
@@ -231,7 +231,7 @@ def test_only_kamikaze_and_scans_ends_the_game_2_3_2():
 
 
 def test_kamikaze_keeps_the_game_going_2_3_2():
-    ruleset = __import__("gm.ruleset").ruleset.ruleset_named("2.6.1+fleet=5")
+    ruleset = __import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named("2.6.1+fleet=5")
     setup = "FS Rv1-Rw2\nLG Bz5\n"
     game = new_game(setup, setup, ruleset=ruleset)
     game.push("mBz5 Gz5", "Rv1 Rw2")
@@ -240,7 +240,7 @@ def test_kamikaze_keeps_the_game_going_2_3_2():
 
 
 def test_rejected_orders_are_no_actions_for_2_3_2():
-    ruleset = __import__("gm.ruleset").ruleset.ruleset_named("2.6.1+fleet=5")
+    ruleset = __import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named("2.6.1+fleet=5")
     setup = "FS Rv1-Rw2\nLG Bz5\n"
     game = new_game(setup, setup, ruleset=ruleset)
     game.push("mBz5 Gz5", "Rv1 Rw2")

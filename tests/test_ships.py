@@ -5,8 +5,8 @@ from itertools import combinations, product
 
 import pytest
 
-from gm.geometry import STANDARD
-from gm.ships import ShipType, canonical_shape, placements, shape_problem
+from gm.games.spaceships.geometry import STANDARD
+from gm.games.spaceships.ships import ShipType, canonical_shape, placements, shape_problem
 from support import cells
 
 
@@ -75,7 +75,7 @@ def test_wrong_size_names_the_clause():
     assert "[6.2]" in shape_problem(ShipType.DS, cells("Rv1 Rv2"), STANDARD)
 
 
-# Enumerating the death star [6.2.2]-[6.2.3], independently of gm.ships.
+# Enumerating the death star [6.2.2]-[6.2.3], independently of gm.games.spaceships.ships.
 
 def _literal_death_star(points: set) -> bool:
     """[6.2.2] and [6.2.3] read literally, on integer points."""

@@ -3,13 +3,13 @@
 
 import pytest
 
-from gm.fleet import SetupError, build_fleet, composition_table
-from gm.game import Game
-from gm.geometry import Cell, Geometry
-from gm.match import Match, MatchTerms
-from gm.notation import parse_setup
-from gm.ruleset import ruleset_named
-from gm.ships import ShipType
+from gm.games.spaceships.fleet import SetupError, build_fleet, composition_table
+from gm.games.spaceships.game import Game
+from gm.games.spaceships.geometry import Cell, Geometry
+from gm.games.spaceships.match import Match, MatchTerms
+from gm.games.spaceships.notation import parse_setup
+from gm.games.spaceships.ruleset import ruleset_named
+from gm.games.spaceships.ships import ShipType
 from support import FLEET_1, FLEET_2, announced
 
 EARLY = ruleset_named("early")

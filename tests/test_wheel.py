@@ -101,7 +101,7 @@ def test_the_wheel_holds_the_templates_the_grammar_and_every_module(dists):
     assert {"invitation.txt", "turn_sheet.txt", "turn_sheet.html"} <= templates
     missing = {f"gm/templates/{t}" for t in templates} - names
     assert not missing, f"templates missing from the wheel: {sorted(missing)}"
-    assert "gm/notation.lark" in names
+    assert "gm/games/spaceships/notation.lark" in names
     modules = {f"gm/{m}" for m in _project_files("gm", "*.py")}
     assert not modules - names, f"modules missing from the wheel: {sorted(modules - names)}"
     assert not [n for n in names if n.startswith(("tests/", "templates/", "bench/"))]
@@ -123,7 +123,7 @@ def test_the_sdist_holds_the_licence_and_what_the_tests_need(dists):
         licence = archive.extractfile(members["LICENSE"]).read().decode()
     assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3" in licence
     assert "License-File: LICENSE" in archive_text(sdist, "PKG-INFO")
-    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/notation.lark", "templates/turn_sheet.html",
+    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/games/spaceships/notation.lark", "templates/turn_sheet.html",
                    "tests/gmtest.py", "tests/records/standard-win.rec", "docs/rulings.md",
                    "sample-mail/README", "bench/ingest.py", ".ci/run"):
         assert needed in members, f"{needed} missing from the sdist"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..match import MatchTerms
-from ..ruleset import ruleset_named
+from ..games.spaceships.match import MatchTerms
+from ..games.spaceships.ruleset import ruleset_named
 from .archive import event_message, request_fields
 from .mailer import Identity
 from .model import MailGame, Options, Seat

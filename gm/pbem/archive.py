@@ -29,8 +29,8 @@ from typing import Iterator
 
 from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
-from ..match import MatchTerms
-from ..ruleset import ruleset_named
+from ..games.spaceships.match import MatchTerms
+from ..games.spaceships.ruleset import ruleset_named
 from ..storage import DurableMaildir
 from . import engine
 from .engine import Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Union
 
-from ..checking import check_orders
-from ..fleet import SetupError, build_fleet
-from ..game import Game
-from ..match import CONTINUED, MatchTerms, match_over, match_winner
-from ..notation import NotationError, notation_help, parse_orders, parse_setup
-from ..orders import format_orders
-from ..ruleset import Ruleset
+from ..games.spaceships.checking import check_orders
+from ..games.spaceships.fleet import SetupError, build_fleet
+from ..games.spaceships.game import Game
+from ..games.spaceships.match import CONTINUED, MatchTerms, match_over, match_winner
+from ..games.spaceships.notation import NotationError, notation_help, parse_orders, parse_setup
+from ..games.spaceships.orders import format_orders
+from ..games.spaceships.ruleset import Ruleset
 from . import sheets
 from .commands import Mail, help_commands, read_mail
 from .model import ENDED, PLAY, SETUP, MailGame, Options, Outcome, Seat

@@ -42,7 +42,7 @@ from typing import Callable
 
 from ..mail.reading import addresses, parse_message
 from ..mail.screening import automatic_reason, is_own_mail
-from ..ruleset import ruleset_named
+from ..games.spaceships.ruleset import ruleset_named
 from . import engine, sheets
 from .archive import (
     ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time, is_inbound,

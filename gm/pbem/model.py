@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..game import Game
-from ..match import MatchTerms
-from ..orders import Order, Placement
-from ..ruleset import Ruleset
+from ..games.spaceships.game import Game
+from ..games.spaceships.match import MatchTerms
+from ..games.spaceships.orders import Order, Placement
+from ..games.spaceships.ruleset import Ruleset
 
 SETUP = "setup"
 PLAY = "play"

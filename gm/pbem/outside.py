@@ -26,9 +26,9 @@ from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
 from typing import TYPE_CHECKING, Any
 
-from ..match import MatchTerms
+from ..games.spaceships.match import MatchTerms
 from ..mail.reading import parse_message
-from ..ruleset import ruleset_named
+from ..games.spaceships.ruleset import ruleset_named
 from .archive import orders_text, prepend_header
 from .limits import normalized
 from .mailer import GAME_HEADER, as_bytes, render_text

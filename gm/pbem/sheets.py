@@ -11,12 +11,12 @@ import textwrap
 from datetime import datetime
 from typing import Any
 
-from ..checking import Accepted, OrderCheck
-from ..events import Announcement, PlayerView, TurnReport
-from ..geometry import cells_of
-from ..grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
-from ..knowledge import opponent_space, own_space
-from ..orders import format_orders
+from ..games.spaceships.checking import Accepted, OrderCheck
+from ..games.spaceships.events import Announcement, PlayerView, TurnReport
+from ..games.spaceships.geometry import cells_of
+from ..games.spaceships.grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
+from ..games.spaceships.knowledge import opponent_space, own_space
+from ..games.spaceships.orders import format_orders
 from .model import ENDED, MailGame
 
 def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
@@ -170,7 +170,7 @@ def next_turn(game: MailGame, player: int) -> dict[str, Any]:
 def _direction_name(d: tuple[int, int, int]) -> str:
     """A line direction as the axes it runs along, with an example beam
     through the middle of the space, e.g. ``letter (bYw3Yy3)``."""
-    from ..geometry import STANDARD, Cell
+    from ..games.spaceships.geometry import STANDARD, Cell
 
     axes: list[str] = []
     for value, name in zip(d, ("colour", "letter", "number")):
@@ -193,8 +193,8 @@ def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, d
 
 def grid_tables(own: dict, known: dict) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
-    from ..geometry import COLOUR_NAMES, COLOURS
-    from ..grids import grid_rows
+    from ..games.spaceships.geometry import COLOUR_NAMES, COLOURS
+    from ..games.spaceships.grids import grid_rows
 
     return {
         "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],

@@ -16,12 +16,12 @@ from importlib.resources import files
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
-from .kernel.errors import NotationError, join_or as _join_or
+from ...kernel.errors import NotationError, join_or as _join_or
 from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType
 
-GRAMMAR = files("gm").joinpath("notation.lark")
+GRAMMAR = files(__package__).joinpath("notation.lark")
 """The grammar, read through the package: it ships beside this module."""
 
 _DESCRIBE = {
