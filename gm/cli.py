@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
-from .games.spaceships.notation import NotationError
-from .games.spaceships.referee import EXIT_UNREADABLE, RecordError, referee_text, render_json, render_text
+from .kernel.errors import NotationError
+from .kernel.records import EXIT_UNREADABLE, RecordError, referee_record
 
 
 def _referee(args: argparse.Namespace) -> int:
@@ -21,11 +21,11 @@ def _referee(args: argparse.Namespace) -> int:
         print(f"gm referee: cannot read {args.record}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
-        outcome = referee_text(text)
+        outcome = referee_record(text)
     except (NotationError, RecordError) as error:
         print(f"gm referee: {args.record}: {error}", file=sys.stderr)
         return EXIT_UNREADABLE
-    sys.stdout.write(render_json(outcome) if args.json else render_text(outcome))
+    sys.stdout.write(outcome.json() if args.json else outcome.text())
     return outcome.exit_status
 
 
@@ -184,8 +184,9 @@ def _new(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from .pbem.admin import request_game
-    from .pbem.model import Options
+    from .kernel.model import Options
 
+    from .games import game_named
     from .games.spaceships.match import MatchTerms
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
@@ -193,10 +194,13 @@ def _new(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         match = None
+        if args.match and args.game != "spaceships":
+            raise ValueError("--match: matches are played in Spaceships only")
         if args.match:
             match = MatchTerms(args.match, args.match_games, args.match_target)
-        key = request_game(store, _identity(args), args.player, args.variant, options,
-                           datetime.now(timezone.utc), args.alias, match=match)
+        variant = args.variant or game_named(args.game).default_variant
+        key = request_game(store, _identity(args), args.player, variant, options,
+                           datetime.now(timezone.utc), args.alias, match=match, game=args.game)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
         return 2
@@ -311,7 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     identity_options(new)
     new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (twice)")
     new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (twice, in player order)")
-    new.add_argument("--variant", default="2.6.1", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24")
+    new.add_argument("--game", default="spaceships", type=str.lower,
+                     help="the game: spaceships (the default) or gridfighters")
+    new.add_argument("--variant", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24 (default: the game's own)")
     new.add_argument("--deadline", type=_duration, default=timedelta(hours=72), help="time for each turn (default 72h)")
     new.add_argument("--remind-before", type=_duration, default=timedelta(hours=12), help="remind this long before the deadline")
     new.add_argument("--forfeit-after", type=int, default=3, help="turns in a row without orders that forfeit (default 3)")

@@ -210,7 +210,7 @@ class World:
 
     async def new_game(self, **options) -> None:
         from gm.pbem.admin import request_game
-        from gm.pbem.model import Options
+        from gm.kernel.model import Options
 
         request_game(self.daemon.store, self.config.identity, [ALICE, BOB], options.pop("variant", "2.6.1"),
                      Options(**options), self.clock())

@@ -106,12 +106,12 @@ def test_mail_that_reached_the_mta_after_a_missed_deadline_counts_for_the_next_t
                     f"Message-ID: <late@example.org>\r\n\r\nRv1 Rv2\r\n").encode()
             await asyncio.to_thread(send, world.daemon.bound["lmtp"][1], late, ALICE, [str(sheet["Reply-To"])], True)
             await world.settle()
-            assert world.daemon.master.games["g1"].pending == {}  # held until the missed deadline has run
+            assert world.daemon.master.games["g1"].play.pending == {}  # held until the missed deadline has run
             clock.advance(minutes=3)
             await world.settle()
             game = world.daemon.master.games["g1"]
             results = [m for m in world.alice.inbox() if "Turn 1 results" in str(m["Subject"])]
             assert game.turn == 2 and len(results) == 1
             assert "(you sent no orders)" in results[0].get_body(preferencelist=("plain",)).get_content()
-            assert [str(o) for o in game.pending[1]] == ["Rv1", "Rv2"]  # they are turn 2's
+            assert [str(o) for o in game.play.pending[1]] == ["Rv1", "Rv2"]  # they are turn 2's
     asyncio.run(scenario())

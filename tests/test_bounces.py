@@ -105,7 +105,7 @@ def test_a_bounce_marks_the_address_and_tells_the_opponent_once(tmp_path, make):
             await started_game(world)
             await world.act(world.alice.reply, "Rv1")
             game = world.daemon.master.games["g1"]
-            before = (game.turn, dict(game.pending), game.phase, len(world.bob.inbox()))
+            before = (game.turn, dict(game.play.pending), game.phase, len(world.bob.inbox()))
             bounce = make(latest_raw(world, BOB))
             for _ in range(2):
                 await world.asend(bounce, "", [GM])
@@ -117,7 +117,7 @@ def test_a_bounce_marks_the_address_and_tells_the_opponent_once(tmp_path, make):
             assert BOB.encode() not in notice  # nothing of the bounce's text, which names the address
             assert b"550 5.1.1" not in notice and b"User unknown" not in notice and b"rejected" not in notice
             game = world.daemon.master.games["g1"]
-            assert (game.turn, dict(game.pending), game.phase, len(world.bob.inbox())) == before
+            assert (game.turn, dict(game.play.pending), game.phase, len(world.bob.inbox())) == before
             assert game.bouncing == {2}
         assert main(["show", "g1", "--data", str(tmp_path / "data")]) == 0
         count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))

@@ -19,7 +19,7 @@ import re
 import pytest
 
 from gm.games.spaceships.notation import parse_orders, parse_setup
-from gm.pbem.commands import KEYWORDS
+from gm.kernel.commands import KEYWORDS
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, grids, rows, text
 
 # Player 1's fleet (SETUP_ALICE) has 7 conventional strikes in turn 1 (DS 1,
@@ -174,7 +174,7 @@ async def test_help_works_in_play_and_keeps_the_turn_going(world):
     mine, _ = await mail(world, world.alice, "Help\nRv1 Rv2")
     assert subjects(mine) == ["[gm g1] Turn 1: orders received", "[gm g1] Help"]
     assert "Turn 1. Deadline" in text(mine[1])
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
 
 
 @setting_up
@@ -258,7 +258,7 @@ async def test_check_reports_without_replacing_the_orders_in_force(world):
 @playing
 async def test_check_alone_submits_nothing_so_the_turn_waits(world):
     await mail(world, world.alice, "check Rv1 Rv2")  # on the keyword's own line
-    assert game(world).pending == {}
+    assert game(world).play.pending == {}
     mine, _ = await mail(world, world.bob, "Bz5")
     assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
     assert "The turn runs when Player 1's orders are in, or at the deadline." in text(mine[0])
@@ -282,7 +282,7 @@ async def test_check_gives_the_reason_for_each_rejected_order(world):
     assert len(checked) == 11
     assert "Strikes allowed this turn: 7 conventional,\nplus one for each missile or kamikaze launched " \
            "(at most 8 in all).\nScans: 1.\n" in reply
-    assert game(world).pending == {}
+    assert game(world).play.pending == {}
 
 
 @playing
@@ -294,7 +294,7 @@ async def test_check_that_cannot_be_read_keeps_the_orders_in_force(world):
     assert sections(reply)["Not understood"] == ["your orders: line 2, column 5"]
     assert "Hint: colours are capital letters, so write Rv2 [11.4.5]" in reply
     assert "Your previous orders stay in force:\n    Rv1 Rv2\n" in reply
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
 
 
 @playing
@@ -312,7 +312,7 @@ async def test_check_without_orders_says_there_was_nothing_to_check(world):
     assert subjects(mine) == ["[gm g1] Re: your mail"] and theirs == []
     assert sections(text(mine[0])) == {"Done": [], "Not understood": [],
                                        "Ignored": ["check: there were no orders with it"]}
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1"]
 
 
 @setting_up
@@ -325,14 +325,14 @@ async def test_check_validates_a_setup_without_submitting_it(world):
     assert ("Your fleet:\n    DS Rv1 Rv2 Rw1 Rw2 Ov1 Ov2 Ow1 Ow2\n    KC Gv1 Gv2 Gw1 Gw2 Gx1 Gx2\n"
             "    FS Bv1 Bv2 Bw1 Bw2\n    MD Yz1 Yz2 Yz3\n    LS Bz5\n\n") in reply
     assert "The game begins when" not in reply
-    assert game(world).setups == {}
+    assert game(world).play.setups == {}
     # Nothing to check.
     mine, _ = await mail(world, world.alice, "check")
     assert sections(text(mine[0])) == {"Done": [], "Not understood": [],
                                        "Ignored": ["check: there were no setup lines with it"]}
     # The spool moved on: the next mail is handled as usual.
     mine, _ = await mail(world, world.alice, SETUP_ALICE)
-    assert subjects(mine) == ["[gm g1] Setup accepted"] and 1 in game(world).setups
+    assert subjects(mine) == ["[gm g1] Setup accepted"] and 1 in game(world).play.setups
 
 
 # orders
@@ -359,7 +359,7 @@ def test_orders_keyword_and_orders_on_one_line_or_many(tmp_path, body):
     async def scenario(world):
         mine, _ = await mail(world, world.alice, body)
         assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
-        assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2", "mYz1", "Rw1"]
+        assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2", "mYz1", "Rw1"]
         assert "  mYz1            missile launched from Yz1 (MD)\n" in text(mine[0])
         mine, _ = await mail(world, world.bob, "Gz5")
         sheet = text(world.alice.latest())
@@ -372,7 +372,7 @@ async def test_orders_sent_again_replace_all_before(world):
     await mail(world, world.alice, "Rz5 Ry5 Rx5")
     mine, _ = await mail(world, world.alice, "Rv1")
     assert sections(text(mine[0]))["Done"] == ["your orders for turn 1, replacing all you sent before"]
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1"]
 
 
 SETUP_IN_PLAY = "your setup lines: the game has begun, so your fleet can no longer change"
@@ -385,8 +385,8 @@ async def test_a_setup_sent_in_play_is_not_read_and_orders_stay(world):
     reply = text(mine[0])
     assert subjects(mine) == ["[gm g1] Re: your mail"] and theirs == []
     assert sections(reply) == {"Done": [], "Not understood": [], "Ignored": [SETUP_IN_PLAY]}
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2"]
-    assert "HS" not in game(world).game.state.side(1).fleet.setup_lines()[-1]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
+    assert "HS" not in game(world).play.game.state.side(1).fleet.setup_lines()[-1]
 
 
 @pytest.mark.parametrize("keyword", ["", "setup\n", "check\n"])
@@ -397,7 +397,7 @@ def test_a_setup_sent_in_play_is_told_the_game_has_begun(tmp_path, keyword):
         reply = text(mine[0])
         assert sections(reply) == {"Done": [], "Not understood": [], "Ignored": [SETUP_IN_PLAY]}
         assert "Hint: a setup line holds one ship" not in reply
-        assert game(world).pending == {}
+        assert game(world).play.pending == {}
     scenario(tmp_path)
 
 
@@ -411,7 +411,7 @@ def test_orders_sent_during_setup_are_told_a_setup_is_wanted(tmp_path, body):
             "Done": [],
             "Not understood": ["orders: the game has not begun; send your setup first, one ship per line"],
             "Ignored": []}
-        assert game(world).setups == {} and game(world).phase == "setup"
+        assert game(world).play.setups == {} and game(world).phase == "setup"
     scenario(tmp_path)
 
 
@@ -480,7 +480,7 @@ async def test_a_first_setup_that_breaks_the_rules_asks_for_another(world):
     assert ("  - line 2: KC Rv1-Rx2: Rv1 is also in the death star DS Rv1-Ow2: ships may\n"
             "    not intersect [3.4]\n") in reply
     assert "Please send a corrected setup: every ship, one per line.\n" in reply
-    assert game(world).setups == {}
+    assert game(world).play.setups == {}
 
 
 @setting_up
@@ -497,7 +497,7 @@ async def test_a_setup_that_cannot_be_read_says_where(world):
     assert subjects(mine) == ["[gm g1] Your setup could not be read"]
     assert sections(reply)["Not understood"] == ["your setup: line 2, column 4"]
     assert "Line 2, column 4: unexpected 'gv1-Gx2'.\n    KC gv1-Gx2\n       ^\n" in reply
-    assert 1 in game(world).setups  # the earlier setup is kept
+    assert 1 in game(world).play.setups  # the earlier setup is kept
 
 
 @setting_up
@@ -508,7 +508,7 @@ async def test_a_setup_that_cannot_be_read_says_the_earlier_one_stays(world):
     mine, _ = await mail(world, world.alice, "DS Rv1-Ow2\nKC gv1-Gx2")
     assert ("(Lines are counted in your own text, without quoted lines.)\n\n"
             "Your earlier setup stays in force.\n") in text(mine[0])
-    assert 1 in game(world).setups
+    assert 1 in game(world).play.setups
 
 
 # resign
@@ -731,7 +731,7 @@ def test_a_mistyped_command_gets_the_nearest_and_the_rest_is_handled(tmp_path, t
                                "line 3: 'xyzzy': not a command, an order or a setup line (send 'help' for the list)"],
             "Ignored": []}
         assert subjects(mine) == ["[gm g1] Turn 1: orders received", "[gm g1] Turn 1: your sheet"]
-        assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2"]
+        assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
         assert theirs == [] and game(world).phase == "play"
     scenario(tmp_path)
 
@@ -757,7 +757,7 @@ def test_orders_after_a_command_on_its_line_are_not_dropped_silently(tmp_path, k
             "Not understood": [f"line 1: '{keyword} Rv1 Rv2': '{keyword}' takes nothing after it: "
                                "write it alone on its line (and orders on lines of their own)"],
             "Ignored": []}
-        assert game(world).pending == {} and game(world).phase == "play" and game(world).draw_offer is None
+        assert game(world).play.pending == {} and game(world).phase == "play" and not game(world).draw_offers
     scenario(tmp_path)
 
 
@@ -774,7 +774,7 @@ async def test_commands_and_orders_mixed_in_one_mail(world):
         "Done": ["your orders for turn 1", "line 2: history: the game so far follows",
                  "line 5: message: passed to Player 2", "line 7: status: the current sheet follows"],
         "Not understood": [], "Ignored": []}
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2", "Rw1"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2", "Rw1"]
 
 
 @playing
@@ -787,7 +787,7 @@ async def test_keywords_in_any_case_coordinates_keep_theirs(world):
     assert subjects(mine) == ["[gm g1] Turn 1: your orders could not be read"]
     assert "Line 1, column 8: unexpected 'rv1'." in reply
     assert "Hint: colours are capital letters, so write Rv1 [11.4.5]" in reply
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rv2"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
     mine, theirs = await mail(world, world.alice, "rEsIgN")
     assert sections(text(mine[0]))["Done"] == ["line 1: resign: you resign this game"]
     assert "Player 1 resigned." in text(theirs[0])
@@ -798,12 +798,12 @@ async def test_comments_and_blank_lines_are_ignored(world):
     mine, _ = await mail(world, world.alice, "; my orders\n\n  Rv1 ; the corner\n\n;Rv2\n\tRw1\n;status\n")
     assert sections(text(mine[0])) == {"Done": ["your orders for turn 1"], "Not understood": [], "Ignored": []}
     assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rw1"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rw1"]
     mine, _ = await mail(world, world.alice, "; only a comment\n\n;Rz5\n")
     assert sections(text(mine[0])) == {
         "Done": [], "Not understood": [],
         "Ignored": ["your mail held no commands and no orders, so nothing was changed"]}
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1", "Rw1"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rw1"]
 
 
 @playing
@@ -835,7 +835,7 @@ async def test_an_empty_mail_changes_nothing(world):
     assert sections(text(mine[0])) == {
         "Done": [], "Not understood": [],
         "Ignored": ["your mail held no commands and no orders, so nothing was changed"]}
-    assert [str(o) for o in game(world).pending[1]] == ["Rv1"]
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1"]
 
 
 @playing

@@ -24,7 +24,7 @@ import pytest
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game
 from gm.pbem.mailer import Identity
-from gm.pbem.model import Options
+from gm.kernel.model import Options
 from gm.pbem.store import Store
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB

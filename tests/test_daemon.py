@@ -119,7 +119,7 @@ def test_forged_mail_changes_nothing_and_only_the_real_player_hears(tmp_path):
             store = world.daemon.store
             assert [k for k in store.shunt.keys()]
             assert b"not proven to come from player 1" in store.shunt.get_bytes(store.shunt.keys()[0])
-            assert world.daemon.master.games["g1"].pending == {}
+            assert world.daemon.master.games["g1"].play.pending == {}
             inbox = world.alice.inbox()
             assert len(inbox) == before + 1 and "Someone tried" in str(inbox[-1]["Subject"])
             delivered_to = {str(parse["To"]) for parse in inbox}
@@ -139,7 +139,7 @@ def test_password_line_proves_the_player(tmp_path):
                    f"password {token}\r\nRv1 Rv2\r\n").encode()
             await world.asend(raw, ALICE, [GM])
             await world.settle()
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1", "Rv2"]
     run(scenario())
 
 
@@ -160,7 +160,7 @@ def test_automatic_mail_is_never_answered(tmp_path, headers, envelope_from):
             await world.asend(raw, envelope_from, [reply_to])
             await world.settle()
             assert len(world.alice.inbox()) == before
-            assert world.daemon.master.games["g1"].pending == {}
+            assert world.daemon.master.games["g1"].play.pending == {}
             assert b"automatic mail" in world.daemon.store.shunt.get_bytes(world.daemon.store.shunt.keys()[0])
     run(scenario())
 
@@ -292,13 +292,13 @@ def test_challenges_cannot_be_aimed_at_third_parties(tmp_path):
 
 def test_a_mail_gm_fails_on_goes_to_the_shunt_and_changes_nothing(tmp_path, monkeypatch):
     """A bug must not lose the mail, change the game halfway, or block the spool."""
-    from gm.pbem import engine
+    from gm.kernel import engine
 
     real_apply = engine.apply
 
     def apply(game, event):
         if "BOOM" in getattr(event, "text", ""):
-            game.pending[1] = ["half-applied"]  # a change made before the failure
+            game.play.pending[1] = ["half-applied"]  # a change made before the failure
             raise RuntimeError("a bug")
         return real_apply(game, event)
 
@@ -313,9 +313,9 @@ def test_a_mail_gm_fails_on_goes_to_the_shunt_and_changes_nothing(tmp_path, monk
             (key,) = store.shunt.keys()
             assert store.shunt.get_bytes(key).startswith(b"X-GM-Shunt-Reason: gm failed on this mail: RuntimeError: a bug")
             game = world.daemon.master.games["g1"]
-            assert game.events == before and game.pending == {}
+            assert game.events == before and game.play.pending == {}
             assert not [k for k in (store.games_dir / "g1" / "cur").iterdir() if ".in." in k.name and key in k.name]
             await world.act(world.alice.reply, "Rv1")
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1"]
             assert store.spool.keys() == []
     run(scenario())

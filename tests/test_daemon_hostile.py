@@ -213,7 +213,7 @@ def test_bare_lf_and_a_5000_byte_line_are_accepted_and_read(tmp_path):
             (key,) = world.daemon.store.spool.keys()
             assert world.daemon.store.spool.get_bytes(key).endswith(data + b"\r\n")
             await world.settle()
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1", "Rv2"]
             assert "orders received" in str(world.alice.latest()["Subject"])
     run(scenario())
 
@@ -256,7 +256,7 @@ def test_valid_orders_under_a_malformed_message_id_are_applied_and_answered(tmp_
                    "Rv1 Rv2\r\n").encode()
             await world.asend(raw, ALICE, [reply_to])
             await world.settle()
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1", "Rv2"]
             ack = world.alice.latest()
             assert "orders received" in str(ack["Subject"]) and "Bcc" not in ack
     run(scenario())
@@ -280,7 +280,7 @@ def test_an_upper_cased_plus_address_authenticates(tmp_path, envelope):
             await world.asend(raw, ALICE, [shouted if envelope == "shouted" else GM])
             await world.settle()
             assert shunt_reasons(world) == []
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1", "Rv2"]
     run(scenario())
 
 

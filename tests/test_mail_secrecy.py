@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from gm.games.spaceships.bot import random_orders, random_setup
 from gm.games.spaceships.fleet import build_fleet
 from gm.games.spaceships.orders import Missile, MissileSelector, Placement
-from gm.pbem import engine
+from gm.kernel import engine
 from gm.pbem.archive import Threads, notice_messages
-from gm.pbem.engine import Created, DeadlinePassed, PlayerMail
+from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
 from gm.pbem.mailer import Identity
-from gm.pbem.model import Options, Seat
+from gm.kernel.model import Options, Seat
 from gm.games.spaceships.ruleset import ruleset_named
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
@@ -31,7 +31,7 @@ def play_by_mail(setups: tuple[str, str], turns: list[tuple[str, str]], variant:
     """Every message the GM sends player 1, from creation to the last turn.
     A turn whose orders are not both in runs at its deadline."""
     identity = Identity("gm@example.org")
-    game, notices = engine.create(Created(START, "g1", SEATS, ruleset_named(variant), variant, Options()))
+    game, notices = engine.create(Created(START, "g1", SEATS, variant, Options()))
     threads = Threads()
     sent = []
     number = 1

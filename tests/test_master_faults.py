@@ -34,7 +34,7 @@ def test_a_reused_message_id_with_other_orders_is_kept_and_answered(tmp_path):
             await world.settle()
             await world.asend(plain(ALICE, "Rv2 Rv3", "<same@example.org>", to=to), ALICE, [to])
             await world.settle()
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv2", "Rv3"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv2", "Rv3"]
             assert "replacing all you sent before" in world.alice.latest_text()
             count = len(world.alice.inbox())
             await world.asend(plain(ALICE, "Rv2 Rv3", "<same@example.org>", to=to,
@@ -67,7 +67,7 @@ def test_a_players_own_auto_reply_to_the_plain_address_is_answered_once_not_warn
             assert str(answer["Auto-Submitted"]) == "auto-replied"
             assert str(answer["Reply-To"]) == str(world.alice.latest()["Reply-To"]) or "gm+g1.1." in str(answer["Reply-To"])
             await world.act(world.alice.reply, "Rv1", to=answer)  # its Reply-To reaches her game
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1"]
         async with World(tmp_path) as world:
             await world.asend(plain(ALICE, "I am away until Monday.", "<away9@example.org>"), ALICE, [GM])
             await world.settle()
@@ -84,7 +84,7 @@ def test_a_reply_to_the_games_list_reaches_the_game(tmp_path):
             listing = world.alice.latest()
             assert "Your games" in str(listing["Subject"]) and "orders to: gm+g1.1." in text(listing)
             await world.act(world.alice.reply, "Rv1 Rv2", to=listing)
-            assert [str(o) for o in world.daemon.master.games["g1"].pending[1]] == ["Rv1", "Rv2"]
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1", "Rv2"]
     run(scenario())
 
 
@@ -253,7 +253,7 @@ def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
 
 def test_a_deadline_event_gm_failed_on_is_not_spooled_again_and_again(tmp_path, monkeypatch, caplog):
     from datetime import timedelta
-    from gm.pbem import engine
+    from gm.kernel import engine
 
     def broken(game, at):
         raise RuntimeError("a bug in running the turn")

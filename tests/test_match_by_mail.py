@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from gm.games.spaceships.match import MatchTerms
 from gm.pbem.admin import request_game
-from gm.pbem.model import Options
+from gm.kernel.model import Options
 from gmtest import ALICE, BOB, World, text
 
 TWO_GUNBOATS = "LG Rv1\nLG Rv3\n"  # fleet cost 2 [3.7.1], [6.10]
@@ -35,12 +35,12 @@ def test_scored_match_of_two_games(tmp_path):
             assert "Invitation to the next game of your match" in str(invitation["Subject"])
             assert "match score: you 2, Player 2 0" in text(invitation)
             game = world.daemon.master.games["g1"]
-            assert game.phase == "setup" and game.additional_costs == (0, 0)  # [9.2]
+            assert game.phase == "setup" and game.play.additional_costs == (0, 0)  # [9.2]
             await alice_wins_a_game(world)
             final = text(world.alice.latest())
             assert "The match is over." in final and "You win the match." in final
             assert "Player 1 wins the match." in text(world.bob.latest())
-            assert game.phase == "ended" and game.match_scores == [(2, 0), (2, 0)]
+            assert game.phase == "ended" and game.play.match_scores == [(2, 0), (2, 0)]
             world.clock.advance(days=5)
             count = len(world.bob.inbox())
             await world.settle()
@@ -54,7 +54,7 @@ def test_continued_match_carries_materiel_into_the_next_fleet(tmp_path):
             await new_match(world, MatchTerms("continued", games=2))
             await alice_wins_a_game(world)
             game = world.daemon.master.games["g1"]
-            assert game.additional_costs == (2, 0)  # [10.3]
+            assert game.play.additional_costs == (2, 0)  # [10.3]
             assert "Your fleet may add ships costing 2 in all" in text(world.alice.latest())
             await world.act(world.alice.reply, TWO_GUNBOATS)
             assert "the ships cost 2 in all; this game's fleet costs 4 [3.7.1]" in text(world.alice.latest())
@@ -93,7 +93,7 @@ def test_a_variant_game_started_by_a_challenge(tmp_path):
             await world.act(world.bob.reply, "accept", to=invite)
             await world.settle()
             game = world.daemon.master.games["g1"]
-            assert game.ruleset.early and game.ruleset.scoring_by_hits and game.variant == "early+scoring-by-hits"
+            assert game.play.ruleset.early and game.play.ruleset.scoring_by_hits and game.variant == "early+scoring-by-hits"
             assert "Rules: Spaceships, early rules, scoring by hits" in text(world.alice.latest())
     asyncio.run(scenario())
 
@@ -107,7 +107,7 @@ def test_a_match_started_by_a_challenge(tmp_path):
             await world.act(world.bob.reply, "accept", to=invite)
             await world.settle()
             game = world.daemon.master.games["g1"]
-            assert game.match == MatchTerms("scored", games=2)
+            assert game.play.match == MatchTerms("scored", games=2)
             assert "Match: scored, 2 games; game 1" in text(world.alice.latest())
             bad = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: x\r\nMessage-ID: <m2@example.org>\r\n\r\n"
                    f"challenge {BOB}\r\nmatch forever\r\n").encode()
@@ -133,17 +133,17 @@ def test_a_reply_address_of_a_finished_game_of_a_match_is_useless(tmp_path):
             world.clock.advance(hours=24)
             await world.settle()
             game = world.daemon.master.games["g1"]
-            assert game.match_scores == [(2, 0)] and game.phase == "setup"
+            assert game.play.match_scores == [(2, 0)] and game.phase == "setup"
             new_address = str(world.bob.latest()["Reply-To"])
             assert new_address != old_address and new_address.split("+")[1].split(".")[:2] == ["g1", "2"]
             raw = (f"From: {BOB}\r\nTo: {old_address}\r\nSubject: Re: turn 1\r\nMessage-ID: <old@example.net>\r\n\r\n"
                    "resign\r\n").encode()
             await world.asend(raw, BOB, [old_address])
             await world.settle()
-            assert game.phase == "setup" and game.outcome is None and len(game.match_scores) == 1
+            assert game.phase == "setup" and game.outcome is None and len(game.play.match_scores) == 1
             answer = world.bob.latest()
             assert "reached no game" in str(answer["Subject"]) and str(answer["Reply-To"]) == new_address
             assert not [m for m in world.bob.inbox() if "Someone tried" in str(m["Subject"])]
             await world.act(world.bob.reply, TWO_GUNBOATS, to=answer)  # the new address works
-            assert 2 in game.setups
+            assert 2 in game.play.setups
     asyncio.run(scenario())

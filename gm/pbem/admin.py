@@ -8,31 +8,42 @@ running daemon and the command line never race.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from ..games.spaceships.match import MatchTerms
-from ..games.spaceships.ruleset import ruleset_named
+from ..games import game_named
+from ..kernel.engine import DEFAULT_GAME
 from .archive import event_message, request_fields
 from .mailer import Identity
-from .model import MailGame, Options, Seat
+from ..kernel.model import MailGame, Options, Seat
 from .store import Store, spool_key
 
 
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
                  at: datetime, aliases: list[str] | None = None, name: str | None = None,
-                 match: MatchTerms | None = None) -> str:
-    """Spool a request for a new game; returns its spool key. ``name`` makes
-    the key deterministic (so that redoing the request finds it there)."""
-    if len(players) != 2:
-        raise ValueError("a game of Spaceships has two players")
-    if players[0].lower() == players[1].lower():
-        raise ValueError("the two players need different addresses")
-    ruleset_named(variant)  # refuse an unknown variant now, not in the daemon
-    aliases = aliases or ["Player 1", "Player 2"]
-    seats = (Seat(1, players[0], aliases[0]), Seat(2, players[1], aliases[1]))
+                 match: Any = None, game: str = DEFAULT_GAME) -> str:
+    """Spool a request for a new game of ``game``; returns its spool key.
+    ``name`` makes the key deterministic (so that redoing the request finds
+    it there). ``match`` is the game's own terms (a Spaceships match)."""
+    rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
+    if len(players) not in rules.seats:
+        raise ValueError(f"a game of {rules.title} has {_how_many(rules.seats)} players")
+    if len({p.lower() for p in players}) != len(players):
+        raise ValueError(f"the {'two ' if len(players) == 2 else ''}players need different addresses")
+    rules.describe_variant(variant)
+    aliases = aliases or [f"Player {n}" for n in range(1, len(players) + 1)]
+    seats = tuple(Seat(n, address, alias) for n, (address, alias) in enumerate(zip(players, aliases), 1))
     key = spool_key(at, "admin", name)
-    raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, request_fields(seats, variant, options, match))
+    fields = request_fields(seats, variant, options, match, rules.name)
+    raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, fields)
     store.spool.add(raw, key)
     return key
+
+
+def _how_many(seats: range) -> str:
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    low, high = seats.start, seats.stop - 1
+    name = (lambda n: words[n] if n < len(words) else str(n))
+    return name(low) if low == high else f"from {name(low)} to {name(high)}"
 
 
 def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str, "MailGame"]]:
@@ -54,6 +65,7 @@ def describe_game(game: "MailGame") -> dict:
     return {
         "game": game.id,
         "players": [f"{s.alias} <{s.address}>" for s in game.seats],
+        "kind": game.rules.name,
         "variant": game.variant,
         "phase": game.phase,
         "turn": game.turn,

@@ -25,18 +25,17 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage, Message
 from email.policy import SMTP
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
-from ..games.spaceships.match import MatchTerms
-from ..games.spaceships.ruleset import ruleset_named
 from ..storage import DurableMaildir
-from . import engine
-from .engine import Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
+from ..kernel import engine
+from ..kernel.engine import rules_named
+from ..kernel.engine import DEFAULT_GAME, Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
 from .mailer import Identity, as_bytes, build, message_id
 from .tokens import mask
-from .model import MailGame, Options, Seat
+from ..kernel.model import MailGame, Options, Seat
 
 EVENT_HEADER = "X-GM-Event"
 BOUNCE_HEADER = "X-GM-Bounce"
@@ -94,29 +93,16 @@ def _options_lines(options: Options) -> list[str]:
     ]
 
 
-def request_fields(seats: tuple[Seat, Seat], variant: str, options: Options, match: MatchTerms | None = None) -> list[str]:
-    """The body of a creation event: who plays, under which rules and options."""
-    lines = []
+def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
+                   game: str = DEFAULT_GAME) -> list[str]:
+    """The body of a creation event: which game, who plays, under which rules
+    and options (and the game's own terms, such as a Spaceships match)."""
+    lines = [f"game: {game}"]
     for seat in seats:
         lines.append(f"player-{seat.player}: {seat.address}")
         lines.append(f"alias-{seat.player}: {seat.alias}")
     lines.append(f"variant: {variant}")
-    if match is not None:
-        lines.append(f"match: {match.kind}")
-        if match.games is not None:
-            lines.append(f"match-games: {match.games}")
-        if match.target is not None:
-            lines.append(f"match-target: {match.target}")
-    return lines + _options_lines(options)
-
-
-def match_terms(fields: dict[str, str]) -> MatchTerms | None:
-    """The match agreed in a creation event, if any [9], [10]."""
-    if "match" not in fields:
-        return None
-    games = fields.get("match-games")
-    target = fields.get("match-target")
-    return MatchTerms(fields["match"], int(games) if games else None, int(target) if target else None)
+    return lines + rules_named(game).creation_fields(terms) + _options_lines(options)
 
 
 def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str],
@@ -152,17 +138,34 @@ def parse_fields(text: str) -> dict[str, str]:
     return fields
 
 
-def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, Seat], str, Options]:
-    seats = tuple(
-        Seat(p, fields[f"player-{p}"], fields.get(f"alias-{p}") or f"Player {p}") for p in (1, 2)
-    )
+def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Options]:
+    """The seats, variant and options a creation event names; an event
+    without a ``game`` line is a Spaceships game, as every archive before
+    the kernel is."""
+    seats: list[Seat] = []
+    while f"player-{len(seats) + 1}" in fields:
+        p = len(seats) + 1
+        seats.append(Seat(p, fields[f"player-{p}"], fields.get(f"alias-{p}") or f"Player {p}"))
     options = Options(
         deadline=_duration_field(fields, "deadline", 72),
         wait_for_deadline=fields.get("wait-for-deadline", "no") == "yes",
         reminder_before=_duration_field(fields, "reminder", 12),
         forfeit_after=int(fields.get("forfeit-after", 3)),
     )
-    return seats, fields.get("variant", "2.6.1"), options  # type: ignore[return-value]
+    return tuple(seats), fields.get("variant") or rules_named(game_of(fields)).default_variant, options
+
+
+def game_of(fields: dict[str, str]) -> str:
+    """The game a creation event is for (Spaceships when it names none)."""
+    return fields.get("game", DEFAULT_GAME).lower()
+
+
+def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created:
+    """The `Created` event a creation event's fields stand for."""
+    seats, variant, options = seats_and_options(fields)
+    name = game_of(fields)
+    return Created(at, game_id, seats, variant, options, rules_named(name).creation_terms(fields),
+                   fields.get("instance"), name)
 
 
 def message_time(message: Message) -> datetime:
@@ -255,10 +258,7 @@ def to_event(raw: bytes, game: str) -> Event:
         return PlayerMail(at, int(accepted["player"]), text, message_id)
     at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
     if kind == "created":
-        fields = parse_fields(message.get_content())
-        seats, variant, options = seats_and_options(fields)
-        return Created(at, game, seats, ruleset_named(variant), variant, options, match_terms(fields),
-                       fields.get("instance"))
+        return created_event(at, game, parse_fields(message.get_content()))
     if kind == "deadline":
         return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
     if kind == "reminder":

@@ -10,6 +10,7 @@ the outbox gets it filled in.
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,8 +21,8 @@ from typing import Any
 
 import jinja2
 
-from .engine import Notice
-from .model import MailGame
+from ..kernel.engine import Notice
+from ..kernel.model import MailGame
 from .tokens import PLACEHOLDER
 
 TEMPLATES = jinja2.PackageLoader("gm", "templates")
@@ -52,13 +53,33 @@ class Identity:
         return f"{self.local}+{game}.{player}.{token}@{self.domain}"
 
 
-_environment = jinja2.Environment(
-    loader=TEMPLATES,
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    trim_blocks=False,
-    autoescape=False,
-)
+KERNEL = "gm"
+"""The package of the kernel's templates; a game's own are found first."""
+
+
+@functools.cache
+def _loader(package: str) -> jinja2.BaseLoader:
+    if package == KERNEL:
+        return TEMPLATES
+    return jinja2.ChoiceLoader([jinja2.PackageLoader(package, "templates"), TEMPLATES])
+
+
+@functools.cache
+def _text_environment(package: str) -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=_loader(package),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+        autoescape=False,
+    )
+    environment.filters["hang"] = _hang
+    return environment
+
+
+@functools.cache
+def _html_environment(package: str) -> jinja2.Environment:
+    return jinja2.Environment(loader=_loader(package), undefined=jinja2.StrictUndefined, autoescape=True)
 
 
 def _hang(text: str, indent: int, width: int = 78) -> str:
@@ -68,21 +89,20 @@ def _hang(text: str, indent: int, width: int = 78) -> str:
     return ("\n" + " " * indent).join(lines)
 
 
-_environment.filters["hang"] = _hang
-
-
-def render_html(template: str, data: dict[str, Any]) -> str | None:
-    """A notice's HTML body, for the templates that have one."""
+def render_html(template: str, data: dict[str, Any], package: str = KERNEL) -> str | None:
+    """A notice's HTML body, for the templates that have one (``package``'s
+    own templates first, then the kernel's)."""
     try:
-        page = _html_environment.get_template(f"{template}.html")
+        page = _html_environment(package).get_template(f"{template}.html")
     except jinja2.TemplateNotFound:
         return None
     return page.render(token=PLACEHOLDER, **data)
 
 
-def render_text(template: str, data: dict[str, Any]) -> str:
-    """A notice's plain-text body."""
-    text = _environment.get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
+def render_text(template: str, data: dict[str, Any], package: str = KERNEL) -> str:
+    """A notice's plain-text body (``package``'s own templates first, then
+    the kernel's)."""
+    text = _text_environment(package).get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
@@ -91,13 +111,6 @@ def render_text(template: str, data: dict[str, Any]) -> str:
         if line or (collapsed and collapsed[-1]):
             collapsed.append(line)
     return "\n".join(collapsed) + "\n"
-
-
-_html_environment = jinja2.Environment(
-    loader=TEMPLATES,
-    undefined=jinja2.StrictUndefined,
-    autoescape=True,
-)
 
 
 def message_id(identity: Identity, game: MailGame, event: int, position: int) -> str:
@@ -141,8 +154,9 @@ def build(
     message["Auto-Submitted"] = "auto-replied" if notice.answers else "auto-generated"
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
-    message.set_content(render_text(notice.template, notice.data), charset="utf-8", cte="quoted-printable")
-    html = render_html(notice.template, notice.data)
+    package = game.rules.templates
+    message.set_content(render_text(notice.template, notice.data, package), charset="utf-8", cte="quoted-printable")
+    html = render_html(notice.template, notice.data, package)
     if html is not None:
         message.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
     if notice.attach_archive and archive is not None:

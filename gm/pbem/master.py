@@ -42,19 +42,18 @@ from typing import Callable
 
 from ..mail.reading import addresses, parse_message
 from ..mail.screening import automatic_reason, is_own_mail
-from ..games.spaceships.ruleset import ruleset_named
-from . import engine, sheets
+from ..kernel import engine
 from .archive import (
     ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time, is_inbound,
-    match_terms, notice_messages, orders_text, parse_fields, player_message_id, prepend_header, replay,
-    seats_and_options, spool_key_of, to_event,
+    created_event, notice_messages, orders_text, parse_fields, player_message_id, prepend_header, replay,
+    spool_key_of, to_event,
 )
 from .clockwork import Clockwork
 from .crashpoints import crashpoint
-from .engine import Bouncing, Created, Notice, PlayerMail
+from ..kernel.engine import Bouncing, Created, Notice, PlayerMail
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
-from .model import ENDED, MailGame
+from ..kernel.model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from .store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..logs import event as log_event
@@ -224,15 +223,14 @@ class GameMaster(Clockwork):
         kind = str(message[EVENT_HEADER]).strip()
         if kind == "create":
             fields = parse_fields(message.get_content())
-            seats, variant, options = seats_and_options(fields)
             game_id = self.store.next_game_id()
             at = time_of(key)
             instance = instance_tag(self.store.key, game_id, exact_time(at))
             created = event_message(self.identity, "created", at, f"<created.{game_id}.{instance}@{self.identity.domain}>",
                                     game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
-            self._archive_and_apply(game_id, created, key, Created(at, game_id, seats, ruleset_named(variant), variant,
-                                                                   options, match_terms(fields), instance))
-            log_event("game created", game=game_id, variant=variant)
+            event = created_event(at, game_id, fields | {"instance": instance})
+            self._archive_and_apply(game_id, created, key, event)
+            log_event("game created", game=game_id, kind=event.game, variant=event.variant)
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
@@ -307,7 +305,8 @@ class GameMaster(Clockwork):
         to the GM's own address without one claims no game, so it is never
         taken for a forgery (a player's own auto-reply looks just like it)."""
         for parts in tags:
-            if len(parts) >= 2 and parts[0] in self.games and parts[1] in ("1", "2"):
+            if (len(parts) >= 2 and parts[0] in self.games and parts[1].isdigit()
+                    and 1 <= int(parts[1]) <= len(self.games[parts[0]].seats)):
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         if not password:
             return None, 0, None
@@ -367,7 +366,7 @@ class GameMaster(Clockwork):
         if key in self.store.outbox or key in self.store.sent:
             return
         notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
-                        sheets.common(game, player) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
+                        game.rules.common(game, player, None) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
         message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"

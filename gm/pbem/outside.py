@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..games.spaceships.match import MatchTerms
 from ..mail.reading import parse_message
-from ..games.spaceships.ruleset import ruleset_named
+from ..games import game_named
+from ..kernel.engine import DEFAULT_GAME
 from .archive import orders_text, prepend_header
 from .limits import normalized
 from .mailer import GAME_HEADER, as_bytes, render_text
-from .model import ENDED, Options
+from ..kernel.model import ENDED, Options
 from .store import time_of
 from .tokens import token, verify
 
@@ -45,6 +46,7 @@ CHALLENGER, CHALLENGED = 1, 0
 
 GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
 CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
+_GAME = re.compile(r"^\s*game\s+(\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
 _MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
@@ -129,7 +131,7 @@ class OutsideMail:
                 continue
             secret = token(master.store.key, game.secret_subject, seat.player)
             reply_to = master.identity.reply_address(game.id, seat.player, secret)
-            found.append({"game": game.id, "alias": seat.alias, "opponent": game.opponent(seat.player).alias,
+            found.append({"game": game.id, "alias": seat.alias, "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
                           "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
                           "waiting": seat.player in game.waiting_for})
@@ -149,23 +151,31 @@ class OutsideMail:
             raise Shunted(f"a challenge must name one address: {found.group(1)[:80]!r}")
         if challenged in (challenger, master.identity.address.lower()):
             raise Shunted(f"a challenge to {challenged} cannot be sent")
-        variant_found = _VARIANT.search(text)
-        variant = variant_found.group(1) if variant_found else "2.6.1"
+        game_found = _GAME.search(text)
         try:
-            ruleset = ruleset_named(variant)
+            rules = game_named(game_found.group(1) if game_found else DEFAULT_GAME)
+        except ValueError as error:
+            raise Shunted(f"challenge to an unknown game: {error}") from None
+        variant_found = _VARIANT.search(text)
+        variant = variant_found.group(1) if variant_found else rules.default_variant
+        try:
+            described = rules.describe_variant(variant)
         except ValueError as error:
             raise Shunted(f"challenge with a bad variant: {error}") from None
         terms = match_terms(text)
+        if terms is not None and rules.name != "spaceships":
+            raise Shunted(f"challenge with a match line: matches are played in Spaceships only, not {rules.title}")
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
-        header = f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; at={at.isoformat()}"
+        header = f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; at={at.isoformat()}; game={rules.name}"
         if terms is not None:
             header += f"; match={terms.kind}; games={terms.games or ''}; target={terms.target or ''}"
         if challenge_id not in master.store.challenges:
             master.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
-                  "challenge_confirm", {"challenged": challenged, "ruleset": ruleset.describe(), "match": _match_text(terms)},
+                  "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": _match_text(terms),
+                                        "title": rules.title},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -195,9 +205,10 @@ class OutsideMail:
         if self.master.counts.add(at, f"challenged {challenged}") > limit:
             raise Shunted(f"more than {limit} challenges to {challenged} today")
         terms = _terms_of(fields)
-        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to Spaceships", at,
-                  "challenge", {"challenger": fields["challenger"], "ruleset": ruleset_named(fields["variant"]).describe(),
-                                "match": _match_text(terms)},
+        rules = game_named(fields.get("game", DEFAULT_GAME))
+        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}", at,
+                  "challenge", {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
+                                "match": _match_text(terms), "title": rules.title},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -207,7 +218,8 @@ class OutsideMail:
         from .admin import request_game  # a game by challenge starts like one made by gm new
 
         request_game(store, self.master.identity, [fields["challenger"], fields["challenged"]], fields["variant"],
-                     Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(fields))
+                     Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(fields),
+                     game=fields.get("game", DEFAULT_GAME))
         store.handled.add(f"accepted-{challenge_id}")
 
     def _reply_to(self, challenge_id: str, side: int) -> str:

@@ -17,13 +17,10 @@ from .notation import Record, parse_record
 from .orders import format_orders
 from .ruleset import Ruleset, ruleset_named
 
-EXIT_LEGAL = 0
-EXIT_REJECTED = 1
-EXIT_UNREADABLE = 2
+from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE, RecordError
 
-
-class RecordError(ValueError):
-    """A record that cannot be read (exit status 2)."""
+__all__ = ["EXIT_LEGAL", "EXIT_REJECTED", "EXIT_UNREADABLE", "RecordError", "RefereeOutcome", "referee",
+           "referee_text", "render_json", "render_text"]
 
 
 @dataclass
@@ -53,6 +50,12 @@ class RefereeOutcome:
     @property
     def exit_status(self) -> int:
         return EXIT_LEGAL if self.legal else EXIT_REJECTED
+
+    def text(self) -> str:
+        return render_text(self)
+
+    def json(self) -> str:
+        return render_json(self)
 
 
 def referee_text(text: str) -> RefereeOutcome:

@@ -4,9 +4,9 @@ A line is one of:
 
 - blank, or a ``;`` comment: ignored;
 - a command: a keyword first (case does not matter), its arguments after;
-- an order or setup line in conventional notation [11.5], [11.6]: in
-  the setup phase setup lines, in play orders. Several orders may share a
-  line. ``orders``, ``check`` or ``setup`` on a line of its own says what the
+- a line of the game's own notation (setup lines, orders, a move), which
+  the game recognises by its first word (`GameRules.is_notation`).
+  ``orders``, ``check`` or ``setup`` on a line of its own says what the
   notation lines of the mail are; ``check`` validates orders without
   submitting them.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 KEYWORDS = (
     "help", "status", "check", "orders", "setup", "resign", "draw", "message", "press",
@@ -26,11 +27,6 @@ KEYWORDS = (
 )
 """Every command a player may write (``press`` is another name for ``message``)."""
 NO_ARGUMENT = ("help", "status", "history", "games", "resign", "draw", "accept")
-
-_NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)|m[ROYGB]?[vwxyz]?|[bmks])$")
-"""A first word that makes a line notation: anything with a digit in it (a
-cell, however mistyped), a ship type, or a missile selector without one."""
-
 
 @dataclass(frozen=True)
 class Command:
@@ -62,8 +58,9 @@ class Mail:
         return any(c.keyword == keyword for c in self.commands)
 
 
-def read_mail(text: str) -> Mail:
-    """Sort a player's text into commands and notation lines."""
+def read_mail(text: str, is_notation: Callable[[str], bool]) -> Mail:
+    """Sort a player's text into commands and notation lines; a line is the
+    game's notation when ``is_notation`` says so of its first word."""
     mail = Mail(lines=text.split("\n"))
     notation: list[str] = []
     for number, raw in enumerate(mail.lines, 1):
@@ -88,7 +85,7 @@ def read_mail(text: str) -> Mail:
                 continue
             mail.commands.append(Command("message" if keyword == "press" else keyword, rest.strip(), number))
             continue
-        if _NOTATION_WORD.match(re.split(r"[\s,]+", line)[0]):
+        if is_notation(re.split(r"[\s,]+", line)[0]):
             notation.append(raw.split(";", 1)[0])
             mail.notation_lines += 1
             continue
@@ -100,20 +97,15 @@ def read_mail(text: str) -> Mail:
     return mail
 
 
-def help_commands() -> list[tuple[str, str]]:
-    """Each command with what it does, for the help sheet."""
-    return [
-        ("Rv1 bRv1Rx1 mRv2 kGy3 sBz5", "orders for this turn, several to a line; replace all you sent before"),
-        ("orders", "(optional) the notation lines of this mail are orders"),
-        ("check", "check the orders in this mail and say what would happen, without submitting them"),
-        ("setup", "(optional) the lines of this mail are your setup, one ship per line"),
-        ("status", "send me the current turn sheet again"),
-        ("history", "send me the whole game so far, as I may see it"),
-        ("message TEXT", "pass TEXT to my opponent (your address is never shown); also: press TEXT"),
-        ("draw", "offer a draw, or accept the opponent's offer"),
-        ("resign", "give up this game"),
-        ("games", "list the games I play"),
-        ("challenge ADDRESS", "(to the GM's own address) invite ADDRESS to a new game"),
-        ("accept", "(in reply to a challenge) accept it"),
-        ("help", "send this help"),
-    ]
+KERNEL_HELP = [
+    ("status", "send me the current sheet again"),
+    ("history", "send me the whole game so far, as I may see it"),
+    ("message TEXT", "pass TEXT to my opponent (your address is never shown); also: press TEXT"),
+    ("draw", "offer a draw, or accept the opponent's offer"),
+    ("resign", "give up this game"),
+    ("games", "list the games I play"),
+    ("challenge ADDRESS", "(to the GM's own address) invite ADDRESS to a new game"),
+    ("accept", "(in reply to a challenge) accept it"),
+    ("help", "send this help"),
+]
+"""The kernel's own commands, for every game's help sheet (after the game's)."""

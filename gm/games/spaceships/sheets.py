@@ -11,13 +11,19 @@ import textwrap
 from datetime import datetime
 from typing import Any
 
-from ..games.spaceships.checking import Accepted, OrderCheck
-from ..games.spaceships.events import Announcement, PlayerView, TurnReport
-from ..games.spaceships.geometry import cells_of
-from ..games.spaceships.grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
-from ..games.spaceships.knowledge import opponent_space, own_space
-from ..games.spaceships.orders import format_orders
-from .model import ENDED, MailGame
+from .checking import Accepted, OrderCheck
+from .events import Announcement, PlayerView, TurnReport
+from .geometry import cells_of
+from .grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
+from .knowledge import opponent_space, own_space
+from .orders import format_orders
+from ...kernel.model import ENDED, MailGame, Seat
+
+
+def opponent(game: MailGame, player: int) -> Seat:
+    """Spaceships has two seats: the other one."""
+    return game.seat(3 - player)
+
 
 def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
     """What every message's header shows."""
@@ -28,8 +34,8 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "game": game.id,
         "player": player,
         "alias": game.seat(player).alias,
-        "opponent": game.opponent(player).alias,
-        "ruleset": game.ruleset.describe(),
+        "opponent": opponent(game, player).alias,
+        "ruleset": game.play.ruleset.describe(),
         "variant": game.variant,
         "turn": game.turn,
         "phase": game.phase,
@@ -37,7 +43,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "remaining": remaining,
         "wait_for_deadline": game.options.wait_for_deadline,
         "match": match_standing(game, player),
-        "early": game.ruleset.early,
+        "early": game.play.ruleset.early,
     }
 
 
@@ -63,19 +69,19 @@ def _span(delta) -> str:
 
 def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:
     """The match so far, if this game is part of one [9], [10]."""
-    if game.match is None:
+    if game.play.match is None:
         return None
-    mine = sum(s[player - 1] for s in game.match_scores)
-    theirs = sum(s[2 - player] for s in game.match_scores)
-    terms = game.match
+    mine = sum(s[player - 1] for s in game.play.match_scores)
+    theirs = sum(s[2 - player] for s in game.play.match_scores)
+    terms = game.play.match
     length = f"{terms.games} games" if terms.games else f"first to {terms.target} points"
     return {
         "kind": terms.kind,
         "length": length,
-        "game_number": len(game.match_scores) + (0 if game.phase == ENDED else 1),
+        "game_number": len(game.play.match_scores) + (0 if game.phase == ENDED else 1),
         "you": mine,
         "opponent": theirs,
-        "additional_cost": game.additional_costs[player - 1],
+        "additional_cost": game.play.additional_costs[player - 1],
     }
 
 
@@ -134,8 +140,8 @@ def command_history(check: OrderCheck) -> list[dict[str, Any]]:
 
 def next_turn(game: MailGame, player: int) -> dict[str, Any]:
     """What the player may do in the coming turn, ship by ship."""
-    assert game.game is not None
-    state = game.game.state
+    assert game.play.game is not None
+    state = game.play.game.state
     e = state.entitlement(player)
     side = state.side(player)
     ships = side.fleet.ships
@@ -156,7 +162,7 @@ def next_turn(game: MailGame, player: int) -> dict[str, Any]:
              "names": ", ".join(_direction_name(v) for v in sorted(d)),
              "lines": wrap(f"Beam from {ships[i].label} [early 6.1.3]: five cells in a straight row, "
                            "through your death star's cells in your own space (e.g. bRv1Rz1)", "", "  ")
-             if game.ruleset.early else
+             if game.play.ruleset.early else
              wrap(f"Beam from {ships[i].label} [8.2]: "
                   + ("in any of the 13 directions" if len(d) == 13 else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
                   "", "  ")}
@@ -170,7 +176,7 @@ def next_turn(game: MailGame, player: int) -> dict[str, Any]:
 def _direction_name(d: tuple[int, int, int]) -> str:
     """A line direction as the axes it runs along, with an example beam
     through the middle of the space, e.g. ``letter (bYw3Yy3)``."""
-    from ..games.spaceships.geometry import STANDARD, Cell
+    from .geometry import STANDARD, Cell
 
     axes: list[str] = []
     for value, name in zip(d, ("colour", "letter", "number")):
@@ -185,16 +191,16 @@ def _direction_name(d: tuple[int, int, int]) -> str:
 def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
     """How each cell of both spaces is drawn: the player's own, and the
     opponent's as the player knows it."""
-    assert game.game is not None
-    own = {c: own_mark(v) for c, v in own_space(game.game.state.side(player)).items()}
+    assert game.play.game is not None
+    own = {c: own_mark(v) for c, v in own_space(game.play.game.state.side(player)).items()}
     known = {c: known_mark(v) for c, v in opponent_space(player, views).items()}
     return own, known
 
 
 def grid_tables(own: dict, known: dict) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
-    from ..games.spaceships.geometry import COLOUR_NAMES, COLOURS
-    from ..games.spaceships.grids import grid_rows
+    from .geometry import COLOUR_NAMES, COLOURS
+    from .grids import grid_rows
 
     return {
         "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
@@ -205,12 +211,12 @@ def grid_tables(own: dict, known: dict) -> dict[str, Any]:
 
 def records(game: MailGame) -> dict[str, Any]:
     """Both players' complete records, revealed at the end [1.4.1]."""
-    assert game.game is not None
+    assert game.play.game is not None
     return {
-        "setups": [[str(p) for p in game.setups[p]] for p in (1, 2)],
+        "setups": [[str(p) for p in game.play.setups[p]] for p in (1, 2)],
         "turns": [
             {"turn": n, "orders": [format_orders(o1), format_orders(o2)]}
-            for n, (o1, o2) in enumerate(game.game.orders, 1)
+            for n, (o1, o2) in enumerate(game.play.game.orders, 1)
         ],
     }
 
@@ -218,15 +224,15 @@ def records(game: MailGame) -> dict[str, Any]:
 def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
     """A full turn sheet: header, what happened, grids, command history,
     what the player may do next, and at the end the result and both records."""
-    assert game.game is not None
-    own, known = marks(game, player, [r.view(player) for r in game.game.reports])
+    assert game.play.game is not None
+    own, known = marks(game, player, [r.view(player) for r in game.play.game.reports])
     data = common(game, player, at) | {
         "happened": None if report is None else happened(report, player),
         "history": None if report is None else command_history(report.view(player).check),
-        "grid_lines": text_grids(own, known, "Your space", f"{game.opponent(player).alias}'s space, as you know it"),
+        "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it"),
         "tables": grid_tables(own, known),
         "legend_lines": wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + LEGEND_OPPONENT, "", "  "),
-        "remaining_materiel": game.game.state.side(player).remaining_materiel,
+        "remaining_materiel": game.play.game.state.side(player).remaining_materiel,
         "next": None,
         "outcome": None,
         "records": None,

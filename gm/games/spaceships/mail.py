@@ -1,0 +1,389 @@
+"""Spaceships behind the kernel's interface: setups, orders, turns and matches by mail.
+
+The kernel (`gm.kernel.engine`) reads a player's mail and handles what every
+game shares; this module is what is Spaceships' own: the setup phase [2.1],
+orders checked as they come [11.5], turns run when both are in or at the
+deadline [2.2], the end and its scores [2.3], and matches [9], [10].
+Every mail it makes is the same, byte for byte, as before the kernel existed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ...kernel.commands import Mail
+from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.errors import NotationError
+from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
+from ...kernel.protocol import GameRules, TurnPolicy
+from . import sheets
+from .checking import check_orders
+from .fleet import SetupError, build_fleet
+from .game import Game
+from .match import CONTINUED, MatchTerms, match_over, match_winner
+from .notation import notation_help, parse_orders, parse_setup
+from .orders import Order, Placement, format_orders
+from .referee import RefereeOutcome, referee_text
+from .ruleset import Ruleset, ruleset_named
+
+_NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)|m[ROYGB]?[vwxyz]?|[bmks])$")
+"""A first word that makes a line notation: anything with a digit in it (a
+cell, however mistyped), a ship type, or a missile selector without one."""
+_SHIP_CODES = ("DS", "KC", "FS", "PC", "MD", "HS", "LS", "AG", "LG", "HF")
+
+
+@dataclass
+class Play:
+    """A Spaceships game by mail, as only this module reads it."""
+
+    ruleset: Ruleset
+    setups: dict[int, list[Placement]] = field(default_factory=dict)
+    game: Game | None = None
+    pending: dict[int, list[Order]] = field(default_factory=dict)
+    """Orders in force for the coming turn, by player: the last valid ones sent."""
+    match: MatchTerms | None = None
+    """The match this game is part of [9], [10], if any: its games are played
+    one after another in this same MailGame."""
+    match_scores: list[tuple[int, int]] = field(default_factory=list)
+    """The scores of the match's games that have ended [9.4]."""
+    additional_costs: tuple[int, int] = (0, 0)
+    """What each player's additional ships must cost in this game [10.3]."""
+    match_result: int | None = None
+    """The winner of a finished match (None for a draw, or while it goes on)."""
+
+
+def help_commands() -> list[tuple[str, str]]:
+    """Each command with what it does, for the help sheet."""
+    return [
+        ("Rv1 bRv1Rx1 mRv2 kGy3 sBz5", "orders for this turn, several to a line; replace all you sent before"),
+        ("orders", "(optional) the notation lines of this mail are orders"),
+        ("check", "check the orders in this mail and say what would happen, without submitting them"),
+        ("setup", "(optional) the lines of this mail are your setup, one ship per line"),
+        ("status", "send me the current turn sheet again"),
+        ("history", "send me the whole game so far, as I may see it"),
+        ("message TEXT", "pass TEXT to my opponent (your address is never shown); also: press TEXT"),
+        ("draw", "offer a draw, or accept the opponent's offer"),
+        ("resign", "give up this game"),
+        ("games", "list the games I play"),
+        ("challenge ADDRESS", "(to the GM's own address) invite ADDRESS to a new game"),
+        ("accept", "(in reply to a challenge) accept it"),
+        ("help", "send this help"),
+    ]
+
+
+class Spaceships(GameRules):
+    """Spaceships 2.6.1 and its variants: two seats, simultaneous turns."""
+
+    name = "spaceships"
+    title = "Spaceships"
+    seats = range(2, 3)
+    policy = TurnPolicy.SIMULTANEOUS
+    default_variant = "2.6.1"
+    templates = "gm"
+
+    def describe_variant(self, variant: str) -> str:
+        return ruleset_named(variant).describe()
+
+    def creation_terms(self, fields: dict[str, str]) -> MatchTerms | None:
+        if "match" not in fields:
+            return None
+        return MatchTerms(fields["match"], int(fields["match-games"]) if fields.get("match-games") else None,
+                          int(fields["match-target"]) if fields.get("match-target") else None)
+
+    def creation_fields(self, terms: MatchTerms | None) -> list[str]:
+        if terms is None:
+            return []
+        lines = [f"match: {terms.kind}"]
+        if terms.games is not None:
+            lines.append(f"match-games: {terms.games}")
+        if terms.target is not None:
+            lines.append(f"match-target: {terms.target}")
+        return lines
+
+    def new_play(self, game: MailGame, terms: Any) -> Play:
+        return Play(ruleset_named(game.variant), match=terms)
+
+    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+        return [_invitation(game, p, at) for p in (1, 2)]
+
+    def is_notation(self, first_word: str) -> bool:
+        return bool(_NOTATION_WORD.match(first_word))
+
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+        if game.phase == SETUP:
+            _setup(game, event, mail, reply)
+        elif game.phase == PLAY:
+            _orders(game, event, mail, reply)
+
+    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        play: Play = game.play
+        if game.phase == SETUP and len(play.setups) == 2:
+            return _start(game, event.at)
+        if game.phase == PLAY and len(play.pending) == 2 and not game.options.wait_for_deadline:
+            later = _run_turn(game, event.at)
+            reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
+            return later
+        return []
+
+    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+        if game.phase == ENDED and not later:
+            return "This game is over"
+        if "orders" in reply.data:
+            return f"Turn {reply.data['orders_turn']}: orders {'checked' if reply.data.get('checked') else 'received'}"
+        if "setup" in reply.data:
+            setup = reply.data["setup"]
+            return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
+        if "syntax" in reply.data:
+            return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
+        return "Re: your mail"
+
+    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+        return f"{mode}: there were no {'setup lines' if game.phase == SETUP else 'orders'} with it"
+
+    def waiting_for(self, game: MailGame) -> list[int]:
+        play: Play = game.play
+        if game.phase == SETUP:
+            return [p for p in (1, 2) if p not in play.setups]
+        return [p for p in (1, 2) if p not in play.pending]
+
+    def turn(self, game: MailGame) -> int:
+        return game.play.game.turn if game.play.game else 0
+
+    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+        return sheets.common(game, player, at)
+
+    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        return sheets.common(game, player, at) | {"commands": help_commands(), "notation": notation_help()}
+
+    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+        play: Play = game.play
+        if play.game is None and game.phase == ENDED:
+            return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
+        if play.game is None:
+            return _invitation(game, player, at)
+        last = play.game.reports[-1] if play.game.reports else None
+        return Notice(player, "turn_sheet", f"Turn {game.turn}: your sheet", sheets.sheet(game, player, at, last))
+
+    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        play: Play = game.play
+        data = sheets.common(game, player, at)
+        turns = []
+        if play.game is not None:
+            for report in play.game.reports:
+                turns.append(sheets.happened(report, player) | {"orders": sheets.command_history(report.view(player).check)})
+        data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
+        return data
+
+    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+            losers: tuple[int, ...] = ()) -> list[Notice]:
+        if len(losers) == 1:
+            scores = _scores_if_destroyed(game, losers[0])
+        elif losers:
+            scores = (0, 0) if game.play.game else None
+        else:
+            scores = _current_scores(game)
+        after = game.play.game.turn - 1 if game.play.game else 0
+        return _finish(game, at, Outcome(reason, scores, winner, after), None)
+
+    def draw_lapses(self, game: MailGame) -> str:
+        return "the turn runs"
+
+    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+        return _run_turn(game, at)
+
+    def referee(self, record: str) -> RefereeOutcome:
+        return referee_text(record)
+
+    def reminder_what(self, game: MailGame) -> str:
+        return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
+
+
+def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+    data = sheets.common(game, player, at) | {"fleet_cost": game.play.ruleset.fleet_cost}
+    what = "the next game of your match" if game.play.match_scores else "a game"
+    return Notice(player, "invitation", f"Invitation to {what}: send your setup", data)
+
+
+def _first_words(notation: str) -> list[str]:
+    return [line.split()[0] for line in notation.split("\n") if line.strip()]
+
+
+def _looks_like_setup(notation: str) -> bool:
+    """Every notation line starts with a ship type."""
+    words = _first_words(notation)
+    return bool(words) and all(w.rstrip("0123456789") in _SHIP_CODES for w in words)
+
+
+def _looks_like_orders(notation: str) -> bool:
+    """No notation line starts with a ship type."""
+    words = _first_words(notation)
+    return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
+
+
+def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    play: Play = game.play
+    player = event.player
+    try:
+        placements = parse_setup(mail.notation)
+    except NotationError as error:
+        if _looks_like_orders(mail.notation):
+            if player in play.setups:
+                reply.not_understood.append(f"orders: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+            else:
+                reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
+            return
+        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["previous"] = None
+        reply.data["had_setup"] = player in play.setups
+        reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
+        return
+    try:
+        fleet = build_fleet(placements, play.ruleset, play.additional_costs[player - 1])
+    except SetupError as error:
+        problems = []
+        for problem in error.problems:
+            if problem.line is None:
+                problems.append(problem.reason)
+            else:
+                placement = placements[problem.line]
+                problems.append(f"line {placement.line}: {placement}: {problem.reason}")
+        reply.data["setup"] = {"accepted": False, "problems": problems, "had_setup": player in play.setups}
+        reply.not_understood.append("your setup breaks the rules (see below)")
+        return
+    if mail.mode == "check":
+        reply.data["setup"] = {"accepted": True, "checked": True, "fleet": fleet.setup_lines()}
+        reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
+        return
+    replaced = player in play.setups
+    play.setups[player] = placements
+    game.missed[player] = 0
+    reply.data["setup"] = {"accepted": True, "fleet": fleet.setup_lines(), "replaced": replaced,
+                           "waiting_for_opponent": (3 - player) not in play.setups}
+    reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
+
+
+def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    play: Play = game.play
+    player = event.player
+    previous = play.pending.get(player)
+    if _looks_like_setup(mail.notation):
+        reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
+        return
+    try:
+        orders = parse_orders(mail.notation)
+    except NotationError as error:
+        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["previous"] = None if previous is None else format_orders(previous)
+        reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
+        return
+    assert play.game is not None
+    state = play.game.state
+    check = check_orders(state.side(player), state.entitlement(player), orders, play.ruleset)
+    checked = mail.mode == "check"
+    reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
+                      next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
+                      rejected_count=len(check.rejected))
+    if checked:
+        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
+        reply.data["previous"] = None if previous is None else format_orders(previous)
+        return
+    play.pending[player] = orders
+    game.missed[player] = 0
+    reply.data["replaced"] = previous is not None
+    reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
+    reply.done.append(f"your orders for turn {game.turn}" + (", replacing all you sent before" if previous is not None else ""))
+
+
+# Setting up and playing [2.1], [2.2]
+
+def _start(game: MailGame, at: datetime) -> list[Notice]:
+    play: Play = game.play
+    fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
+    play.game = Game(fleets[0], fleets[1], play.ruleset)
+    game.phase = PLAY
+    game.deadline = at + game.options.deadline
+    game.reminded.clear()
+    game.missed = {1: 0, 2: 0}
+    game.draw_offers.clear()
+    return [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None)) for p in (1, 2)]
+
+
+def _run_turn(game: MailGame, at: datetime) -> list[Notice]:
+    play: Play = game.play
+    assert play.game is not None
+    report = play.game.push(play.pending.get(1, []), play.pending.get(2, []))
+    play.pending.clear()
+    game.reminded.clear()
+    game.draw_offers.clear()
+    if report.result is not None:
+        r = report.result
+        return _finish(game, at, Outcome(r.reason, r.scores, r.winner, r.ended_after_turn), report)
+    game.deadline = at + game.options.deadline
+    return [
+        Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}", sheets.sheet(game, p, at, report))
+        for p in (1, 2)
+    ]
+
+
+def _current_scores(game: MailGame) -> tuple[int, int] | None:
+    play: Play = game.play
+    if play.game is None:
+        return None
+    return (play.game.state.side(1).remaining_materiel, play.game.state.side(2).remaining_materiel)
+
+
+def _scores_if_destroyed(game: MailGame, loser: int) -> tuple[int, int] | None:
+    """A resignation or forfeit scores as if the loser's fleet were destroyed."""
+    scores = _current_scores(game)
+    if scores is None:
+        return None
+    return (0, scores[1]) if loser == 1 else (scores[0], 0)
+
+
+def _finish(game: MailGame, at: datetime, outcome: Outcome, report) -> list[Notice]:
+    """A game has ended: the final sheets, and in a match the next game."""
+    play: Play = game.play
+    game.outcome = outcome
+    game.phase = ENDED
+    game.deadline = None
+    play.pending.clear()
+    notices = []
+    for p in (1, 2):
+        if play.game is not None:
+            data = sheets.sheet(game, p, at, report)
+            subject = f"Turn {report.turn}: the game is over" if report is not None else "The game is over"
+            notices.append(Notice(p, "turn_sheet", subject, data, attach_archive=True))
+        else:
+            notices.append(Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)}))
+    if play.match is not None:
+        notices += _next_in_match(game, at, outcome)
+    return notices
+
+
+def _next_in_match(game: MailGame, at: datetime, outcome: Outcome) -> list[Notice]:
+    """Record the game's scores in the match; start the next game unless the
+    agreed end has come [9.3.1], [10.6.1]."""
+    play: Play = game.play
+    assert play.match is not None
+    scores = outcome.scores or (0, 0)
+    play.match_scores.append((scores[0], scores[1]))
+    game.series = len(play.match_scores) + 1
+    if "forfeit" in outcome.reason or match_over(play.match, play.match_scores):
+        winner = outcome.winner if "forfeit" in outcome.reason else match_winner(play.match, play.match_scores)
+        play.match_result = winner
+        return [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
+            "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
+            "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
+        }) for p in (1, 2)]
+    play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
+    game.phase = SETUP
+    play.setups = {}
+    play.game = None
+    game.outcome = None
+    game.missed = {1: 0, 2: 0}
+    game.reminded.clear()
+    game.deadline = at + game.options.deadline
+    return [_invitation(game, p, at) for p in (1, 2)]

@@ -1,0 +1,316 @@
+"""What each event does to a game by mail, and what the GM says in reply.
+
+Pure: an event carries its own time, so the same events in the same order
+always give the same game and the same notices. That is what lets
+``gm replay`` rebuild a game from its archive and reproduce every message.
+
+The engine knows no game: what notation lines do, when a turn or a move runs
+and what the sheets show are the game's (`gm.kernel.protocol.GameRules`);
+everything else is here, for any number of seats.
+
+Events:
+
+- `Created`: a game (or a match of games) is set up between its players
+  (``gm new``, or a challenge accepted by mail);
+- `PlayerMail`: an authenticated player's own text, from a mail, read as
+  commands and notation (`gm.kernel.commands`);
+- `DeadlinePassed` and `ReminderDue`: the GM's clock, written into the
+  archive as messages of the GM's own;
+- `Bouncing`: mail to a player failed for good.
+
+Each returns `Notice` values: who is told what, as a template name and data
+(``gm.pbem.mailer`` turns them into mail). The answer to a player's mail is
+one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Union
+
+from .commands import Command, read_mail
+from .errors import NotationError
+from .model import ENDED, SETUP, MailGame, Options, Seat
+
+DEFAULT_GAME = "spaceships"
+"""The game of archives and records that name none."""
+
+
+@dataclass(frozen=True)
+class Created:
+    at: datetime
+    game_id: str
+    seats: tuple[Seat, ...]
+    variant: str
+    options: Options
+    terms: Any = None
+    """The game's own creation terms (a Spaceships match), if any."""
+    instance: str | None = None
+    game: str = DEFAULT_GAME
+
+
+@dataclass(frozen=True)
+class PlayerMail:
+    at: datetime
+    player: int
+    text: str
+    message_id: str | None = None
+
+
+@dataclass(frozen=True)
+class DeadlinePassed:
+    """The clock reached a deadline. ``at`` is when gm acted on it (later
+    than the deadline when the daemon was down), ``deadline`` the deadline
+    it is for (None in archives written before it was recorded)."""
+
+    at: datetime
+    deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ReminderDue:
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Bouncing:
+    """Mail to ``player`` failed for good: a bounce came back, or the relay
+    refused it. The game goes on as before; the other players are told."""
+
+    at: datetime
+    player: int
+    reason: str
+
+
+Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One message the GM sends: to which player, which template, what data.
+
+    ``answers`` is the Message-ID of the player's mail it replies to, if any;
+    ``attach_archive`` asks for the player's own mailbox of the game so far
+    (`gm.pbem.archive.player_mailbox`)."""
+
+    player: int
+    template: str
+    subject: str
+    data: dict[str, Any] = field(default_factory=dict)
+    answers: str | None = None
+    attach_archive: bool = False
+
+
+@dataclass
+class Reply:
+    """The sections of the GM's answer to one mail, and the game's data for it."""
+
+    done: list[str] = field(default_factory=list)
+    not_understood: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def rules_named(name: str):  # -> GameRules; imported late: the games import the kernel
+    from ..games import game_named
+    return game_named(name)
+
+
+def create(event: Created) -> tuple[MailGame, list[Notice]]:
+    """A new game in its setup phase, and the invitations."""
+    rules = rules_named(event.game)
+    game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
+                    instance=event.instance)
+    game.play = rules.new_play(game, event.terms)
+    game.deadline = event.at + event.options.deadline
+    game.events = 1
+    return game, rules.invitations(game, event.at)
+
+
+def apply(game: MailGame, event: Event) -> list[Notice]:
+    """Apply one event to ``game`` (changing it) and return the notices."""
+    game.events += 1
+    if isinstance(event, PlayerMail):
+        return _player_mail(game, event)
+    if game.phase == ENDED:
+        return []
+    if isinstance(event, DeadlinePassed):
+        if _stale(game, event):
+            return []  # the turn already ran early, or the deadline moved
+        return _deadline(game, event.at)
+    if isinstance(event, ReminderDue):
+        return _reminders(game, event.at)
+    if isinstance(event, Bouncing):
+        return _bouncing(game, event)
+    raise TypeError(f"unknown event {event!r}")
+
+
+def _aliases(seats: list[Seat]) -> str:
+    return " and ".join(seat.alias for seat in seats)
+
+
+def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
+    """Tell the others, once until the player writes again, that mail to
+    the player is not getting through (they may wish to reach them otherwise;
+    the deadlines still apply)."""
+    if event.player in game.bouncing:
+        return []
+    game.bouncing.add(event.player)
+    who = game.seat(event.player).alias
+    return [Notice(seat.player, "bouncing", f"Mail to {who} is bouncing",
+                   game.rules.common(game, seat.player, event.at) | {"who": who, "reason": event.reason})
+            for seat in game.others(event.player)]
+
+
+# A player's mail
+
+def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
+    rules = game.rules
+    game.bouncing.discard(event.player)  # mail from them: their address works
+    mail = read_mail(event.text, rules.is_notation)
+    reply = Reply()
+    later: list[Notice] = []
+    for line, text, why in mail.not_understood:
+        reply.not_understood.append(f"line {line}: {text!r}: {why}")
+    if mail.notation_lines:
+        if game.phase == ENDED:
+            reply.ignored.append("your orders: the game is over")
+        else:
+            rules.submit(game, event, mail, reply)
+    for command in mail.commands:
+        later += _command(game, event, command, reply)
+    if mail.mode and not mail.notation_lines:
+        reply.ignored.append(rules.nothing_with_mode(game, mail.mode))
+    elif not (mail.notation_lines or mail.commands or mail.not_understood):
+        reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
+    header = rules.common(game, event.player, event.at)  # as things stood when the mail came
+    if game.phase != ENDED:
+        later += rules.after_mail(game, event, reply)
+    data = header | reply.data | {
+        "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
+    }
+    subject = rules.reply_subject(game, reply, later)
+    return [Notice(event.player, "reply", subject, data, event.message_id), *later]
+
+
+def syntax_data(error: NotationError, lines: list[str]) -> dict[str, Any]:
+    """What the reply shows of a syntax error: the line, a caret under the
+    column, what was found and what was expected there."""
+    source = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
+    expected = "\n".join(wrap("Expected " + ", ".join(error.expected) + ".", "", "  "))
+    found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
+    return {
+        "line": error.line, "column": error.column, "text": error.text, "source": source.rstrip(),
+        "caret": " " * (error.column - 1) + "^", "found": found, "expected": expected, "hint": error.hint,
+        "message": str(error), "hint_lines": wrap("Hint: " + error.hint, "", "  ") if error.hint else [],
+    }
+
+
+def wrap(text: str, first: str = "", rest: str = "", width: int = 76) -> list[str]:
+    """Lines of at most ``width`` characters, for mail clients' narrow windows."""
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [first]
+
+
+def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
+    rules, player, keyword = game.rules, event.player, command.keyword
+    where = f"line {command.line}: {keyword}"
+    if keyword == "help":
+        reply.done.append(f"{where}: the help sheet follows")
+        return [Notice(player, "help", "Help", rules.help_data(game, player, event.at))]
+    if keyword == "status":
+        reply.done.append(f"{where}: the current sheet follows")
+        return [rules.status(game, player, event.at)]
+    if keyword == "games":
+        reply.done.append(f"{where}: the list of your games follows in a separate mail")
+        return []
+    if keyword == "history":
+        reply.done.append(f"{where}: the game so far follows")
+        return [Notice(player, "history", "The game so far", rules.history(game, player, event.at))]
+    if keyword == "message":
+        if not command.argument:
+            reply.not_understood.append(f"{where}: the message is missing (write: message TEXT)")
+            return []
+        others = game.others(player)
+        reply.done.append(f"{where}: passed to {_aliases(others)}")
+        sender = game.seat(player).alias
+        return [Notice(seat.player, "press", f"A message from {sender}",
+                       rules.common(game, seat.player, event.at) | {"text": command.argument}) for seat in others]
+    if keyword in ("orders", "check", "setup"):
+        return []
+    if game.phase == ENDED:
+        reply.ignored.append(f"{where}: the game is over")
+        return []
+    if keyword == "resign":
+        reply.done.append(f"{where}: you resign this game")
+        remaining = game.others(player)
+        winner = remaining[0].player if len(remaining) == 1 else None
+        return rules.end(game, event.at, f"{game.seat(player).alias} resigned", winner, losers=(player,))
+    if keyword == "draw":
+        return _draw(game, event, where, reply)
+    if keyword in ("challenge", "accept"):
+        reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
+        return []
+    reply.not_understood.append(f"{where}: not understood")
+    return []
+
+
+def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[Notice]:
+    """A draw is agreed when every seat has offered one; an offer lapses when
+    the game moves on (`GameRules.draw_lapses`)."""
+    player = event.player
+    if game.draw_offers and all(p in game.draw_offers for p in game.players if p != player):
+        reply.done.append(f"{where}: you accept the offer of a draw")
+        return game.rules.end(game, event.at, "a draw was agreed", None)
+    game.draw_offers.add(player)
+    until = "the game begins" if game.phase == SETUP else game.rules.draw_lapses(game)
+    reply.done.append(f"{where}: your offer of a draw stands until {until}")
+    alias = game.seat(player).alias
+    return [Notice(seat.player, "draw_offer", f"{alias} offers a draw", game.rules.common(game, seat.player, event.at))
+            for seat in game.others(player)]
+
+
+# The clock
+
+def _stale(game: MailGame, event: DeadlinePassed) -> bool:
+    """Whether a deadline event is for a deadline the game no longer has."""
+    if game.deadline is None:
+        return True
+    if event.deadline is not None:
+        return event.deadline != game.deadline
+    return event.at < game.deadline  # archives from before X-GM-Deadline
+
+
+def _deadline(game: MailGame, at: datetime) -> list[Notice]:
+    """Count who missed it; forfeit those who missed too many in a row;
+    otherwise chase missing setups, or let the game go on without the missing."""
+    missing = game.waiting_for
+    for player in game.players:
+        game.missed[player] = game.missed[player] + 1 if player in missing else 0
+    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after]
+    if forfeits:
+        remaining = [p for p in game.players if p not in forfeits]
+        winner = remaining[0] if len(remaining) == 1 else None
+        names = " and ".join(game.seat(p).alias for p in forfeits)
+        reason = f"{names} sent nothing for {game.options.forfeit_after} turns in a row and forfeit{'s' * (len(forfeits) == 1)}"
+        return game.rules.end(game, at, reason, winner, losers=tuple(forfeits))
+    if game.phase == SETUP:
+        game.deadline = at + game.options.deadline
+        game.reminded.clear()
+        return [
+            Notice(p, "setup_late", "Deadline passed: your setup is still missing",
+                   game.rules.common(game, p, at) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
+            for p in missing
+        ]
+    return game.rules.deadline(game, at, missing)
+
+
+def _reminders(game: MailGame, at: datetime) -> list[Notice]:
+    notices = []
+    for player in game.waiting_for:
+        if player not in game.reminded:
+            game.reminded.add(player)
+            what = game.rules.reminder_what(game)
+            notices.append(Notice(player, "reminder", f"Reminder: your {what}", game.rules.common(game, player, at) | {"what": what}))
+    return notices

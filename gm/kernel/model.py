@@ -1,0 +1,142 @@
+"""A game played by mail, as the kernel keeps it: seats, options, phase, clock.
+
+The game's own state lives in ``play``, which only the game (its
+`gm.kernel.protocol.GameRules`) reads. A `MailGame` is never saved as such: it
+is rebuilt by replaying the events in the game's archive (see
+`gm.kernel.engine`), so the archive is the one truth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .protocol import GameRules
+
+SETUP = "setup"
+PLAY = "play"
+ENDED = "ended"
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player's place in a game: number, address and the alias the others see."""
+
+    player: int
+    address: str
+    alias: str
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a game is run by mail."""
+
+    deadline: timedelta = timedelta(hours=72)
+    """Time allowed for each turn, or each move in a game of alternating
+    moves (and for setup)."""
+    wait_for_deadline: bool = False
+    """Run turns only at the deadline, even when every player is in."""
+    reminder_before: timedelta = timedelta(hours=12)
+    """When to remind a player who has not sent orders."""
+    forfeit_after: int = 3
+    """Consecutive deadlines missed after which a player forfeits."""
+
+
+@dataclass
+class Outcome:
+    """How a game by mail ended: the rules' result, or a forfeit or resignation.
+
+    ``scores`` are by seat (None where the game keeps none)."""
+
+    reason: str
+    scores: tuple[int, ...] | None
+    winner: int | None
+    after_turn: int
+
+
+@dataclass
+class MailGame:
+    """The state of one game by mail between events."""
+
+    id: str
+    seats: tuple[Seat, ...]
+    rules: GameRules
+    options: Options
+    created_at: datetime
+    variant: str
+    phase: str = SETUP
+    play: Any = None
+    """The game's own state, read only by ``rules``."""
+    deadline: datetime | None = None
+    reminded: set[int] = field(default_factory=set)
+    missed: dict[int, int] = field(default_factory=dict)
+    outcome: Outcome | None = None
+    events: int = 0
+    """How many events have been applied."""
+    draw_offers: set[int] = field(default_factory=set)
+    """The players whose offer of a draw stands; the game is drawn when
+    every seat has offered. Offers lapse when the game moves on."""
+    series: int = 1
+    """Which game of a series this is (a Spaceships match plays its games
+    one after another in the same MailGame)."""
+    bouncing: set[int] = field(default_factory=set)
+    """Players whose mail is bouncing, until they next write."""
+    instance: str | None = None
+    """Makes the game's Message-IDs unique to the installation (see
+    `gm.pbem.mailer.message_id`); None in archives written before it, whose
+    mail keeps the form it was sent in."""
+
+    def __post_init__(self) -> None:
+        if not self.missed:
+            self.missed = {seat.player: 0 for seat in self.seats}
+
+    @property
+    def players(self) -> list[int]:
+        return [seat.player for seat in self.seats]
+
+    @property
+    def secret_subject(self) -> str:
+        """What the players' tokens are derived for (`gm.pbem.tokens.token`):
+        the game, and in a series the game of the series, so that a reply
+        address is useless once its game is over. Games made before that
+        (no instance tag) keep one token for the whole series."""
+        number = self.series
+        return self.id if number == 1 or self.instance is None else f"{self.id}#{number}"
+
+    @property
+    def earlier_secret_subjects(self) -> list[str]:
+        """The subjects of the series' games that are over, newest first."""
+        if self.instance is None:
+            return []
+        return [self.id if n == 1 else f"{self.id}#{n}" for n in range(self.series - 1, 0, -1)]
+
+    def seat(self, player: int) -> Seat:
+        return self.seats[player - 1]
+
+    def others(self, player: int) -> list[Seat]:
+        """Every seat but ``player``'s."""
+        return [seat for seat in self.seats if seat.player != player]
+
+    def seat_of(self, address: str) -> Seat | None:
+        address = address.lower()
+        for seat in self.seats:
+            if seat.address.lower() == address:
+                return seat
+        return None
+
+    @property
+    def turn(self) -> int:
+        """The turn (or move) being collected (0 during setup)."""
+        return self.rules.turn(self)
+
+    @property
+    def waiting_for(self) -> list[int]:
+        """Players whose setup, orders or move are still missing."""
+        return [] if self.phase == ENDED else self.rules.waiting_for(self)
+
+    def reminder_due(self) -> datetime | None:
+        if self.deadline is None or self.phase == ENDED:
+            return None
+        return self.deadline - self.options.reminder_before

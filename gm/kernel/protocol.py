@@ -1,0 +1,150 @@
+"""The seam between the kernel and a game: the small interface each game implements.
+
+In the spirit of aiosmtpd's handler protocol: the kernel owns mail intake,
+tokens, the archive, deadlines, reminders, forfeits, press, draws and
+resignation; a game owns its notation, what its players' notation lines do,
+when a turn (or move) runs, and what each seat may see. The kernel calls the
+hooks below and never looks inside the game's state (``MailGame.play``).
+
+A game subclasses `GameRules`, overriding what it needs; the defaults are the
+kernel's behaviour for every game. Hooks change the `MailGame` they are given
+and return `Notice` values, as the kernel's own event handling does: pure,
+with time passed in.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .commands import Mail
+    from .engine import Notice, PlayerMail, Reply
+    from .model import MailGame
+    from .records import Refereed
+
+
+class TurnPolicy(enum.Enum):
+    """How play proceeds once set up."""
+
+    SIMULTANEOUS = "simultaneous"
+    """Every seat sends orders; the turn runs when all are in, or at the
+    deadline (Spaceships, Celestial Empire). Deadlines are per turn."""
+    ALTERNATING = "alternating"
+    """One seat moves at a time (Grid Fighters). Deadlines are per move."""
+
+
+class GameRules:
+    """A game as the kernel sees it. Subclass and override."""
+
+    name: str = ""
+    """The game's name in commands, records and archives: ``spaceships``."""
+    title: str = ""
+    """How mail names it: ``Spaceships``."""
+    seats: range = range(2, 3)
+    """How many players it takes."""
+    policy: TurnPolicy = TurnPolicy.SIMULTANEOUS
+    default_variant: str = ""
+    templates: str = ""
+    """The package whose ``templates`` folder holds the game's own templates;
+    the kernel's templates (``gm.templates``) are found after them."""
+
+    # Variants and creation
+
+    def describe_variant(self, variant: str) -> str:
+        """The variant in words, for invitations and challenges; raises
+        ValueError naming what is wrong with an unknown one."""
+        raise NotImplementedError
+
+    def new_play(self, game: MailGame, terms: Any) -> Any:
+        """The game's own state at creation (kept in ``game.play``).
+        ``terms`` are the game's extra creation terms (`creation_terms`)."""
+        raise NotImplementedError
+
+    def creation_terms(self, fields: dict[str, str]) -> Any:
+        """Game-specific terms read from a creation event's fields (a
+        Spaceships match, for one); None when there are none."""
+        return None
+
+    def creation_fields(self, terms: Any) -> list[str]:
+        """The creation event's lines for those terms."""
+        return []
+
+    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+        raise NotImplementedError
+
+    # Reading players' mail
+
+    def is_notation(self, first_word: str) -> bool:
+        """Whether a line starting with this word is the game's notation
+        (setup, orders or a move) rather than a command."""
+        raise NotImplementedError
+
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+        """A player's notation lines, in the setup or play phase: check them
+        and record what is accepted, saying what happened in ``reply``."""
+        raise NotImplementedError
+
+    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        """Anything that runs because of the mail just handled: the game
+        starting once every setup is in, a turn once every order is in, the
+        next move. Called after the reply is written, before it is sent."""
+        return []
+
+    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+        return "Re: your mail"
+
+    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+        """What the reply says of ``orders``/``setup``/``check`` alone."""
+        return f"{mode}: there were no moves with it"
+
+    def waiting_for(self, game: MailGame) -> list[int]:
+        """Seats whose setup, orders or move the game waits for."""
+        raise NotImplementedError
+
+    def turn(self, game: MailGame) -> int:
+        """The turn (or move) being collected; 0 while setting up."""
+        raise NotImplementedError
+
+    # What players are told
+
+    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+        """What every message's header shows that seat."""
+        raise NotImplementedError
+
+    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        """The help sheet's data: commands and the game's own notation."""
+        raise NotImplementedError
+
+    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+        raise NotImplementedError
+
+    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # The end, and the clock
+
+    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+            losers: tuple[int, ...] = ()) -> list[Notice]:
+        """End the game for a reason of the kernel's (resignation, forfeit,
+        agreed draw): ``losers`` resigned or forfeited. The game scores it
+        and says the final words (and in a match, starts the next game)."""
+        raise NotImplementedError
+
+    def draw_lapses(self, game: MailGame) -> str:
+        """When an offer of a draw lapses, in words: "the turn runs"."""
+        return "the next move"
+
+    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+        """The deadline passed with ``missing`` seats not in (and none of
+        them forfeit): run the turn, pass the move, or chase setups."""
+        raise NotImplementedError
+
+    def referee(self, record: str) -> Refereed:
+        """Referee a whole record of this game (``gm referee``)."""
+        raise NotImplementedError
+
+    def reminder_what(self, game: MailGame) -> str:
+        """What a reminder asks for: "orders for turn 3"."""
+        return "setup" if game.phase == "setup" else f"move {self.turn(game)}"
