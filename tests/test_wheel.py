@@ -98,8 +98,12 @@ def test_the_wheel_holds_the_templates_the_grammar_and_every_module(dists):
         metadata = archive.read(f"{info}/METADATA").decode()
         entry_points = archive.read(f"{info}/entry_points.txt").decode()
     templates = _project_files("templates", "*")
-    assert {"invitation.txt", "turn_sheet.txt", "turn_sheet.html"} <= templates
+    assert {"press.txt", "reminder.txt", "_syntax.txt"} <= templates, "the kernel's own templates"
     missing = {f"gm/templates/{t}" for t in templates} - names
+    for game in _project_files("gm/games", "*/templates"):
+        game_templates = _project_files(f"gm/games/{game}", "*")
+        assert {"invitation.txt", "turn_sheet.txt", "turn_sheet.html"} <= game_templates, game
+        missing |= {f"gm/games/{game}/{t}" for t in game_templates} - names
     assert not missing, f"templates missing from the wheel: {sorted(missing)}"
     assert "gm/games/spaceships/notation.lark" in names
     modules = {f"gm/{m}" for m in _project_files("gm", "*.py")}
@@ -123,7 +127,7 @@ def test_the_sdist_holds_the_licence_and_what_the_tests_need(dists):
         licence = archive.extractfile(members["LICENSE"]).read().decode()
     assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3" in licence
     assert "License-File: LICENSE" in archive_text(sdist, "PKG-INFO")
-    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/games/spaceships/notation.lark", "templates/turn_sheet.html",
+    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/games/spaceships/notation.lark", "gm/games/spaceships/templates/turn_sheet.html", "templates/press.txt",
                    "tests/gmtest.py", "tests/records/standard-win.rec", "docs/rulings.md",
                    "sample-mail/README", "bench/ingest.py", ".ci/run"):
         assert needed in members, f"{needed} missing from the sdist"

@@ -236,7 +236,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         reply.done.append(f"{where}: passed to {_aliases(others)}")
         sender = game.seat(player).alias
         return [Notice(seat.player, "press", f"A message from {sender}",
-                       rules.common(game, seat.player, event.at) | {"text": command.argument}) for seat in others]
+                       rules.common(game, seat.player, event.at) | {"text": command.argument, "sender": sender})
+                for seat in others]
     if keyword in ("orders", "check", "setup"):
         return []
     if game.phase == ENDED:
@@ -267,7 +268,8 @@ def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[N
     until = "the game begins" if game.phase == SETUP else game.rules.draw_lapses(game)
     reply.done.append(f"{where}: your offer of a draw stands until {until}")
     alias = game.seat(player).alias
-    return [Notice(seat.player, "draw_offer", f"{alias} offers a draw", game.rules.common(game, seat.player, event.at))
+    return [Notice(seat.player, "draw_offer", f"{alias} offers a draw",
+                   game.rules.common(game, seat.player, event.at) | {"offered_by": alias, "lapses": until})
             for seat in game.others(player)]
 
 

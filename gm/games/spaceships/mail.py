@@ -82,7 +82,7 @@ class Spaceships(GameRules):
     seats = range(2, 3)
     policy = TurnPolicy.SIMULTANEOUS
     default_variant = "2.6.1"
-    templates = "gm"
+    templates = "gm.games.spaceships"
 
     def describe_variant(self, variant: str) -> str:
         return ruleset_named(variant).describe()
