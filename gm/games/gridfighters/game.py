@@ -147,9 +147,9 @@ class Grid:
                 name = blockers[square]
                 return (f"{move.piece} may not cross your own {KIND_NAMES[kind(name)]} {name} on {square} "
                         "[setup: no piece may traverse across one's own asteroids or home planet]")
-        name = blockers.get(route[-1])
-        if name is not None and kind(name) == "H":
-            return f"{move.piece} may not land on your own home planet {name} on {route[-1]} [setup] (ruling 4)"
+        landing = blockers.get(route[-1])
+        if landing is not None and kind(landing) == "H":
+            return f"{move.piece} may not land on your own home planet {landing} on {route[-1]} [setup] (ruling 4)"
         return None
 
     def legal_moves(self, player: int) -> list[Move]:
@@ -238,25 +238,25 @@ class Grid:
         other = 3 - player
         if self._has_move(other):
             return replace(self, to_move=other), (player,)
-        result = Result(n, None, "neither player has a legal move: the game is drawn (ruling 11)", "no-legal-move")
+        result = Result(n, None, "neither player has a legal move (ruling 11)", "no-legal-move")
         return replace(self, result=result, to_move=None), (player, other)
 
     def _ending(self, n: int) -> Result | None:
         homes = [[name for name, p in side.items() if kind(name) == "H" and p.destroyed is None] for side in self.pieces]
         last = "home planet" if self.variant.homes == 1 else "last home planet"
         if not homes[0] and not homes[1]:
-            return Result(n, None, f"both players' {last}s were destroyed in the same move: a draw (ruling 10)",
+            return Result(n, None, f"both players' {last}s were destroyed in the same move (ruling 10)",
                           "home-destroyed")
         for loser in (1, 2):
             if not homes[loser - 1]:
                 winner = 3 - loser
-                return Result(n, winner, f"player {loser}'s {last} is destroyed: player {winner} wins [game play]",
+                return Result(n, winner, f"player {loser}'s {last} is destroyed [game play]",
                               "home-destroyed")
         if not (self._can_reach(1) or self._can_reach(2)):
-            return Result(n, None, "neither side can ever reach the other's home planet: a draw [game play] (ruling 13)",
+            return Result(n, None, "neither side can ever reach the other's home planet [game play] (ruling 13)",
                           "unreachable")
         if self.quiet >= self.variant.quiet:
-            return Result(n, None, f"{self.quiet} moves in a row without a piece destroyed: a draw (ruling 12)",
+            return Result(n, None, f"{self.quiet} moves in a row without a piece destroyed (ruling 12)",
                           "no-destruction-limit")
         return None
 
