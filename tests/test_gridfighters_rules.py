@@ -309,7 +309,19 @@ def test_forced_pass_is_announced_and_both_stuck_is_a_draw_ruling_11():
     grid, (report,) = play(grid, "Z4 E8-J3")     # Z4 lands on player 2's H2 (secretly), then:
     grid, (report,) = play(grid, "Z4 J3-I3")     # H2 destroyed; Z4 goes on
     assert "2:H2" in report.destroyed and grid.result is None
-    # (a draw when both are stuck is reported with both players in passes)
+
+
+def test_both_players_without_a_legal_move_is_a_draw_ruling_11():
+    three = variant_named("standard+homes=3")
+    setup1 = ("H1 B1, H2 B3, H3 E10, A1 A8, A2 A9, A3 A10, A4 B8, A5 B9, A6 B10, A7 C10, W D8, B D9, X1 C2, "
+              "X2 D10, Y1 A2, Y2 E9, Z1 E1, Z2 E5, Z3 E6, Z4 E7")
+    setup2 = ("H1 I2, H2 J3, H3 J7, A1 J8, A2 J9, A3 J10, A4 I8, A5 I9, A6 I10, A7 H10, W G8, B G9, X1 H2, "
+              "X2 G10, Y1 J1, Y2 F8, Z1 F1, Z2 F2, Z3 F3, Z4 F4")
+    grid = Grid.start(setup1, setup2, variant=three)
+    grid = only(only(grid, 2, {"H1", "H2", "H3", "Y1"}), 1, {"H1", "H2", "H3", "Y1", "X2", "A7"})
+    grid, (report,) = play(grid, "X2 D10-C10")   # the ram leaves Y1 on A2 boxed in by H1 and H2
+    assert report.passes == (2, 1)
+    assert grid.result.code == "no-legal-move" and grid.result.winner is None
 
 
 def test_the_no_destruction_limit_draws_the_game_ruling_12():

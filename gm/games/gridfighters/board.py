@@ -139,7 +139,7 @@ def path(piece_kind: str, frm: Square, to: Square) -> tuple[Square, ...] | None:
 
     A W jumps like a knight: only its landing square is on its path (ruling
     GF-1). B and Z move like queens and X like a rook, Y like a bishop, any
-    distance (ruling GF-2). The board holds no blockers here: which squares
+    distance (ruling 2). The board holds no blockers here: which squares
     a player may not cross is `gm.games.gridfighters.game`'s business.
     """
     if piece_kind in IMMOBILE or frm == to:
