@@ -137,9 +137,9 @@ def path(piece_kind: str, frm: Square, to: Square) -> tuple[Square, ...] | None:
     """The squares a move passes through and lands on, in order, without the
     departure square; None when the kind cannot move so [movement].
 
-    A W jumps like a knight: only its landing square is on its path (ruling
-    GF-1). B and Z move like queens and X like a rook, Y like a bishop, any
-    distance (ruling 2). The board holds no blockers here: which squares
+    A W jumps like a knight: only its landing square is on its path
+    (ruling 1). B and Z move like queens and X like a rook, Y like a bishop,
+    any distance (ruling 2). The board holds no blockers here: which squares
     a player may not cross is `gm.games.gridfighters.game`'s business.
     """
     if piece_kind in IMMOBILE or frm == to:

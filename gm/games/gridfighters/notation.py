@@ -307,7 +307,7 @@ def hint_for(word: str, expected: frozenset[str] | set[str] = frozenset()) -> st
     upper = word.upper()
     if "MINUS" in expected and _SQUARE_LIKE.fullmatch(word):
         return "write the destination after a dash, such as Z2 E2-A2"
-    if "-" == word and "MINUS" not in expected:
+    if "-" == word and "COMMA" in expected:
         return "a setup line places pieces, such as Z2 E2; it holds no moves"
     if _GLUED_SQUARES.fullmatch(word):
         return "put a dash between the two squares, such as E2-A2"
