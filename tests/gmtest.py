@@ -212,6 +212,10 @@ class World:
         from gm.pbem.admin import request_game
         from gm.kernel.model import Options
 
-        request_game(self.daemon.store, self.config.identity, [ALICE, BOB], options.pop("variant", "2.6.1"),
-                     Options(**options), self.clock())
+        from gm.games import game_named
+
+        game = options.pop("game", "spaceships")
+        variant = options.pop("variant", game_named(game).default_variant)
+        request_game(self.daemon.store, self.config.identity, [ALICE, BOB], variant,
+                     Options(**options), self.clock(), game=game)
         await self.settle()

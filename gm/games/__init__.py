@@ -12,6 +12,7 @@ from ..kernel.protocol import GameRules
 
 GAMES = {
     "spaceships": ("gm.games.spaceships.mail", "Spaceships"),
+    "gridfighters": ("gm.games.gridfighters.mail", "GridFighters"),
 }
 """Each game's name, and where its `GameRules` class lives."""
 

@@ -267,6 +267,15 @@ class Grid:
         return any(can_ever_reach(kind(name), p.at, t)
                    for name, p in self.pieces[player - 1].items() if p.destroyed is None for t in targets)
 
+    def missed(self) -> tuple["Grid", tuple[int, ...]]:
+        """The player to move let their deadline pass: the move goes to the
+        other player, as if passed (ruling 19); no move is counted. Returns
+        the next Grid and who passed (as `_hand_over` does)."""
+        if self.result is not None or self.to_move is None:
+            raise ValueError("nobody is to move")
+        grid, passes = self._hand_over(3 - self.to_move, self.moves)
+        return grid, (self.to_move, *passes)
+
     def agreed_draw(self) -> "Grid":
         """The game drawn by agreement after the moves made so far (agreement
         itself is the players' business, outside the rules core)."""

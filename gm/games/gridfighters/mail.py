@@ -1,0 +1,328 @@
+"""Grid Fighters behind the kernel's interface: setups, then alternating hidden moves by mail.
+
+Both players send their setups at the same time (the game begins when both
+are in); then one player moves at a time, and each move is answered at
+once: the mover gets their move as recorded and whatever it revealed, the
+opponent the announcement (``Red Z2 departs E2``), any collisions, and the
+news that it is their move. The deadline is per move: a missed one passes
+the move (ruling 19), and missing ``forfeit_after`` in a row forfeits.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ...kernel.commands import KERNEL_HELP, Mail
+from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.errors import NotationError
+from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
+from ...kernel.protocol import GameRules, TurnPolicy
+from . import sheets
+from .events import MoveReport
+from .game import Grid, IllegalMove
+from .notation import NOTATION_HELP, Placement, parse_move, parse_setup
+from .referee import referee_text
+from .setup import setup_problems
+from .variants import Variant, variant_named
+
+_NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|[hwbHWB])$")
+"""A first word that makes a line notation: anything with a digit in it (a
+piece such as Z2, a square), or the pieces without a number: H, W, B."""
+
+
+@dataclass
+class Play:
+    """A game of Grid Fighters by mail, as only this module reads it."""
+
+    variant: Variant
+    setups: dict[int, list[Placement]] = field(default_factory=dict)
+    grid: Grid | None = None
+    reports: list[MoveReport] = field(default_factory=list)
+    """Every move made, in order (the truth; each player is shown their view)."""
+    events: list[tuple[int, Any]] = field(default_factory=list)
+    """What each player was told after each move: (move number, report or
+    pass), in order, for the history."""
+
+
+def help_commands() -> list[tuple[str, str]]:
+    return [
+        ("Z2 E2", "(in setup) place piece Z2 on square E2; several to a line, separated by commas"),
+        ("Z2 E2-A2", "(in play) your move: piece Z2, from E2 where it stands, to A2; one move a mail"),
+        ("check", "check the setup or move in this mail without submitting it"),
+        *KERNEL_HELP,
+    ]
+
+
+class GridFighters(GameRules):
+    """Grid Fighters: two seats, a simultaneous setup, then alternating hidden moves."""
+
+    name = "gridfighters"
+    title = "Grid Fighters"
+    seats = range(2, 3)
+    policy = TurnPolicy.ALTERNATING
+    default_variant = "standard"
+    templates = "gm.games.gridfighters"
+
+    def describe_variant(self, variant: str) -> str:
+        return variant_named(variant).describe()
+
+    def new_play(self, game: MailGame, terms: Any) -> Play:
+        return Play(variant_named(game.variant))
+
+    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+        return [_invitation(game, p, at) for p in game.players]
+
+    def is_notation(self, first_word: str) -> bool:
+        return bool(_NOTATION_WORD.match(first_word))
+
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+        if game.phase == SETUP:
+            _setup(game, event, mail, reply)
+        elif game.phase == PLAY:
+            _move(game, event, mail, reply)
+
+    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        play: Play = game.play
+        if game.phase == SETUP and len(play.setups) == 2:
+            return _start(game, event.at)
+        pushed = reply.data.pop("pushed", None)
+        if pushed is not None:
+            return _moved(game, event.at, pushed)
+        return []
+
+    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+        if game.phase == ENDED and not later:
+            return "This game is over"
+        if "move" in reply.data:
+            move = reply.data["move"]
+            state = "checked" if move.get("checked") else ("rejected" if move.get("rejected") else "made")
+            return f"Move {move['n']}: your move {state}"
+        if "setup" in reply.data:
+            setup = reply.data["setup"]
+            return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
+        if "syntax" in reply.data:
+            return "Your setup could not be read" if game.phase == SETUP else f"Move {game.turn}: your move could not be read"
+        return "Re: your mail"
+
+    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+        return f"{mode}: there was no {'setup' if game.phase == SETUP else 'move'} with it"
+
+    def waiting_for(self, game: MailGame) -> list[int]:
+        play: Play = game.play
+        if game.phase == SETUP:
+            return [p for p in game.players if p not in play.setups]
+        if play.grid is None or play.grid.to_move is None:
+            return []
+        return [play.grid.to_move]
+
+    def turn(self, game: MailGame) -> int:
+        grid = game.play.grid
+        return 0 if grid is None else grid.moves + (grid.result is None)
+
+    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+        return sheets.common(game, player, at)
+
+    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        return sheets.common(game, player, at) | {"commands": help_commands(), "notation": NOTATION_HELP}
+
+    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+        play: Play = game.play
+        if play.grid is None and game.phase == ENDED:
+            return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | sheets.outcome(game, player))
+        if play.grid is None:
+            return _invitation(game, player, at)
+        return Notice(player, "turn_sheet", f"Move {game.turn}: your sheet", sheets.sheet(game, player, at, None))
+
+    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        play: Play = game.play
+        data = sheets.common(game, player, at)
+        data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
+        data["moves"] = [sheets.happened(report, player, game) for report in play.reports]
+        return data
+
+    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+            losers: tuple[int, ...] = ()) -> list[Notice]:
+        play: Play = game.play
+        if play.grid is not None and play.grid.result is None and winner is None and not losers:
+            play.grid = play.grid.agreed_draw()
+        after = play.grid.moves if play.grid is not None else 0
+        return _finish(game, at, Outcome(reason, None, winner, after), None)
+
+    def draw_lapses(self, game: MailGame) -> str:
+        return "the next move is made"
+
+    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+        """The player to move let the deadline pass: the move goes to the
+        other player (ruling 19)."""
+        play: Play = game.play
+        assert play.grid is not None
+        play.grid, passes = play.grid.missed()
+        game.draw_offers.clear()
+        game.reminded.clear()
+        if play.grid.result is not None:
+            r = play.grid.result
+            return _finish(game, at, Outcome(r.reason, None, r.winner, r.ended_after_move), None)
+        game.deadline = at + game.options.deadline
+        note = {"passes": list(passes), "late": missing}
+        return [Notice(p, "turn_sheet", _subject(game, p, f"{sheets.side(missing[0])} missed the deadline"),
+                       sheets.sheet(game, p, at, None) | {"deadline_passed": sheets.passes_lines(game, p, note)})
+                for p in game.players]
+
+    def referee(self, record: str) -> "_Refereed":
+        return _Refereed(referee_text(record))
+
+    def reminder_what(self, game: MailGame) -> str:
+        return "setup" if game.phase == SETUP else f"move {game.turn}"
+
+
+class _Refereed:
+    """The referee's outcome in the kernel's terms (`gm.kernel.records.Refereed`)."""
+
+    def __init__(self, outcome: Any):
+        self.outcome = outcome
+
+    @property
+    def exit_status(self) -> int:
+        return int(self.outcome.exit_status)
+
+    def text(self) -> str:
+        return str(self.outcome.text())
+
+    def json(self) -> str:
+        return str(self.outcome.json_text())
+
+
+def _subject(game: MailGame, player: int, what: str) -> str:
+    grid = game.play.grid
+    if grid is None or grid.result is not None:
+        return f"{what}: the game is over"
+    return f"{what}; {'your move' if grid.to_move == player else 'waiting for ' + game.seat(3 - player).alias}"
+
+
+def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+    data = sheets.common(game, player, at) | {"pieces": list(game.play.variant.pieces)}
+    return Notice(player, "invitation", "Invitation to a game: send your setup", data)
+
+
+def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    play: Play = game.play
+    player = event.player
+    if "-" in mail.notation:
+        if player in play.setups:
+            reply.not_understood.append(f"your move: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+        else:
+            reply.not_understood.append("your move: the game has not begun; send your setup first")
+        return
+    try:
+        placements = parse_setup(mail.notation)
+    except NotationError as error:
+        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["had_setup"] = player in play.setups
+        reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
+        return
+    problems = setup_problems(player, placements, play.variant)
+    if problems:
+        reply.data["setup"] = {"accepted": False, "had_setup": player in play.setups,
+                               "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}" for p in problems]}
+        reply.not_understood.append("your setup breaks the rules (see below)")
+        return
+    board = sheets.setup_board(player, placements)
+    if mail.mode == "check":
+        reply.data["setup"] = {"accepted": True, "checked": True, "board": board}
+        reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
+        return
+    replaced = player in play.setups
+    play.setups[player] = placements
+    game.missed[player] = 0
+    reply.data["setup"] = {"accepted": True, "board": board, "replaced": replaced,
+                           "waiting_for_opponent": (3 - player) not in play.setups}
+    reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
+
+
+def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    play: Play = game.play
+    player = event.player
+    assert play.grid is not None
+    if play.grid.to_move != player:
+        reply.ignored.append(f"your move: it is {game.seat(3 - player).alias}'s move, not yours; "
+                             "send yours when the GM tells you it is your move")
+        return
+    try:
+        move = parse_move(mail.notation)
+    except NotationError as error:
+        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.not_understood.append(f"your move: line {error.line}, column {error.column}")
+        return
+    n = play.grid.moves + 1
+    written = f"{move.piece} {move.frm}-{move.to}"
+    reason = play.grid.check(player, move)
+    if reason is not None:
+        reply.data["move"] = {"n": n, "written": written, "rejected": reason, "checked": False}
+        reply.not_understood.append(f"line {move.line}: {written}: rejected; it is still your move")
+        return
+    if mail.mode == "check":
+        reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": True}
+        reply.done.append(f"checked your move {written}: it is legal (not made, as you asked)")
+        return
+    try:
+        grid, report = play.grid.push(player, move)
+    except IllegalMove as error:  # check() said yes; kept for safety, as the rules core decides
+        reply.data["move"] = {"n": n, "written": written, "rejected": error.reason, "checked": False}
+        return
+    play.grid = grid
+    play.reports.append(report)
+    game.missed[player] = 0
+    reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": False}
+    reply.data["pushed"] = report
+    reply.done.append(f"your move {n}: {written}")
+
+
+def _start(game: MailGame, at: datetime) -> list[Notice]:
+    play: Play = game.play
+    play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
+    game.phase = PLAY
+    game.deadline = at + game.options.deadline
+    game.reminded.clear()
+    game.missed = {p: 0 for p in game.players}
+    game.draw_offers.clear()
+    if play.grid.result is not None:
+        r = play.grid.result
+        return _finish(game, at, Outcome(r.reason, None, r.winner, 0), None)
+    return [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
+            for p in game.players]
+
+
+def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
+    """After a move: both players' sheets, the mover's with the whole
+    report, the opponent's with what they may know of it."""
+    play: Play = game.play
+    assert play.grid is not None
+    game.reminded.clear()
+    game.draw_offers.clear()
+    if play.grid.result is not None:
+        r = play.grid.result
+        return _finish(game, at, Outcome(r.reason, None, r.winner, r.ended_after_move), report)
+    game.deadline = at + game.options.deadline
+    mover = report.by
+    return [Notice(p, "turn_sheet",
+                   _subject(game, p, f"Move {report.n}: " + ("your move" if p == mover else sheets.announcement(report))),
+                   sheets.sheet(game, p, at, report))
+            for p in game.players]
+
+
+def _finish(game: MailGame, at: datetime, outcome: Outcome, report: MoveReport | None) -> list[Notice]:
+    play: Play = game.play
+    game.outcome = outcome
+    game.phase = ENDED
+    game.deadline = None
+    notices = []
+    for p in game.players:
+        if play.grid is not None:
+            subject = f"Move {report.n}: the game is over" if report is not None else "The game is over"
+            notices.append(Notice(p, "turn_sheet", subject, sheets.sheet(game, p, at, report), attach_archive=True))
+        else:
+            notices.append(Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | sheets.outcome(game, p)))
+    return notices

@@ -1,0 +1,206 @@
+"""The data of a Grid Fighters player's sheet: everything the templates show.
+
+Pure, and built only from the player's `View` and the reports as that
+player may see them (`MoveReport.public` for the opponent's moves), so a
+sheet holds only what the rules let that player know: the secrecy tests
+render every mail and compare them across games that differ only in the
+opponent's hidden squares.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Sequence
+
+from ...kernel.model import ENDED, MailGame, Seat
+from .board import IMMOBILE, Square, kind
+from .events import MoveReport, View, untag
+from .notation import Placement
+
+SIDES = {1: "Red", 2: "Blue"}
+"""Each player's colour: Red (player 1) holds rows A to E, Blue rows F to J."""
+ROWS = "ABCDEFGHIJ"
+
+
+def side(player: int) -> str:
+    return SIDES[player]
+
+
+def opponent(game: MailGame, player: int) -> Seat:
+    """Grid Fighters has two seats: the other one."""
+    return game.seat(3 - player)
+
+
+def _span(delta: timedelta) -> str:
+    seconds = max(0, int(delta.total_seconds()))
+    days, seconds = divmod(seconds, 86400)
+    hours, seconds = divmod(seconds, 3600)
+    minutes = seconds // 60
+    parts = [f"{days} day{'s' * (days != 1)}"] if days else []
+    if hours:
+        parts.append(f"{hours} hour{'s' * (hours != 1)}")
+    if not days and minutes:
+        parts.append(f"{minutes} minute{'s' * (minutes != 1)}")
+    return " ".join(parts) or "less than a minute"
+
+
+def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
+    """What every message's header shows."""
+    grid = game.play.grid
+    to_move = None if grid is None or grid.to_move is None else grid.to_move
+    return {
+        "game": game.id,
+        "player": player,
+        "alias": game.seat(player).alias,
+        "opponent": opponent(game, player).alias,
+        "side": side(player),
+        "rows": "A to E" if player == 1 else "F to J",
+        "opponent_side": side(3 - player),
+        "ruleset": game.play.variant.describe(),
+        "variant": game.variant,
+        "turn": game.turn,
+        "phase": game.phase,
+        "your_move": to_move == player,
+        "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
+        "remaining": None if game.deadline is None or at is None else _span(game.deadline - at),
+    }
+
+
+def name(tagged: str) -> str:
+    """``"2:Y1"`` -> ``"Blue Y1"``."""
+    player, piece = untag(tagged)
+    return f"{side(player)} {piece}"
+
+
+def announcement(report: MoveReport) -> str:
+    """What both players are told of a move [procedure 2]: ``Red Z2 departs E2``."""
+    return f"{side(report.by)} {report.piece} departs {report.frm}"
+
+
+def happened(report: MoveReport, player: int, game: MailGame) -> dict[str, Any]:
+    """One move as ``player`` may know it: the announcement (with the
+    destination for its mover), the collisions, what was revealed to them,
+    the passes and the end."""
+    seen = report if report.by == player else report.public()
+    lines = []
+    where = f" for {seen.to}" if seen.to is not None else ""
+    lines.append(f"{announcement(seen)}{where}.")
+    if seen.spent:
+        lines.append(f"{seen.piece} had been destroyed on its previous path: the move is spent [procedure 4].")
+    if seen.rammed:
+        lines.append(f"{seen.piece} rammed its own asteroid on {seen.to} (ruling 4).")
+    for collision in seen.collisions:
+        lost = ", ".join(name(t) for t in collision.destroyed) or "nothing"
+        lines.append(f"On {collision.square}: {name(collision.pieces[1])} met {name(collision.pieces[0])}; "
+                     f"destroyed: {lost}.")
+    for reveal in seen.revealed:
+        if reveal.to == player:
+            lines.append(f"{name(reveal.piece)} is revealed on {reveal.square}.")
+    for passer in seen.passes:
+        lines.append(f"{side(passer)} has no legal move and passes (ruling 11).")
+    return {"n": seen.n, "by": seen.by, "lines": lines}
+
+
+def passes_lines(game: MailGame, player: int, note: dict[str, Any]) -> list[str]:
+    """What a missed deadline did: who lost their move, who then passed."""
+    late = note["late"][0]
+    lines = [f"{side(late)} sent no move by the deadline: the move passes (ruling 19)."]
+    for passer in note["passes"][1:]:
+        lines.append(f"{side(passer)} has no legal move and passes (ruling 11).")
+    return lines
+
+
+def _cell(label: str) -> str:
+    return f"{label:<4}"
+
+
+def board_lines(player: int, own: dict[Square, list[str]], theirs: dict[Square, str]) -> list[str]:
+    """The board as ``player`` keeps it, their own rows at the bottom (the
+    rules' boards: player 1 sees A at the bottom, player 2 J): their pieces
+    in capitals, the other side's marks in small letters."""
+    order = range(9, -1, -1) if player == 1 else range(10)
+    lines = ["    " + "".join(_cell(str(c)) for c in range(1, 11))]
+    for row in order:
+        cells = []
+        for column in range(10):
+            square = Square(row, column)
+            mine = own.get(square)
+            if mine:
+                cells.append(_cell(mine[0] + ("+" if len(mine) > 1 else "")))
+            elif square in theirs:
+                cells.append(_cell(theirs[square]))
+            else:
+                cells.append(_cell("."))
+        lines.append(f" {ROWS[row]}  " + "".join(cells).rstrip())
+    return lines
+
+
+def setup_board(player: int, placements: Sequence[Placement]) -> list[str]:
+    own: dict[Square, list[str]] = {}
+    for p in placements:
+        own.setdefault(p.square, []).append(p.piece)
+    return board_lines(player, own, {})
+
+
+def _view_board(view: View) -> list[str]:
+    own: dict[Square, list[str]] = {}
+    for mine in view.own:
+        own.setdefault(mine.square, []).append(mine.piece)
+    theirs: dict[Square, str] = {}
+    for piece, square in view.departures:
+        theirs[square] = piece.lower()
+    for sighting in view.sightings:
+        theirs[sighting.square] = sighting.piece.lower() + "!"
+    return board_lines(view.player, own, theirs)
+
+
+def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) -> dict[str, Any]:
+    """A player's whole sheet after ``report`` (None: at the start, or on request)."""
+    grid = game.play.grid
+    assert grid is not None
+    view = grid.view(player)
+    other = 3 - player
+    destroyed_own, destroyed_theirs = view.destroyed[player - 1], view.destroyed[other - 1]
+    departures = dict(view.departures)
+    sightings = {s.piece: s for s in view.sightings}
+    theirs, unmoved = [], []
+    for piece in game.play.variant.pieces:
+        if piece in destroyed_theirs:
+            theirs.append(f"{piece}: destroyed")
+            continue
+        known = []
+        if piece in departures:
+            known.append(f"last departed {departures[piece]}")
+        if piece in sightings:
+            known.append(f"seen on {sightings[piece].square} in move {sightings[piece].move}")
+        if known:
+            theirs.append(f"{piece}: " + "; ".join(known))
+        else:
+            unmoved.append(piece)
+    own = [f"{p.piece} {p.square}" + ("*" if p.in_transit else "") for p in view.own]
+    mobile = [p for p in view.own if kind(p.piece) not in IMMOBILE]
+    data = common(game, player, at) | {
+        "board": _view_board(view),
+        "own": own,
+        "own_lines": [", ".join(own[k:k + 8]) for k in range(0, len(own), 8)],
+        "example": f"{mobile[0].piece} {mobile[0].square}" if mobile else None,
+        "unmoved": unmoved,
+        "own_destroyed": list(destroyed_own),
+        "theirs": theirs,
+        "last": happened(report, player, game) if report is not None else None,
+        "moves_made": grid.moves,
+        "outcome": None,
+    }
+    if game.phase == ENDED or grid.result is not None:
+        data |= outcome(game, player)
+    return data
+
+
+def outcome(game: MailGame, player: int) -> dict[str, Any]:
+    result = game.outcome
+    if result is None:
+        return {"outcome": None}
+    reason = result.reason
+    for p in (1, 2):
+        reason = reason.replace(f"player {p}'s", "your" if p == player else f"{game.seat(p).alias}'s")
+    return {"outcome": {"reason": reason, "draw": result.winner is None, "you_won": result.winner == player}}
