@@ -10,6 +10,7 @@ secrets out, and `gm replay` must rebuild it byte for byte.
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from random import Random
 
 from gm.games.gridfighters.bot import random_move, random_setup
@@ -126,4 +127,54 @@ def test_help_by_mail_shows_the_games_own_notation(tmp_path):
             sheet = text(world.alice.latest())
             assert "Z2 E2-A2" in sheet and "Z1 E1, Z2 E2, H A5" in sheet and "any case" in sheet
             assert "Rv1" not in sheet  # not Spaceships' notation
+    run(scenario())
+
+
+async def started(world: World, rng: Random, **options) -> None:
+    await world.new_game(game="gridfighters", **options)
+    await world.act(world.alice.reply, setup_text(1, rng))
+    await world.act(world.bob.reply, setup_text(2, rng))
+
+
+def test_a_missed_deadline_passes_the_move_and_three_forfeit_ruling_19(tmp_path):
+    async def scenario():
+        rng = Random(3)
+        async with World(tmp_path) as world:
+            await started(world, rng, deadline=timedelta(hours=24))
+            game = world.daemon.master.games["g1"]
+            world.clock.advance(hours=24, seconds=1)  # Alice (Red) lets move 1 pass
+            await world.settle()
+            assert game.play.grid.to_move == 2 and game.play.grid.moves == 0
+            assert "Red sent no move by the deadline: the move passes" in text(world.bob.latest()).replace("\n", " ")
+            assert "your move" in str(world.bob.latest()["Subject"])
+            move = random_move(game.play.grid, 2, rng)
+            await world.act(world.bob.reply, f"{move.piece} {move.frm}-{move.to}")
+            assert game.play.grid.to_move == 1 and game.play.grid.moves == 1
+            for _ in range(2):  # Alice misses twice more; Bob moves in between
+                world.clock.advance(hours=24, seconds=1)
+                await world.settle()
+                if game.phase == "ended":
+                    break
+                move = random_move(game.play.grid, 2, rng)
+                await world.act(world.bob.reply, f"{move.piece} {move.frm}-{move.to}")
+            assert game.phase == "ended" and game.outcome.winner == 2
+            assert "forfeits" in game.outcome.reason
+            assert "You win." in text(world.bob.latest())
+    run(scenario())
+
+
+def test_a_draw_by_agreement_by_mail_ruling_19(tmp_path):
+    async def scenario():
+        rng = Random(4)
+        async with World(tmp_path) as world:
+            await started(world, rng)
+            await world.act(world.bob.reply, "draw")
+            offer = world.alice.latest()
+            assert "Player 2 offers a draw" in str(offer["Subject"])
+            assert "The offer stands until the next move is made." in text(offer)
+            await world.act(world.alice.reply, "draw")
+            game = world.daemon.master.games["g1"]
+            assert game.phase == "ended" and game.outcome.winner is None
+            assert game.play.grid.result.code == "agreed"
+            assert "Nobody wins." in text(world.bob.latest())
     run(scenario())

@@ -353,3 +353,17 @@ def test_agreed_draw():
     with pytest.raises(ValueError):
         drawn.agreed_draw()
     assert "the game is over" in drawn.check(2, parse_move("Z1 F1-F5"))
+
+
+def test_a_path_met_in_a_chain_is_checked_again_when_its_piece_departs_ruling_9():
+    """Player 2's B lands on G7, on the path of player 1's Z4 (E7-H7). When Z4
+    departs, its path meets B: Z4 is destroyed and B's own path G8 G7 is
+    checked (nothing of player 1's on it then). Player 1's Z3 then lands on
+    G8. When B departs, its previous path is checked again [procedure 3],
+    against player 1's pieces as they stand now: it meets Z3 in transit on G8."""
+    grid, reports = play(Grid.start(SETUP1, SETUP2), "Z4 E7-H7", "B G9-G7", "Z4 H7-H6")
+    assert reports[-1].spent and [c.pieces for c in reports[-1].collisions] == [("2:B", "1:Z4")]
+    grid, reports = play(grid, "Z1 F1-F2", "Z3 E6-G8", "B G7-G6")
+    first = reports[-1].collisions[0]
+    assert (str(first.square), first.pieces, first.destroyed) == ("G8", ("1:Z3", "2:B"), ("1:Z3",))
+    assert "1:Z3" in reports[-1].destroyed and not reports[-1].spent

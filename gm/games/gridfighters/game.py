@@ -48,7 +48,8 @@ class Piece:
     departed: Square | None = None
     """The departure square last announced for it; None until it first moves."""
     path: tuple[Square, ...] | None = None
-    """The squares of its last move while they are still unchecked (ruling 9)."""
+    """The squares of its last move: checked when it next departs, and
+    whenever a chain of checks reaches it before that (ruling 9)."""
     destroyed: int | None = None
     """The move in which it was found destroyed; None while it is not."""
 
@@ -345,7 +346,6 @@ def _settle(sides: list[dict[str, Piece]], owner: int, name: str, route: tuple[S
         if (mover, moving) in checked:
             continue
         checked.add((mover, moving))
-        sides[mover - 1][moving] = replace(sides[mover - 1][moving], path=None)
         other = 3 - mover
         for square in squares:
             for standing_name in standing[other - 1].get(square, ()):
