@@ -216,9 +216,9 @@ def _games(args: argparse.Namespace) -> int:
         print("no games")
     for _, game in games:
         d = describe_game(game)
-        state = d["phase"] if d["phase"] != "play" else f"turn {d['turn']}"
+        state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
         deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
-        print(f"{d['game']:<6} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip())
+        print(f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip())
     return 0
 
 

@@ -295,7 +295,8 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
         remaining = [p for p in game.players if p not in forfeits]
         winner = remaining[0] if len(remaining) == 1 else None
         names = " and ".join(game.seat(p).alias for p in forfeits)
-        reason = f"{names} sent nothing for {game.options.forfeit_after} turns in a row and forfeit{'s' * (len(forfeits) == 1)}"
+        reason = (f"{names} sent nothing for {game.options.forfeit_after} {game.rules.turn_word}s in a row "
+                  f"and forfeit{'s' * (len(forfeits) == 1)}")
         return game.rules.end(game, at, reason, winner, losers=tuple(forfeits))
     if game.phase == SETUP:
         game.deadline = at + game.options.deadline

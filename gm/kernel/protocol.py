@@ -46,6 +46,8 @@ class GameRules:
     """How many players it takes."""
     policy: TurnPolicy = TurnPolicy.SIMULTANEOUS
     default_variant: str = ""
+    turn_word: str = "turn"
+    """What one step of play is called: "turn", or "move" where players alternate."""
     templates: str = ""
     """The package whose ``templates`` folder holds the game's own templates;
     the kernel's templates (``gm.templates``) are found after them."""

@@ -64,6 +64,7 @@ class GridFighters(GameRules):
     seats = range(2, 3)
     policy = TurnPolicy.ALTERNATING
     default_variant = "standard"
+    turn_word = "move"
     templates = "gm.games.gridfighters"
 
     def describe_variant(self, variant: str) -> str:

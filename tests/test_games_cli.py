@@ -1,0 +1,95 @@
+"""The command line across games: `gm referee` reads a record's `game NAME`
+line, `gm new --game NAME` makes a game of it, and `gm show` names it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gmprocess import gm
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def referee(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-P", "-m", "gm", "referee", *args], cwd=ROOT, input=stdin,
+                          capture_output=True, text=True, encoding="utf-8", timeout=120)
+
+
+def test_a_grid_fighters_record_is_refereed_as_the_issue_spells_its_json():
+    done = referee("--json", "tests/records/gridfighters/worked-example.rec")
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    last = outcome["moves"][-1]
+    for key in ("n", "by", "piece", "from", "spent", "rejected", "collisions", "destroyed"):
+        assert key in last
+    assert (last["n"], last["by"], last["piece"], last["from"], last["spent"], last["rejected"]) == (4, 1, "Z1", "A1", True, None)
+    assert {"square": "B1", "pieces": ["2:Y1", "1:Z1"], "destroyed": ["1:Z1"]} in [
+        {k: c[k] for k in ("square", "pieces", "destroyed")} for c in last["collisions"]]
+    assert last["destroyed"] == ["1:Z1", "2:Y1"]
+    assert outcome["result"] is None
+
+
+def test_a_finished_grid_fighters_record_gives_its_result_and_a_rejected_move_exit_1():
+    won = json.loads(referee("--json", "tests/records/gridfighters/home-planet-win.rec").stdout)
+    assert set(won["result"]) >= {"ended_after_move", "winner", "reason"} and won["result"]["winner"] in (1, 2)
+    assert referee("tests/records/gridfighters/rejected-moves.rec").returncode == 1
+
+
+def test_a_record_naming_spaceships_reads_as_one_that_names_no_game():
+    record = (ROOT / "tests" / "records" / "standard-win.rec").read_text()
+    plain = referee("--json", "-", stdin=record)
+    named = referee("--json", "-", stdin="; a comment first\ngame spaceships\n" + record)
+    assert plain.returncode == named.returncode == 0
+    assert plain.stdout == named.stdout
+
+
+def test_a_record_naming_an_unknown_game_is_unreadable():
+    done = referee("-", stdin="game chess\nsetup 1\n")
+    assert done.returncode == 2
+    assert "no game 'chess'" in done.stderr and "gridfighters" in done.stderr and "spaceships" in done.stderr
+
+
+def daemon_step(data: str) -> None:
+    """Start the daemon on ``data`` (making it if new), handle what is spooled, stop."""
+    from gm.pbem.daemon import Config, Daemon
+
+    async def once():
+        daemon = Daemon(Config(data=data, smtp=("127.0.0.1", 0)))
+        await daemon.start(background=False)
+        try:
+            await daemon.step()
+        finally:
+            await daemon.stop()
+    asyncio.run(once())
+
+
+@pytest.mark.parametrize("game, variant, error", [
+    ("chess", None, "no game 'chess'"),
+    ("gridfighters", "standard+homes=2", "unknown option"),
+])
+def test_gm_new_refuses_an_unknown_game_or_variant(tmp_path, game, variant, error):
+    daemon_step(str(tmp_path / "data"))
+    args = ["new", "--data", str(tmp_path / "data"), "--player", "a@example.org", "--player", "b@example.org",
+            "--game", game] + (["--variant", variant] if variant else [])
+    done = gm(*args, cwd=tmp_path)
+    assert done.returncode == 2 and error in done.stderr, done.stderr
+
+
+def test_gm_new_game_gridfighters_makes_a_grid_fighters_game(tmp_path):
+    data = str(tmp_path / "data")
+    daemon_step(data)
+    done = gm("new", "--data", data, "--player", "a@example.org", "--player", "b@example.org",
+              "--game", "GridFighters", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    daemon_step(data)
+    shown = gm("show", "--data", data, "g1", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "gridfighters" in shown.stdout and "standard" in shown.stdout
+    listed = gm("games", "--data", data, cwd=tmp_path)
+    assert listed.stdout.split()[:3] == ["g1", "gridfighters", "setup"], listed.stdout
