@@ -313,8 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     new = commands.add_parser("new", help="create a game and queue its invitations")
     data_option(new)
     identity_options(new)
-    new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (twice)")
-    new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (twice, in player order)")
+    new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (once for each seat, in order)")
+    new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (once for each seat, in player order)")
     new.add_argument("--game", default="spaceships", type=str.lower,
                      help="the game: spaceships (the default) or gridfighters")
     new.add_argument("--variant", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24 (default: the game's own)")

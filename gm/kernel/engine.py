@@ -25,7 +25,6 @@ one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Union
@@ -33,6 +32,7 @@ from typing import Any, Union
 from .commands import Command, read_mail
 from .errors import NotationError
 from .model import ENDED, SETUP, MailGame, Options, Seat
+from .text import wrap
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
@@ -206,11 +206,6 @@ def syntax_data(error: NotationError, lines: list[str]) -> dict[str, Any]:
         "caret": " " * (error.column - 1) + "^", "found": found, "expected": expected, "hint": error.hint,
         "message": str(error), "hint_lines": wrap("Hint: " + error.hint, "", "  ") if error.hint else [],
     }
-
-
-def wrap(text: str, first: str = "", rest: str = "", width: int = 76) -> list[str]:
-    """Lines of at most ``width`` characters, for mail clients' narrow windows."""
-    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [first]
 
 
 def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:

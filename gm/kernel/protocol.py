@@ -18,6 +18,8 @@ import enum
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .text import span
+
 if TYPE_CHECKING:
     from .commands import Mail
     from .engine import Notice, PlayerMail, Reply
@@ -112,8 +114,20 @@ class GameRules:
     # What players are told
 
     def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
-        """What every message's header shows that seat."""
-        raise NotImplementedError
+        """What every message's header shows that seat. The kernel's own
+        templates (``_header.txt``) need no more than this; a game adds its own."""
+        return {
+            "title": self.title,
+            "game": game.id,
+            "player": player,
+            "alias": game.seat(player).alias,
+            "opponent": " and ".join(seat.alias for seat in game.others(player)),
+            "variant": game.variant,
+            "turn": game.turn,
+            "phase": game.phase,
+            "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
+            "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
+        }
 
     def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
         """The help sheet's data: commands and the game's own notation."""

@@ -301,14 +301,14 @@ class Threads:
     """The Message-IDs of each player's conversation with the GM, for threading."""
 
     def __init__(self) -> None:
-        self._ids: dict[int, list[str]] = {1: [], 2: []}
+        self._ids: dict[int, list[str]] = {}
 
     def of(self, player: int) -> list[str]:
-        return self._ids[player]
+        return self._ids.setdefault(player, [])
 
     def add(self, player: int, message_id: str | None) -> None:
         if message_id:
-            self._ids[player].append(message_id)
+            self.of(player).append(message_id)
             del self._ids[player][:-20]
 
 

@@ -9,10 +9,11 @@ opponent's hidden squares.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Sequence
 
 from ...kernel.model import ENDED, MailGame, Seat
+from ...kernel.text import span
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
 from .notation import Placement
@@ -29,19 +30,6 @@ def side(player: int) -> str:
 def opponent(game: MailGame, player: int) -> Seat:
     """Grid Fighters has two seats: the other one."""
     return game.seat(3 - player)
-
-
-def _span(delta: timedelta) -> str:
-    seconds = max(0, int(delta.total_seconds()))
-    days, seconds = divmod(seconds, 86400)
-    hours, seconds = divmod(seconds, 3600)
-    minutes = seconds // 60
-    parts = [f"{days} day{'s' * (days != 1)}"] if days else []
-    if hours:
-        parts.append(f"{hours} hour{'s' * (hours != 1)}")
-    if not days and minutes:
-        parts.append(f"{minutes} minute{'s' * (minutes != 1)}")
-    return " ".join(parts) or "less than a minute"
 
 
 def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
@@ -62,7 +50,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "phase": game.phase,
         "your_move": to_move == player,
         "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
-        "remaining": None if game.deadline is None or at is None else _span(game.deadline - at),
+        "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
     }
 
 

@@ -7,7 +7,6 @@ checks it byte for byte).
 
 from __future__ import annotations
 
-import textwrap
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +17,7 @@ from .grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
 from ...kernel.model import ENDED, MailGame, Seat
+from ...kernel.text import span, wrap
 
 
 def opponent(game: MailGame, player: int) -> Seat:
@@ -29,7 +29,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
     """What every message's header shows."""
     remaining = None
     if game.deadline is not None and at is not None:
-        remaining = _span(game.deadline - at)
+        remaining = span(game.deadline - at)
     return {
         "game": game.id,
         "player": player,
@@ -45,26 +45,6 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "match": match_standing(game, player),
         "early": game.play.ruleset.early,
     }
-
-
-def wrap(text: str, first: str = "", rest: str = "", width: int = 76) -> list[str]:
-    """Lines of at most ``width`` characters, for mail clients' narrow windows."""
-    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [first]
-
-
-def _span(delta) -> str:
-    seconds = max(0, int(delta.total_seconds()))
-    days, seconds = divmod(seconds, 86400)
-    hours, seconds = divmod(seconds, 3600)
-    minutes = seconds // 60
-    parts = []
-    if days:
-        parts.append(f"{days} day{'s' * (days != 1)}")
-    if hours:
-        parts.append(f"{hours} hour{'s' * (hours != 1)}")
-    if not days and minutes:
-        parts.append(f"{minutes} minute{'s' * (minutes != 1)}")
-    return " ".join(parts) or "less than a minute"
 
 
 def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:

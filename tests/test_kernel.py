@@ -1,0 +1,185 @@
+"""The kernel against a tiny game of its own, with three seats: it knows no game.
+
+"Tally" is simultaneous: every seat sends a number each turn; the turn runs
+when all are in (or at the deadline, counting nothing for the missing), and
+the game ends when the total reaches 10. It has no templates of its own, so
+its mail is rendered by the kernel's. Everything the kernel does for any
+game (press, draws, resignation, deadlines, forfeits, routing by seat,
+replay) is tried here with three seats, so nothing of two-seat Spaceships can
+hide in it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from gm.games import game_named, register
+from gm.kernel import engine
+from gm.kernel.engine import Created, DeadlinePassed, Notice, PlayerMail, Reply
+from gm.kernel.model import ENDED, PLAY, MailGame, Options, Outcome, Seat
+from gm.kernel.protocol import GameRules
+from gm.pbem.admin import request_game, verify_replay
+from gmtest import START, World, run, text
+
+
+@dataclass
+class Tally:
+    total: int = 0
+    turn: int = 1
+    pending: dict[int, int] = field(default_factory=dict)
+
+
+class TallyGame(GameRules):
+    name = "tally"
+    title = "Tally"
+    seats = range(2, 10)
+    default_variant = "ten"
+    templates = "gm"
+
+    def describe_variant(self, variant: str) -> str:
+        if variant != "ten":
+            raise ValueError(f"unknown Tally variant {variant!r}")
+        return "Tally to ten"
+
+    def new_play(self, game: MailGame, terms: Any) -> Tally:
+        game.phase = PLAY
+        return Tally()
+
+    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+        return [Notice(p, "reply", "Invitation", self._data(game, p, at, ["send a number"])) for p in game.players]
+
+    def _data(self, game: MailGame, player: int, at: datetime | None, done: list[str]) -> dict[str, Any]:
+        return self.common(game, player, at) | {"done": done, "not_understood": [], "ignored": []}
+
+    def is_notation(self, first_word: str) -> bool:
+        return first_word.isdigit()
+
+    def submit(self, game: MailGame, event: PlayerMail, mail, reply: Reply) -> None:
+        game.play.pending[event.player] = int(mail.notation.split()[0])
+        game.missed[event.player] = 0
+        reply.done.append(f"your number for turn {game.play.turn}")
+
+    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        return self._run(game, event.at) if len(game.play.pending) == len(game.seats) else []
+
+    def _run(self, game: MailGame, at: datetime) -> list[Notice]:
+        play: Tally = game.play
+        play.total += sum(play.pending.values())
+        play.pending.clear()
+        play.turn += 1
+        game.draw_offers.clear()
+        if play.total >= 10:
+            return self.end(game, at, f"the total reached {play.total}", None)
+        game.deadline = at + game.options.deadline
+        return [Notice(p, "reply", f"Turn {play.turn - 1}", self._data(game, p, at, [f"the total is {play.total}"]))
+                for p in game.players]
+
+    def waiting_for(self, game: MailGame) -> list[int]:
+        return [p for p in game.players if p not in game.play.pending]
+
+    def turn(self, game: MailGame) -> int:
+        return game.play.turn
+
+    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        return self.common(game, player, at) | {"commands": [("7", "add seven")], "notation": []}
+
+    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+        return Notice(player, "reply", "Status", self._data(game, player, at, [f"the total is {game.play.total}"]))
+
+    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        return self._data(game, player, at, [])
+
+    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+            losers: tuple[int, ...] = ()) -> list[Notice]:
+        game.outcome = Outcome(reason, None, winner, game.play.turn - 1)
+        game.phase = ENDED
+        game.deadline = None
+        return [Notice(p, "reply", "The game is over", self._data(game, p, at, [f"over: {reason}"]))
+                for p in game.players]
+
+    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+        return self._run(game, at)
+
+
+register(TallyGame())
+SEATS = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bea@example.org", "Bea"), Seat(3, "cy@example.org", "Cy"))
+
+
+def three(**options) -> MailGame:
+    game, notices = engine.create(Created(START, "g1", SEATS, "ten", Options(**options), game="tally"))
+    assert [n.player for n in notices] == [1, 2, 3]
+    return game
+
+
+def mail(game: MailGame, player: int, text: str, minutes: int = 1) -> list[Notice]:
+    return engine.apply(game, PlayerMail(START + timedelta(minutes=minutes), player, text))
+
+
+def test_the_registry_names_the_games_and_refuses_others():
+    assert game_named("Tally").title == "Tally" and game_named("gridfighters").title == "Grid Fighters"
+    with pytest.raises(ValueError, match="no game 'chess'"):
+        game_named("chess")
+
+
+def test_a_message_goes_to_every_other_seat_naming_its_sender():
+    game = three()
+    notices = mail(game, 2, "message hello all")
+    press = [n for n in notices if n.template == "press"]
+    assert [n.player for n in press] == [1, 3] and all(n.data["sender"] == "Bea" for n in press)
+    assert "passed to Ann and Cy" in notices[0].data["done"][0]
+
+
+def test_a_turn_runs_only_when_every_seat_is_in():
+    game = three()
+    mail(game, 1, "3")
+    mail(game, 2, "3")
+    assert game.waiting_for == [3] and game.play.total == 0
+    notices = mail(game, 3, "1")
+    assert game.play.total == 7 and [n.player for n in notices if n.subject == "Turn 1"] == [1, 2, 3]
+
+
+def test_a_draw_needs_every_seat():
+    game = three()
+    mail(game, 1, "draw")
+    notices = mail(game, 2, "draw")
+    assert game.phase == PLAY and "stands until" in notices[0].data["done"][0]
+    assert [n.player for n in notices if n.template == "draw_offer"] == [1, 3]
+    mail(game, 3, "draw")
+    assert game.phase == ENDED and game.outcome.reason == "a draw was agreed" and game.outcome.winner is None
+
+
+def test_missed_deadlines_forfeit_only_the_seat_that_missed_them():
+    game = three(deadline=timedelta(hours=1), forfeit_after=2)
+    for turn in range(2):
+        mail(game, 1, "1", minutes=turn * 60 + 1)
+        mail(game, 2, "1", minutes=turn * 60 + 2)
+        engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
+    assert game.phase == ENDED and game.outcome.reason == "Cy sent nothing for 2 turns in a row and forfeits"
+    assert game.outcome.winner is None  # two seats remain: the game decides what that means
+
+
+def test_three_players_by_mail_through_the_daemon_then_replay(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            addresses = [seat.address for seat in SEATS]
+            request_game(world.daemon.store, world.config.identity, addresses, "ten", Options(), world.clock(),
+                         aliases=["Ann", "Bea", "Cy"], game="tally")
+            await world.settle()
+            players = [world.alice.__class__(address, world) for address in addresses]
+            assert all("Tally game g1: you are" in text(p.latest()) for p in players)
+            await world.act(players[2].reply, "message hi from seat three\n4")
+            for other in players[:2]:
+                press = other.latest()
+                assert "hi from seat three" in text(press) and "cy@example.org" not in press.as_string()
+            await world.act(players[0].reply, "3")
+            await world.act(players[1].reply, "3")
+            assert world.daemon.master.games["g1"].phase == ENDED
+            assert "over: the total reached 10" in text(players[2].latest())
+            archive = world.daemon.store.games_dir / "g1"
+        count, differences = verify_replay(str(archive))
+        assert differences == [] and count > 10
+    run(scenario())
