@@ -1,8 +1,8 @@
-"""gm: a game master for Spaceships played by email.
+"""gm: a game master for board games played by email.
 
-The rules core (pure: no I/O, no clock, no randomness) is `gm.geometry`,
-`gm.ships`, `gm.orders`, `gm.notation`, `gm.fleet`, `gm.state`,
-`gm.checking`, `gm.resolution`, `gm.events` and `gm.game`.
+`gm.kernel` runs games by mail and knows no game; each game is a package in
+`gm.games` (`gm.games.spaceships`, `gm.games.gridfighters`) whose rules core
+is pure: no I/O, no clock, no randomness.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
