@@ -55,6 +55,12 @@ class TallyGame(GameRules):
     def _data(self, game: MailGame, player: int, at: datetime | None, done: list[str]) -> dict[str, Any]:
         return self.common(game, player, at) | {"done": done, "not_understood": [], "ignored": []}
 
+    keywords = ("total",)
+
+    def command(self, game: MailGame, event: PlayerMail, command, reply: Reply) -> list[Notice]:
+        reply.done.append(f"line {command.line}: the total is {game.play.total}")
+        return []
+
     def is_notation(self, first_word: str) -> bool:
         return first_word.isdigit()
 
@@ -131,6 +137,14 @@ def test_a_message_goes_to_every_other_seat_naming_its_sender():
     press = [n for n in notices if n.template == "press"]
     assert [n.player for n in press] == [1, 3] and all(n.data["sender"] == "Bea" for n in press)
     assert "passed to Ann and Cy" in notices[0].data["done"][0]
+
+
+def test_a_games_own_command_reaches_it_and_a_typo_of_it_is_named():
+    game = three()
+    mail(game, 1, "4")
+    reply = mail(game, 2, "TOTAL\ntotl")[0]
+    assert reply.data["done"] == ["line 1: the total is 0"]
+    assert reply.data["not_understood"] == ["line 2: 'totl': did you mean 'total'?"]
 
 
 def test_a_turn_runs_only_when_every_seat_is_in():

@@ -58,9 +58,12 @@ class Mail:
         return any(c.keyword == keyword for c in self.commands)
 
 
-def read_mail(text: str, is_notation: Callable[[str], bool]) -> Mail:
+def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tuple[str, ...] = ()) -> Mail:
     """Sort a player's text into commands and notation lines; a line is the
-    game's notation when ``is_notation`` says so of its first word."""
+    game's notation when ``is_notation`` says so of its first word, and a
+    command when its first word is the kernel's or one of ``game_keywords``
+    (the game's own commands, `GameRules.keywords`)."""
+    keywords = KEYWORDS + game_keywords
     mail = Mail(lines=text.split("\n"))
     notation: list[str] = []
     for number, raw in enumerate(mail.lines, 1):
@@ -70,7 +73,7 @@ def read_mail(text: str, is_notation: Callable[[str], bool]) -> Mail:
             continue
         word, _, rest = line.partition(" ")
         keyword = word.lower().rstrip(":")
-        if keyword in KEYWORDS:
+        if keyword in keywords:
             notation.append("")
             if keyword in ("orders", "check", "setup"):
                 mail.mode = keyword if mail.mode in (None, keyword) or keyword == "check" else mail.mode
@@ -90,7 +93,7 @@ def read_mail(text: str, is_notation: Callable[[str], bool]) -> Mail:
             mail.notation_lines += 1
             continue
         notation.append("")
-        nearest = difflib.get_close_matches(keyword, KEYWORDS, n=1, cutoff=0.6)
+        nearest = difflib.get_close_matches(keyword, keywords, n=1, cutoff=0.6)
         why = f"did you mean '{nearest[0]}'?" if nearest else "not a command, an order or a setup line (send 'help' for the list)"
         mail.not_understood.append((number, raw.strip(), why))
     mail.notation = "\n".join(notation)

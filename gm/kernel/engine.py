@@ -169,7 +169,7 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
-    mail = read_mail(event.text, rules.is_notation)
+    mail = read_mail(event.text, rules.is_notation, rules.keywords)
     reply = Reply()
     later: list[Notice] = []
     for line, text, why in mail.not_understood:
@@ -248,6 +248,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
     if keyword in ("challenge", "accept"):
         reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
         return []
+    if keyword in rules.keywords:
+        return rules.command(game, event, command, reply)
     reply.not_understood.append(f"{where}: not understood")
     return []
 
@@ -283,8 +285,8 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     """Count who missed it; forfeit those who missed too many in a row;
     otherwise chase missing setups, or let the game go on without the missing."""
     missing = game.waiting_for
-    for player in game.players:
-        game.missed[player] = game.missed[player] + 1 if player in missing else 0
+    for player in missing:  # a seat's count starts again when it sends what it owes
+        game.missed[player] += 1
     forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after]
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]

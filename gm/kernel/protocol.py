@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .text import span
 
 if TYPE_CHECKING:
-    from .commands import Mail
+    from .commands import Command, Mail
     from .engine import Notice, PlayerMail, Reply
     from .model import MailGame
     from .records import Refereed
@@ -84,6 +84,16 @@ class GameRules:
         """Whether a line starting with this word is the game's notation
         (setup, orders or a move) rather than a command."""
         raise NotImplementedError
+
+    keywords: tuple[str, ...] = ()
+    """The game's own commands (lower case), beside the kernel's (help,
+    status, history, message, draw, resign, games, ...): each line starting
+    with one goes to `command`."""
+
+    def command(self, game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
+        """One of the game's own command lines (`keywords`)."""
+        reply.not_understood.append(f"line {command.line}: {command.keyword}: not understood")
+        return []
 
     def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
         """A player's notation lines, in the setup or play phase: check them
