@@ -66,6 +66,7 @@ def describe_game(game: "MailGame") -> dict:
         "game": game.id,
         "players": [f"{s.alias} <{s.address}>" for s in game.seats],
         "kind": game.rules.name,
+        "policy": game.rules.policy.value,
         "variant": game.variant,
         "phase": game.phase,
         "turn": game.turn,
