@@ -99,7 +99,8 @@ class GridFighters(GameRules):
             return "This game is over"
         if "move" in reply.data:
             move = reply.data["move"]
-            state = "checked" if move.get("checked") else ("rejected" if move.get("rejected") else "made")
+            state = ("checked" if move["checked"] else "rejected" if move["rejected"] else
+                     "spent" if move["spent"] else "made")
             return f"Move {move['n']}: your move {state}"
         if "setup" in reply.data:
             setup = reply.data["setup"]
@@ -261,24 +262,24 @@ def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     written = f"{move.piece} {move.frm}-{move.to}"
     reason = play.grid.check(player, move)
     if reason is not None:
-        reply.data["move"] = {"n": n, "written": written, "rejected": reason, "checked": False}
+        reply.data["move"] = {"n": n, "written": written, "rejected": reason, "checked": False, "spent": False}
         reply.not_understood.append(f"line {move.line}: {written}: rejected; it is still your move")
         return
     if mail.mode == "check":
-        reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": True}
+        reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": True, "spent": False}
         reply.done.append(f"checked your move {written}: it is legal (not made, as you asked)")
         return
     try:
         grid, report = play.grid.push(player, move)
     except IllegalMove as error:  # check() said yes; kept for safety, as the rules core decides
-        reply.data["move"] = {"n": n, "written": written, "rejected": error.reason, "checked": False}
+        reply.data["move"] = {"n": n, "written": written, "rejected": error.reason, "checked": False, "spent": False}
         return
     play.grid = grid
     play.reports.append(report)
     game.missed[player] = 0
-    reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": False}
+    reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": False, "spent": report.spent}
     reply.data["pushed"] = report
-    reply.done.append(f"your move {n}: {written}")
+    reply.done.append(f"your move {n}: {written}" + (" (spent: see below)" if report.spent else ""))
 
 
 def _start(game: MailGame, at: datetime) -> list[Notice]:
@@ -309,7 +310,8 @@ def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
     game.deadline = at + game.options.deadline
     mover = report.by
     return [Notice(p, "turn_sheet",
-                   _subject(game, p, f"Move {report.n}: " + ("your move" if p == mover else sheets.announcement(report))),
+                   _subject(game, p, f"Move {report.n}: " + (f"you moved {report.piece} from {report.frm}" if p == mover
+                                                              else sheets.announcement(report))),
                    sheets.sheet(game, p, at, report))
             for p in game.players]
 

@@ -134,11 +134,14 @@ def _view_board(view: View) -> list[str]:
     own: dict[Square, list[str]] = {}
     for mine in view.own:
         own.setdefault(mine.square, []).append(mine.piece)
+    gone = set(view.destroyed[2 - view.player])
     theirs: dict[Square, str] = {}
     for piece, square in view.departures:
-        theirs[square] = piece.lower()
+        if piece not in gone:
+            theirs[square] = piece.lower()
     for sighting in view.sightings:
-        theirs[sighting.square] = sighting.piece.lower() + "!"
+        if sighting.piece not in gone:
+            theirs[sighting.square] = sighting.piece.lower() + "!"
     return board_lines(view.player, own, theirs)
 
 
