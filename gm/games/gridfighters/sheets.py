@@ -102,24 +102,28 @@ def _cell(label: str) -> str:
     return f"{label:<4}"
 
 
-def board_lines(player: int, own: dict[Square, list[str]], theirs: dict[Square, str]) -> list[str]:
-    """The board as ``player`` keeps it, their own rows at the bottom (the
-    rules' boards: player 1 sees A at the bottom, player 2 J): their pieces
-    in capitals, the other side's marks in small letters."""
+def board_rows(player: int, own: dict[Square, list[str]], theirs: dict[Square, str]) -> list[tuple[str, list[str]]]:
+    """The board as ``player`` keeps it, row by row, their own rows at the
+    bottom (the rules' boards: player 1 sees A at the bottom, player 2 J):
+    their pieces in capitals (``Z2+`` where several share a square), the
+    other side's marks in small letters, "" for an empty square."""
     order = range(9, -1, -1) if player == 1 else range(10)
-    lines = ["    " + "".join(_cell(str(c)) for c in range(1, 11))]
+    rows = []
     for row in order:
         cells = []
         for column in range(10):
             square = Square(row, column)
             mine = own.get(square)
-            if mine:
-                cells.append(_cell(mine[0] + ("+" if len(mine) > 1 else "")))
-            elif square in theirs:
-                cells.append(_cell(theirs[square]))
-            else:
-                cells.append(_cell("."))
-        lines.append(f" {ROWS[row]}  " + "".join(cells).rstrip())
+            cells.append(mine[0] + ("+" if len(mine) > 1 else "") if mine else theirs.get(square, ""))
+        rows.append((ROWS[row], cells))
+    return rows
+
+
+def board_lines(rows: list[tuple[str, list[str]]]) -> list[str]:
+    """The board rows as text, a column of four characters a square."""
+    lines = ["    " + "".join(_cell(str(c)) for c in range(1, 11))]
+    for letter, cells in rows:
+        lines.append(f" {letter}  " + "".join(_cell(cell or ".") for cell in cells).rstrip())
     return lines
 
 
@@ -127,10 +131,10 @@ def setup_board(player: int, placements: Sequence[Placement]) -> list[str]:
     own: dict[Square, list[str]] = {}
     for p in placements:
         own.setdefault(p.square, []).append(p.piece)
-    return board_lines(player, own, {})
+    return board_lines(board_rows(player, own, {}))
 
 
-def _view_board(view: View) -> list[str]:
+def _view_board(view: View) -> list[tuple[str, list[str]]]:
     own: dict[Square, list[str]] = {}
     for mine in view.own:
         own.setdefault(mine.square, []).append(mine.piece)
@@ -142,7 +146,7 @@ def _view_board(view: View) -> list[str]:
     for sighting in view.sightings:
         if sighting.piece not in gone:
             theirs[sighting.square] = sighting.piece.lower() + "!"
-    return board_lines(view.player, own, theirs)
+    return board_rows(view.player, own, theirs)
 
 
 def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) -> dict[str, Any]:
@@ -169,9 +173,11 @@ def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) 
         else:
             unmoved.append(piece)
     own = [f"{p.piece} {p.square}" + ("*" if p.in_transit else "") for p in view.own]
+    rows = _view_board(view)
     mobile = [p for p in view.own if kind(p.piece) not in IMMOBILE]
     data = common(game, player, at) | {
-        "board": _view_board(view),
+        "board": board_lines(rows),
+        "board_rows": rows,
         "own": own,
         "own_lines": [", ".join(own[k:k + 8]) for k in range(0, len(own), 8)],
         "example": f"{mobile[0].piece} {mobile[0].square}" if mobile else None,
