@@ -15,6 +15,7 @@ regeneration cannot hide a regression.
 from __future__ import annotations
 
 import os
+from html.parser import HTMLParser
 from datetime import timedelta
 from pathlib import Path
 
@@ -96,3 +97,44 @@ def test_facts_the_worked_example_as_both_read_it():
     assert "Blue Y1 is revealed" not in blue and "Red X1 is revealed" not in red
     assert "The game is over: Bob resigned.\nYou win." in SENT[1][-1][1]
     assert "The game is over: Bob resigned.\nAlice wins." in SENT[2][-1][1]
+
+
+class _Table(HTMLParser):
+    """The rows of the board table: [row letter, cell, cell, ...]."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell).strip())
+            self._cell = None
+
+
+@pytest.mark.parametrize("player", [1, 2])
+def test_facts_the_html_board_is_the_text_board(player):
+    compared = 0
+    for subject, text, html in SENT[player]:
+        if html is None:
+            continue
+        table = _Table()
+        table.feed(html)
+        board = text.split("squares where one was seen marked '!'):\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        expected = [line.split() for line in board[1:]]
+        got = [[cell or "." for cell in row] for row in table.rows[1:]]
+        assert got == expected, subject
+        assert table.rows[0][1:] == [str(c) for c in range(1, 11)]
+        compared += 1
+    assert compared >= 4
