@@ -46,6 +46,9 @@ def test_games_show_export_replay(tmp_path, capsys):
     subjects = [str(m["Subject"]) for m in box]
     assert subjects[0] == "[gm g1] created" and len(box) == 11
     assert all("*" * 16 in m.as_string() or "X-GM-Event" in m or "X-GM-Accepted" in m for m in box)
+    capsys.readouterr()
+    assert main(["export", "g1", "--data", data, "--mbox", str(mbox), "--player", "3"]) == 2
+    assert "game g1 has no player 3: its players are 1 to 2" in capsys.readouterr().err
     archive = f"{data}/games/g1"
     assert main(["replay", archive]) == 0
     assert "all identical" in capsys.readouterr().out

@@ -130,6 +130,25 @@ def test_forged_mail_changes_nothing_and_only_the_real_player_hears(tmp_path):
     run(scenario())
 
 
+def test_a_forged_warning_never_names_another_players_address(tmp_path):
+    """Bob writes to Alice's game address without her token (a slip, or a
+    guess): Alice is warned, but not told the address it came from, which
+    may be her opponent's."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            game_address = re.sub(r"\.[a-z2-7]{16}@", ".aaaaaaaaaaaaaaaa@", str(world.alice.latest()["Reply-To"]))
+            forged = (f"From: {BOB}\r\nTo: {game_address}\r\nSubject: orders\r\n"
+                      f"Message-ID: <slip@example.net>\r\n\r\nresign\r\n").encode()
+            await world.asend(forged, BOB, [game_address])
+            await world.settle()
+            warning = world.alice.latest()
+            assert "Someone tried" in str(warning["Subject"])
+            assert BOB not in warning.as_string() and "from an address that is not" in text(warning).replace("\n", " ")
+            assert world.daemon.master.games["g1"].phase == "play"
+    run(scenario())
+
+
 def test_password_line_proves_the_player(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:

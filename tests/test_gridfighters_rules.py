@@ -367,3 +367,25 @@ def test_a_path_met_in_a_chain_is_checked_again_when_its_piece_departs_ruling_9(
     first = reports[-1].collisions[0]
     assert (str(first.square), first.pieces, first.destroyed) == ("G8", ("1:Z3", "2:B"), ("1:Z3",))
     assert "1:Z3" in reports[-1].destroyed and not reports[-1].spent
+
+
+def test_a_ram_chain_still_meets_pieces_destroyed_earlier_in_the_move_ruling_5():
+    """Ruling 5: 'Who stands where is taken once, when the move's check
+    begins; a piece destroyed in this move still stands for the rest of its
+    chain.' A ram (ruling 4) runs a second _settle, which recomputes who
+    stands: Blue Z1, destroyed by Red X1 earlier in the same move, no longer
+    stands on C6, so Red B's ram route through C6 meets nothing there."""
+    from gm.games.gridfighters.game import Grid
+    from gm.games.gridfighters.notation import parse_move
+
+    red = ("H A5, A1 C2, A2 A1, A3 A2, A4 A3, A5 A4, A6 A6, A7 A7, W A10, B A8, X1 C3, X2 D1, "
+           "Y1 D2, Y2 D3, Z1 E1, Z2 E2, Z3 E3, Z4 E4")
+    blue = ("H J5, A1 J1, A2 J2, A3 J3, A4 J4, A5 J6, A6 J7, A7 J8, W J9, B J10, X1 I1, X2 I2, "
+            "Y1 F5, Y2 I4, Z1 F6, Z2 G1, Z3 G2, Z4 G3")
+    grid = Grid.start(red, blue)
+    for player, text in ((1, "X1 C3-C8"), (2, "Z1 F6-C6"), (1, "B A8-C10"), (2, "Y1 F5-B9")):
+        grid, _ = grid.push(player, parse_move(text))
+    grid, report = grid.push(1, parse_move("B C10-C2"))
+    assert report.rammed and "2:Z1" in report.destroyed and "2:Y1" in report.destroyed
+    at_c6 = [c for c in report.collisions if str(c.square) == "C6"]
+    assert any(set(c.pieces) == {"1:B", "2:Z1"} for c in at_c6), report.collisions

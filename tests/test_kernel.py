@@ -64,10 +64,11 @@ class TallyGame(GameRules):
     def is_notation(self, first_word: str) -> bool:
         return first_word.isdigit()
 
-    def submit(self, game: MailGame, event: PlayerMail, mail, reply: Reply) -> None:
+    def submit(self, game: MailGame, event: PlayerMail, mail, reply: Reply) -> list[Notice]:
         game.play.pending[event.player] = int(mail.notation.split()[0])
         game.missed[event.player] = 0
         reply.done.append(f"your number for turn {game.play.turn}")
+        return []
 
     def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
         return self._run(game, event.at) if len(game.play.pending) == len(game.seats) else []

@@ -176,9 +176,9 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         reply.not_understood.append(f"line {line}: {text!r}: {why}")
     if mail.notation_lines:
         if game.phase == ENDED:
-            reply.ignored.append("your orders: the game is over")
+            reply.ignored.append(f"your {rules.orders_word}: the game is over")
         else:
-            rules.submit(game, event, mail, reply)
+            later += rules.submit(game, event, mail, reply)
     for command in mail.commands:
         later += _command(game, event, command, reply)
     if mail.mode and not mail.notation_lines:

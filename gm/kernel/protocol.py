@@ -48,6 +48,8 @@ class GameRules:
     """How many players it takes."""
     policy: TurnPolicy = TurnPolicy.SIMULTANEOUS
     default_variant: str = ""
+    orders_word: str = "orders"
+    """What a player's notation lines in play are called: "orders", "move"."""
     turn_word: str = "turn"
     """What one step of play is called: "turn", or "move" where players alternate."""
     templates: str = ""
@@ -95,9 +97,12 @@ class GameRules:
         reply.not_understood.append(f"line {command.line}: {command.keyword}: not understood")
         return []
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """A player's notation lines, in the setup or play phase: check them
-        and record what is accepted, saying what happened in ``reply``."""
+        and record what is accepted, saying what happened in ``reply``.
+        Returns what must be sent at once, before the mail's commands run:
+        a move that takes effect now (alternating play) is announced, and
+        can end the game, before a ``draw`` or ``resign`` on a later line."""
         raise NotImplementedError
 
     def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:

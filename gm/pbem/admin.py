@@ -87,12 +87,17 @@ def export_mbox(store: Store, game_id: str, path: str, player: int | None = None
     The whole archive is the operator's (it holds both players' own mail);
     with ``player``, only what the GM sent that player is written, which is
     what may be handed to a player."""
-    from .archive import mbox_of, player_mailbox
+    from ..mail.reading import parse_message
+    from .archive import mbox_of, parse_fields, player_mailbox, seats_and_options
 
     archive = store.archive(game_id)
     keys = archive.keys()
     if not keys:
         raise KeyError(f"no game {game_id}")
+    if player is not None:
+        seats, _, _ = seats_and_options(parse_fields(parse_message(archive.get_bytes(keys[0])).get_content()))
+        if not 1 <= player <= len(seats):
+            raise KeyError(f"game {game_id} has no player {player}: its players are 1 to {len(seats)}")
     if player is None:
         data = mbox_of([archive.get_bytes(k) for k in keys], read=True)
     else:

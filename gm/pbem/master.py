@@ -365,8 +365,11 @@ class GameMaster(Clockwork):
         key = f"warning.{game.id}.{player}.{day}"
         if key in self.store.outbox or key in self.store.sent:
             return
+        own = sender.lower() == game.seat(player).address.lower()
         notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
-                        game.rules.common(game, player, None) | {"address": sender, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
+                        game.rules.common(game, player, None) | {
+                            # Only the player's own address is named: any other may be another player's.
+                            "address": sender if own else None, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
         message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"

@@ -188,9 +188,9 @@ class Grid:
         destroyed: list[str] = []
         revealed: list[Reveal] = []
         spent = False
-        checked: set[tuple[int, str]] = set()
+        check = _MoveCheck.begin(sides)
         if mover.path is not None:  # the previous path is checked now [procedure 3]
-            chain = _settle(sides, player, move.piece, mover.path, n, checked)
+            chain = _settle(sides, player, move.piece, mover.path, n, check)
             collisions += chain.collisions
             destroyed += chain.destroyed
             revealed += chain.revealed
@@ -205,8 +205,8 @@ class Grid:
             asteroid = _immobile_squares(sides[player - 1]).get(move.to)
             if asteroid is not None:  # ramming one's own asteroid is settled at once (ruling 4)
                 rammed = True
-                checked.discard((player, move.piece))
-                chain = _settle(sides, player, move.piece, route, n, checked)
+                check.checked.discard((player, move.piece))
+                chain = _settle(sides, player, move.piece, route, n, check)
                 collisions += chain.collisions
                 destroyed += chain.destroyed
                 revealed += chain.revealed
@@ -322,24 +322,38 @@ def _immobile_squares(side: Side) -> dict[Square, str]:
     return {p.at: name for name, p in side.items() if kind(name) in IMMOBILE and p.destroyed is None}
 
 
-def _settle(sides: list[dict[str, Piece]], owner: int, name: str, route: tuple[Square, ...], n: int,
-            checked: set[tuple[int, str]]) -> _Chain:
-    """Check ``owner``'s piece ``name`` along ``route`` against the other side's
-    pieces as they stand now, then the last path of every piece met, and so
-    on [procedure 3]; mutates ``sides`` (paths checked, pieces destroyed).
+@dataclass
+class _MoveCheck:
+    """What every chain of one move shares: who stood where when the move's
+    checks began (ruling 5), the paths checked and the pairs met (ruling 6)."""
 
-    Who stands where is taken once, when the chain starts, and every collision
-    found is applied, even to a piece an earlier collision of the same chain
-    destroyed (ruling 5). Each path is checked at most once, and two pieces
-    collide at most once, in a move (ruling 6).
+    standing: list[dict[Square, list[str]]]
+    checked: set[tuple[int, str]]
+    met: set[frozenset[tuple[int, str]]]
+
+    @classmethod
+    def begin(cls, sides: list[dict[str, Piece]]) -> "_MoveCheck":
+        standing: list[dict[Square, list[str]]] = [{}, {}]
+        for index, side in enumerate(sides):
+            for piece_name, piece in side.items():
+                if piece.destroyed is None:
+                    standing[index].setdefault(piece.at, []).append(piece_name)
+        return cls(standing, set(), set())
+
+
+def _settle(sides: list[dict[str, Piece]], owner: int, name: str, route: tuple[Square, ...], n: int,
+            check: _MoveCheck) -> _Chain:
+    """Check ``owner``'s piece ``name`` along ``route`` against the other side's
+    pieces as they stood when the move's checks began, then the last path of
+    every piece met, and so on [procedure 3]; mutates ``sides`` (pieces
+    destroyed) and ``check``.
+
+    Every collision found is applied, even to a piece an earlier collision
+    of the same move destroyed (ruling 5). Each path is checked at most
+    once, and two pieces collide at most once, in a move (ruling 6).
     """
-    standing: list[dict[Square, list[str]]] = [{}, {}]
-    for index, side in enumerate(sides):
-        for piece_name, piece in side.items():
-            if piece.destroyed is None:
-                standing[index].setdefault(piece.at, []).append(piece_name)
+    standing, checked, met = check.standing, check.checked, check.met
     chain = _Chain([], [], [])
-    met: set[frozenset[tuple[int, str]]] = set()
     queue: deque[tuple[int, str, tuple[Square, ...]]] = deque([(owner, name, route)])
     while queue:
         mover, moving, squares = queue.popleft()

@@ -33,6 +33,16 @@ _NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|[hwbHWB])$")
 piece such as Z2, a square), or the pieces without a number: H, W, B."""
 
 
+@dataclass(frozen=True)
+class Missed:
+    """A deadline passed: ``late`` lost their move, and ``passes`` (``late``
+    first) had it pass over them (ruling 19, ruling 11)."""
+
+    after_move: int
+    late: int
+    passes: tuple[int, ...]
+
+
 @dataclass
 class Play:
     """A game of Grid Fighters by mail, as only this module reads it."""
@@ -40,11 +50,9 @@ class Play:
     variant: Variant
     setups: dict[int, list[Placement]] = field(default_factory=dict)
     grid: Grid | None = None
-    reports: list[MoveReport] = field(default_factory=list)
-    """Every move made, in order (the truth; each player is shown their view)."""
-    events: list[tuple[int, Any]] = field(default_factory=list)
-    """What each player was told after each move: (move number, report or
-    pass), in order, for the history."""
+    log: list[MoveReport | Missed] = field(default_factory=list)
+    """Every move made and every deadline missed, in order (the truth: each
+    player's history shows their view of it)."""
 
 
 def help_commands() -> list[tuple[str, str]]:
@@ -65,6 +73,7 @@ class GridFighters(GameRules):
     policy = TurnPolicy.ALTERNATING
     default_variant = "standard"
     turn_word = "move"
+    orders_word = "move"
     templates = "gm.games.gridfighters"
 
     def describe_variant(self, variant: str) -> str:
@@ -79,19 +88,24 @@ class GridFighters(GameRules):
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+        """A setup waits for the other's; a move is made, and announced, at
+        once: before any ``draw`` or ``resign`` later in the same mail, so
+        an offer standing before the move lapses with it (ruling 19), and a
+        move that ends the game ends it before those lines are read."""
         if game.phase == SETUP:
             _setup(game, event, mail, reply)
-        elif game.phase == PLAY:
-            _move(game, event, mail, reply)
+            return []
+        if game.phase == PLAY:
+            report = _move(game, event, mail, reply)
+            if report is not None:
+                return _moved(game, event.at, report)
+        return []
 
     def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
         play: Play = game.play
         if game.phase == SETUP and len(play.setups) == 2:
             return _start(game, event.at)
-        pushed = reply.data.pop("pushed", None)
-        if pushed is not None:
-            return _moved(game, event.at, pushed)
         return []
 
     def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
@@ -142,7 +156,9 @@ class GridFighters(GameRules):
         play: Play = game.play
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
-        data["moves"] = [sheets.happened(report, player, game) for report in play.reports]
+        data["moves"] = [sheets.happened(entry, player, game) if isinstance(entry, MoveReport) else
+                         {"n": None, "lines": sheets.passes_lines(game, player, {"late": [entry.late], "passes": list(entry.passes)})}
+                         for entry in play.log]
         return data
 
     def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
@@ -161,7 +177,9 @@ class GridFighters(GameRules):
         other player (ruling 19)."""
         play: Play = game.play
         assert play.grid is not None
+        before = play.grid.moves
         play.grid, passes = play.grid.missed()
+        play.log.append(Missed(before, missing[0], passes))
         game.draw_offers.clear()
         game.reminded.clear()
         if play.grid.result is not None:
@@ -205,22 +223,24 @@ def _subject(game: MailGame, player: int, what: str) -> str:
 
 
 def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
-    data = sheets.common(game, player, at) | {"pieces": list(game.play.variant.pieces)}
+    variant = game.play.variant
+    data = sheets.common(game, player, at) | {"pieces": list(variant.pieces), "homes": variant.homes,
+                                              "example": sheets.example_setup(player, variant)}
     return Notice(player, "invitation", "Invitation to a game: send your setup", data)
 
 
 def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     play: Play = game.play
     player = event.player
-    if "-" in mail.notation:
-        if player in play.setups:
-            reply.not_understood.append(f"your move: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
-        else:
-            reply.not_understood.append("your move: the game has not begun; send your setup first")
-        return
     try:
         placements = parse_setup(mail.notation)
     except NotationError as error:
+        if _is_a_move(mail.notation):
+            if player in play.setups:
+                reply.not_understood.append(f"your move: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+            else:
+                reply.not_understood.append("your move: the game has not begun; send your setup first")
+            return
         reply.data["syntax"] = syntax_data(error, mail.lines)
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
@@ -244,42 +264,52 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
 
 
-def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _is_a_move(notation: str) -> bool:
+    """Whether text that is no setup reads as a move (sent before the game began)."""
+    try:
+        parse_move(notation)
+    except NotationError:
+        return False
+    return True
+
+
+def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> MoveReport | None:
+    """Read, check and make the move of a mail; the report if it was made."""
     play: Play = game.play
     player = event.player
     assert play.grid is not None
     if play.grid.to_move != player:
         reply.ignored.append(f"your move: it is {game.seat(3 - player).alias}'s move, not yours; "
                              "send yours when the GM tells you it is your move")
-        return
+        return None
     try:
         move = parse_move(mail.notation)
     except NotationError as error:
         reply.data["syntax"] = syntax_data(error, mail.lines)
         reply.not_understood.append(f"your move: line {error.line}, column {error.column}")
-        return
+        return None
     n = play.grid.moves + 1
     written = f"{move.piece} {move.frm}-{move.to}"
     reason = play.grid.check(player, move)
     if reason is not None:
         reply.data["move"] = {"n": n, "written": written, "rejected": reason, "checked": False, "spent": False}
         reply.not_understood.append(f"line {move.line}: {written}: rejected; it is still your move")
-        return
+        return None
     if mail.mode == "check":
         reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": True, "spent": False}
         reply.done.append(f"checked your move {written}: it is legal (not made, as you asked)")
-        return
+        return None
     try:
         grid, report = play.grid.push(player, move)
     except IllegalMove as error:  # check() said yes; kept for safety, as the rules core decides
         reply.data["move"] = {"n": n, "written": written, "rejected": error.reason, "checked": False, "spent": False}
-        return
+        return None
     play.grid = grid
-    play.reports.append(report)
+    play.log.append(report)
     game.missed[player] = 0
     reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": False, "spent": report.spent}
-    reply.data["pushed"] = report
     reply.done.append(f"your move {n}: {written}" + (" (spent: see below)" if report.spent else ""))
+    return report
 
 
 def _start(game: MailGame, at: datetime) -> list[Notice]:

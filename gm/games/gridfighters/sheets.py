@@ -17,6 +17,7 @@ from ...kernel.text import span
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
 from .notation import Placement
+from .variants import Variant
 
 SIDES = {1: "Red", 2: "Blue"}
 """Each player's colour: Red (player 1) holds rows A to E, Blue rows F to J."""
@@ -125,6 +126,23 @@ def board_lines(rows: list[tuple[str, list[str]]]) -> list[str]:
     for letter, cells in rows:
         lines.append(f" {letter}  " + "".join(_cell(cell or ".") for cell in cells).rstrip())
     return lines
+
+
+_EXAMPLE_IMMOBILE = (("A1", "B5"), ("A2", "B4"), ("A3", "B6"), ("A4", "A4"), ("A5", "A6"), ("A6", "C3"), ("A7", "C8"))
+_EXAMPLE_FIGHTERS = (("W", "E1"), ("B", "E10"), ("X1", "E3"), ("X2", "E8"), ("Y1", "D5"), ("Y2", "D6"),
+                     ("Z1", "E4"), ("Z2", "E5"), ("Z3", "E6"), ("Z4", "E7"))
+_EXAMPLE_HOMES = {1: (("H", "A5"),), 3: (("H1", "A5"), ("H2", "A1"), ("H3", "A10"))}
+
+
+def example_setup(player: int, variant: Variant) -> list[str]:
+    """A legal setup for the invitation, in ``player``'s rows (player 2's
+    mirrors player 1's), with the variant's home planets."""
+    def place(pairs: tuple[tuple[str, str], ...]) -> str:
+        squares = [(piece, Square.parse(square)) for piece, square in pairs]
+        if player == 2:
+            squares = [(piece, Square(9 - sq.row, sq.column)) for piece, sq in squares]
+        return ", ".join(f"{piece} {square}" for piece, square in squares)
+    return [place(_EXAMPLE_HOMES[variant.homes] + _EXAMPLE_IMMOBILE), place(_EXAMPLE_FIGHTERS)]
 
 
 def setup_board(player: int, placements: Sequence[Placement]) -> list[str]:

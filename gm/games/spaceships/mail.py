@@ -112,11 +112,13 @@ class Spaceships(GameRules):
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+        """Setups and orders wait for the other player's: nothing is sent at once."""
         if game.phase == SETUP:
             _setup(game, event, mail, reply)
         elif game.phase == PLAY:
             _orders(game, event, mail, reply)
+        return []
 
     def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
         play: Play = game.play
