@@ -184,21 +184,20 @@ def _new(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from .pbem.admin import request_game
-    from .kernel.model import Options
-
     from .games import game_named
-    from .games.spaceships.match import MatchTerms
+    from .kernel.model import Options
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after)
     store = _store(args)
     try:
-        match = None
-        if args.match and args.game != "spaceships":
-            raise ValueError("--match: matches are played in Spaceships only")
-        if args.match:
-            match = MatchTerms(args.match, args.match_games, args.match_target)
-        variant = args.variant or game_named(args.game).default_variant
+        rules = game_named(args.game)
+        asked = {"match": args.match, "match-games": args.match_games, "match-target": args.match_target}
+        given = {name: str(value) for name, value in asked.items() if value is not None} if args.match else {}
+        match = rules.creation_terms(given) if given else None  # the game reads its own terms
+        if given and match is None:
+            raise ValueError(f"--match: {rules.title} has no matches")
+        variant = args.variant or rules.default_variant
         key = request_game(store, _identity(args), args.player, variant, options,
                            datetime.now(timezone.utc), args.alias, match=match, game=args.game)
     except ValueError as error:

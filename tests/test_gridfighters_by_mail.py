@@ -116,6 +116,7 @@ def test_a_challenge_by_mail_names_the_game(tmp_path):
             game = world.daemon.master.games["g1"]
             assert game.rules.name == "gridfighters" and game.variant == "standard"
             assert "Grid Fighters game g1" in text(world.bob.latest())
+            assert str(world.bob.latest()["From"]).startswith("Grid Fighters GM <")
     run(scenario())
 
 

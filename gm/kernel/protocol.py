@@ -77,6 +77,16 @@ class GameRules:
         """The creation event's lines for those terms."""
         return []
 
+    def challenge_terms(self, text: str) -> Any:
+        """The game's own terms a challenge by mail asks for (a Spaceships
+        ``match`` line); None when it asks for none. ValueError, saying what
+        is wrong, for terms it cannot read."""
+        return None
+
+    def describe_terms(self, terms: Any) -> str:
+        """Those terms in words, for the challenge mails ("scored match, 3 games")."""
+        return ""
+
     def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
         raise NotImplementedError
 

@@ -33,12 +33,20 @@ GAME_HEADER = "X-GM-Game"
 """Marks every message the GM sends, so that its own mail coming back is known."""
 
 
+DEFAULT_NAME = "Spaceships GM"
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who the GM is on the wire."""
 
     address: str = "gm@localhost"
-    name: str = "Spaceships GM"
+    name: str = "Spaceships GM"  # DEFAULT_NAME: what games made before names came were sent under
+
+    def name_for(self, title: str) -> str:
+        """The name a game's mail is sent under: the default names the game
+        ("Grid Fighters GM"); a name of the operator's own stays as it is."""
+        return f"{title} GM" if self.name == DEFAULT_NAME else self.name
 
     @property
     def local(self) -> str:
@@ -138,7 +146,7 @@ def build(
     player's mailbox of the game so far, attached when the notice asks for it."""
     seat = game.seat(notice.player)
     message = EmailMessage(policy=SMTP)
-    message["From"] = f"{identity.name} <{identity.address}>"
+    message["From"] = f"{identity.name_for(game.rules.title)} <{identity.address}>"
     message["To"] = seat.address
     message["Reply-To"] = identity.reply_address(game.id, notice.player)
     message["Subject"] = f"[gm {game.id}] {notice.subject}"

@@ -26,9 +26,9 @@ from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
 from typing import TYPE_CHECKING, Any
 
-from ..games.spaceships.match import MatchTerms
 from ..mail.reading import parse_message
 from ..games import game_named
+from ..kernel.protocol import GameRules
 from ..kernel.engine import DEFAULT_GAME
 from .archive import orders_text, prepend_header
 from .limits import normalized
@@ -48,27 +48,11 @@ GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
 CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
 _GAME = re.compile(r"^\s*game\s+(\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
-_MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
 
 
 class Shunted(Exception):
     """Ends a message's handling: it goes to the shunt with this reason."""
-
-
-def match_terms(text: str) -> MatchTerms | None:
-    """``match scored 3``, ``match continued 2`` or ``match scored to 50`` [9], [10]."""
-    found = _MATCH.search(text)
-    if found is None:
-        if re.search(r"^\s*match\b", text, re.I | re.M):
-            raise Shunted("challenge with a match line gm cannot read (write: match scored 3, match continued 2, "
-                          "or match scored to 50)")
-        return None
-    kind, to, number = found.group(1).lower(), found.group(2), int(found.group(3))
-    try:
-        return MatchTerms(kind, None if to else number, number if to else None)
-    except ValueError as error:
-        raise Shunted(f"challenge with bad match terms: {error}") from None
 
 
 def fields_of(message: Message, header: str) -> dict[str, str]:
@@ -162,19 +146,21 @@ class OutsideMail:
             described = rules.describe_variant(variant)
         except ValueError as error:
             raise Shunted(f"challenge with a bad variant: {error}") from None
-        terms = match_terms(text)
-        if terms is not None and rules.name != "spaceships":
-            raise Shunted(f"challenge with a match line: matches are played in Spaceships only, not {rules.title}")
+        try:
+            terms = rules.challenge_terms(text)
+        except ValueError as error:
+            raise Shunted(f"challenge with {error}") from None
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
         header = f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; at={at.isoformat()}; game={rules.name}"
-        if terms is not None:
-            header += f"; match={terms.kind}; games={terms.games or ''}; target={terms.target or ''}"
+        for line in rules.creation_fields(terms):  # the game's own terms, as its creation event holds them
+            name, _, value = line.partition(":")
+            header += f"; t.{name.strip()}={value.strip()}"
         if challenge_id not in master.store.challenges:
             master.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
-                  "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": _match_text(terms),
+                  "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
                                         "title": rules.title},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
@@ -204,11 +190,11 @@ class OutsideMail:
         limit = self.master.limits.challenges_per_day
         if self.master.counts.add(at, f"challenged {challenged}") > limit:
             raise Shunted(f"more than {limit} challenges to {challenged} today")
-        terms = _terms_of(fields)
         rules = game_named(fields.get("game", DEFAULT_GAME))
+        terms = _terms_of(rules, fields)
         self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}", at,
                   "challenge", {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
-                                "match": _match_text(terms), "title": rules.title},
+                                "match": rules.describe_terms(terms), "title": rules.title},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -217,9 +203,10 @@ class OutsideMail:
         self._step(challenge_id, text, "accept", "accepted")
         from .admin import request_game  # a game by challenge starts like one made by gm new
 
+        rules = game_named(fields.get("game", DEFAULT_GAME))
         request_game(store, self.master.identity, [fields["challenger"], fields["challenged"]], fields["variant"],
-                     Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(fields),
-                     game=fields.get("game", DEFAULT_GAME))
+                     Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
+                     game=rules.name)
         store.handled.add(f"accepted-{challenge_id}")
 
     def _reply_to(self, challenge_id: str, side: int) -> str:
@@ -246,17 +233,15 @@ class OutsideMail:
             master.store.outbox.add(as_bytes(message), name)
 
 
-def _terms_of(fields: dict[str, str]) -> MatchTerms | None:
-    if not fields.get("match"):
-        return None
-    return MatchTerms(fields["match"], int(fields["games"]) if fields.get("games") else None,
-                      int(fields["target"]) if fields.get("target") else None)
-
-
-def _match_text(terms: MatchTerms | None) -> str:
-    if terms is None:
-        return ""
-    return f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
+def _terms_of(rules: GameRules, fields: dict[str, str]) -> Any:
+    """The game's own terms a stored challenge holds (``t.NAME=VALUE``, as
+    its creation event will); challenges stored before that held a match as
+    ``match``, ``games`` and ``target``."""
+    creation = {name[2:]: value for name, value in fields.items() if name.startswith("t.") and value}
+    if fields.get("match"):
+        creation |= {"match": fields["match"], "match-games": fields.get("games", ""),
+                     "match-target": fields.get("target", "")}
+    return rules.creation_terms({name: value for name, value in creation.items() if value})
 
 
 def _digest(key: str) -> str:

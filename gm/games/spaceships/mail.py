@@ -32,6 +32,7 @@ from .ruleset import Ruleset, ruleset_named
 _NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)|m[ROYGB]?[vwxyz]?|[bmks])$")
 """A first word that makes a line notation: anything with a digit in it (a
 cell, however mistyped), a ship type, or a missile selector without one."""
+_MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
 _SHIP_CODES = ("DS", "KC", "FS", "PC", "MD", "HS", "LS", "AG", "LG", "HF")
 
 
@@ -102,6 +103,25 @@ class Spaceships(GameRules):
         if terms.target is not None:
             lines.append(f"match-target: {terms.target}")
         return lines
+
+    def challenge_terms(self, text: str) -> MatchTerms | None:
+        """``match scored 3``, ``match continued 2`` or ``match scored to 50`` [9], [10]."""
+        found = _MATCH.search(text)
+        if found is None:
+            if re.search(r"^\s*match\b", text, re.I | re.M):
+                raise ValueError("a match line gm cannot read (write: match scored 3, match continued 2, "
+                                 "or match scored to 50)")
+            return None
+        kind, to, number = found.group(1).lower(), found.group(2), int(found.group(3))
+        try:
+            return MatchTerms(kind, None if to else number, number if to else None)
+        except ValueError as error:
+            raise ValueError(f"bad match terms: {error}") from None
+
+    def describe_terms(self, terms: MatchTerms | None) -> str:
+        if terms is None:
+            return ""
+        return f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
 
     def new_play(self, game: MailGame, terms: Any) -> Play:
         return Play(ruleset_named(game.variant), match=terms)
