@@ -198,26 +198,33 @@ def _new(args: argparse.Namespace) -> int:
         if given and match is None:
             raise ValueError(f"--match: {rules.title} has no matches")
         variant = args.variant or rules.default_variant
-        key = request_game(store, _identity(args), args.player, variant, options,
-                           datetime.now(timezone.utc), args.alias, match=match, game=args.game)
+        key, game_id = request_game(store, _identity(args), args.player, variant, options,
+                                    datetime.now(timezone.utc), args.alias, match=match, game=args.game)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
         return 2
-    print(f"game requested ({key}); the daemon sets it up and mails the invitations")
+    print(f"game requested: {game_id} ({key}); the daemon sets it up and mails the invitations")
     return 0
 
 
 def _games(args: argparse.Namespace) -> int:
-    from .pbem.admin import describe_game, load_games
+    from .pbem.admin import describe_game, load_games, pending_requests
 
-    games = load_games(_store(args))
-    if not games:
-        print("no games")
-    for _, game in games:
+    store = _store(args)
+    games = load_games(store)
+    requested = [r for r in pending_requests(store) if r["game"] not in {g for g, _ in games}]
+    rows = []
+    for r in requested:
+        rows.append((r["game"], f"{r['game']:<6} {r['kind']:<13} {'requested':<10} {' vs '.join(r['players'])}"))
+    for game_id, game in games:
         d = describe_game(game)
         state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
         deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
-        print(f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip())
+        rows.append((game_id, f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
+    if not rows:
+        print("no games")
+    for _, line in sorted(rows, key=lambda row: (len(row[0]), row[0])):
+        print(line)
     return 0
 
 

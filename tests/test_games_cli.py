@@ -93,3 +93,47 @@ def test_gm_new_game_gridfighters_makes_a_grid_fighters_game(tmp_path):
     assert "gridfighters" in shown.stdout and "standard" in shown.stdout
     listed = gm("games", "--data", data, cwd=tmp_path)
     assert listed.stdout.split()[:3] == ["g1", "gridfighters", "setup"], listed.stdout
+
+
+def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
+    """Issue 10, point 11: the id is reserved when the game is requested, so
+    `gm new` can print it and `gm games` list it before the daemon runs;
+    the daemon then makes the game under that very id."""
+    data = str(tmp_path / "data")
+    daemon_step(data)
+    first = gm("new", "--data", data, "--player", "a@example.org", "--player", "b@example.org", cwd=tmp_path)
+    second = gm("new", "--data", data, "--player", "c@example.org", "--player", "d@example.org",
+                "--game", "gridfighters", cwd=tmp_path)
+    assert "game requested: g1 (" in first.stdout and "game requested: g2 (" in second.stdout
+    listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
+    assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "requested"], ["g2", "gridfighters", "requested"]]
+    assert "a@example.org" in listed[0] and "c@example.org" in listed[1]
+    daemon_step(data)
+    listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
+    assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "setup"], ["g2", "gridfighters", "setup"]]
+
+
+def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
+    from datetime import datetime, timezone
+
+    from gm.kernel.model import Options, Seat
+    from gm.pbem.archive import event_message, request_fields
+    from gm.pbem.mailer import Identity
+    from gm.pbem.store import Store, spool_key
+
+    data = str(tmp_path / "data")
+    daemon_step(data)
+    gm("new", "--data", data, "--player", "a@example.org", "--player", "b@example.org", cwd=tmp_path)
+    daemon_step(data)
+    store = Store(data)
+    (key,) = [k for k in store.spool.keys()] or [None]  # nothing left in the spool
+    assert key is None
+    seats = (Seat(1, "x@example.org", "X"), Seat(2, "y@example.org", "Y"))
+    key = spool_key(datetime.now(timezone.utc), "admin", "again")
+    raw = event_message(Identity(), "create", datetime.now(timezone.utc), f"<{key}@localhost>", None,
+                        ["id: g1", *request_fields(seats, "2.6.1", Options())])
+    store.spool.add(raw, key)
+    daemon_step(data)
+    reasons = [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
+    assert any(b"which is taken" in r for r in reasons), reasons
+    assert gm("games", "--data", data, cwd=tmp_path).stdout.count("g1") == 1

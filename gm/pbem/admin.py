@@ -20,10 +20,11 @@ from .store import Store, spool_key
 
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
                  at: datetime, aliases: list[str] | None = None, name: str | None = None,
-                 match: Any = None, game: str = DEFAULT_GAME) -> str:
-    """Spool a request for a new game of ``game``; returns its spool key.
-    ``name`` makes the key deterministic (so that redoing the request finds
-    it there). ``match`` is the game's own terms (a Spaceships match)."""
+                 match: Any = None, game: str = DEFAULT_GAME) -> tuple[str, str]:
+    """Spool a request for a new game of ``game``; returns its spool key and
+    the game's id, reserved now (`Store.reserve_game_id`). ``name`` makes
+    the key deterministic (so that redoing the request finds it there).
+    ``match`` is the game's own terms (a Spaceships match)."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
     if len(players) not in rules.seats:
         raise ValueError(f"a game of {rules.title} has {_how_many(rules.seats)} players")
@@ -33,10 +34,42 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     aliases = aliases or [f"Player {n}" for n in range(1, len(players) + 1)]
     seats = tuple(Seat(n, address, alias) for n, (address, alias) in enumerate(zip(players, aliases), 1))
     key = spool_key(at, "admin", name)
-    fields = request_fields(seats, variant, options, match, rules.name)
+    if key in store.spool:  # a redo: the request, and its id, are there already
+        return key, requested_id(store.spool.get_bytes(key)) or ""
+    game_id = store.reserve_game_id()
+    fields = [f"id: {game_id}", *request_fields(seats, variant, options, match, rules.name)]
     raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, fields)
     store.spool.add(raw, key)
-    return key
+    return key, game_id
+
+
+def requested_id(raw: bytes) -> str | None:
+    """The game id a spooled creation request reserved (None in requests
+    spooled before ids were reserved)."""
+    from ..mail.reading import parse_message
+    from .archive import parse_fields
+
+    return parse_fields(parse_message(raw).get_content()).get("id")
+
+
+def pending_requests(store: Store) -> list[dict[str, Any]]:
+    """Creation requests spooled and not yet made into games, for ``gm games``."""
+    from ..mail.reading import parse_message
+    from .archive import EVENT_HEADER, game_of, parse_fields, seats_and_options
+    from .store import origin_of
+
+    found = []
+    for key in store.spool.keys():
+        if origin_of(key) != "admin":
+            continue
+        message = parse_message(store.spool.get_bytes(key))
+        if str(message.get(EVENT_HEADER, "")).strip() != "create":
+            continue
+        fields = parse_fields(message.get_content())
+        seats, variant, _ = seats_and_options(fields)
+        found.append({"game": fields.get("id", "?"), "kind": game_of(fields), "variant": variant,
+                      "players": [f"{s.alias} <{s.address}>" for s in seats]})
+    return found
 
 
 def _how_many(seats: range) -> str:

@@ -32,6 +32,8 @@ kill it) goes to the shunt instead of being tried again.
 
 from __future__ import annotations
 
+import re
+
 import hashlib
 import logging
 
@@ -223,7 +225,9 @@ class GameMaster(Clockwork):
         kind = str(message[EVENT_HEADER]).strip()
         if kind == "create":
             fields = parse_fields(message.get_content())
-            game_id = self.store.next_game_id()
+            game_id = fields.get("id") or self.store.next_game_id()  # reserved by gm new, or ours to choose
+            if not re.fullmatch(r"g\d+", game_id) or game_id in self.games or self.store.archive(game_id).keys():
+                raise Shunted(f"creation request for game {game_id!r}, which is taken or no game id")
             at = time_of(key)
             instance = instance_tag(self.store.key, game_id, exact_time(at))
             created = event_message(self.identity, "created", at, f"<created.{game_id}.{instance}@{self.identity.domain}>",

@@ -154,13 +154,34 @@ class Store:
         ids = [p.name for p in self.games_dir.iterdir() if (p / "new").is_dir()]
         return sorted(ids, key=lambda g: (len(g), g))
 
+    def _numbers(self) -> list[int]:
+        """The numbers of every game directory, reserved ones included."""
+        return [int(p.name[1:]) for p in self.games_dir.iterdir() if p.name[:1] == "g" and p.name[1:].isdigit()]
+
+    def reserve_game_id(self) -> str:
+        """A new game's id, reserved at once by making its directory
+        (exclusively: two ``gm new`` at the same moment never get the same),
+        so that ``gm new`` can name the game before the daemon makes it."""
+        number = max(self._numbers(), default=0)
+        while True:
+            number += 1
+            try:
+                os.mkdir(self.games_dir / f"g{number}")
+            except FileExistsError:
+                continue
+            fsync_dir(self.games_dir)
+            return f"g{number}"
+
     def next_game_id(self) -> str:
-        """The id for a new game. The daemon is the only maker of games, so
-        the directory is listed once and the count kept in memory after."""
+        """The id for a new game whose request named none (requests spooled
+        before ``gm new`` reserved ids). The daemon is the only maker of
+        games, so the directory is listed once and the count kept in memory
+        after; reserved ids are skipped."""
         if self._last_id is None:
-            ids = self.game_ids()
-            self._last_id = int(ids[-1][1:]) if ids else 0
+            self._last_id = max(self._numbers(), default=0)
         self._last_id += 1
+        while (self.games_dir / f"g{self._last_id}").exists():
+            self._last_id += 1
         return f"g{self._last_id}"
 
     def shunt_message(self, raw: bytes, key: str, reason: str) -> None:
