@@ -553,11 +553,11 @@ async def test_resign_during_setup(world):
 async def test_draw_offered_and_accepted(world):
     mine, theirs = await mail(world, world.alice, "draw")
     assert subjects(mine) == ["[gm g1] Re: your mail"]
-    assert sections(text(mine[0]))["Done"] == ["line 1: draw: your offer of a draw stands until the turn runs"]
+    assert sections(text(mine[0]))["Done"] == ["line 1: draw: your offer of a draw stands until turn 1 runs"]
     assert subjects(theirs) == ["[gm g1] Player 1 offers a draw"]
     offer = text(theirs[0])
     assert ("Player 1 offers a draw. To accept, reply with the line\n\n    draw\n\n"
-            "The offer stands until the turn runs.") in offer
+            "The offer stands until turn 1 runs.") in offer
     assert game(world).phase == "play"
     mine, theirs = await mail(world, world.bob, "DRAW", to=world.bob.latest())
     assert sections(text(mine[0]))["Done"] == ["line 1: draw: you accept the offer of a draw"]
@@ -573,7 +573,7 @@ async def test_a_draw_offer_lapses_when_the_turn_runs(world):
     await mail(world, world.bob, "Bz5")  # the turn runs
     assert game(world).turn == 2
     mine, theirs = await mail(world, world.bob, "draw")
-    assert sections(text(mine[0]))["Done"] == ["line 1: draw: your offer of a draw stands until the turn runs"]
+    assert sections(text(mine[0]))["Done"] == ["line 1: draw: your offer of a draw stands until turn 2 runs"]
     assert subjects(theirs) == ["[gm g1] Player 2 offers a draw"]
     assert game(world).phase == "play"
 
@@ -582,9 +582,33 @@ async def test_a_draw_offer_lapses_when_the_turn_runs(world):
 async def test_offering_a_draw_twice_does_not_accept_it(world):
     await mail(world, world.alice, "draw")
     mine, theirs = await mail(world, world.alice, "draw")
-    assert sections(text(mine[0]))["Done"] == ["line 1: draw: your offer of a draw stands until the turn runs"]
+    assert sections(text(mine[0]))["Done"] == ["line 1: draw: your offer of a draw stands until turn 1 runs"]
     assert subjects(theirs) == ["[gm g1] Player 1 offers a draw"]
     assert game(world).phase == "play"
+
+
+@playing
+async def test_a_draw_offered_in_the_mail_that_runs_the_turn_reaches_the_opponent_and_stands(world):
+    """Issue 10, point 5: the turn runs first; the offer is the next turn's."""
+    await mail(world, world.alice, "Rv1")
+    mine, theirs = await mail(world, world.bob, "Bz5\ndraw")
+    done = sections(text(mine[0]))["Done"]
+    assert done[-2:] == ["both players' orders are in: the turn has run, and your sheet follows",
+                         "line 2: draw: your offer of a draw stands until turn 2 runs"]
+    assert subjects(theirs) == ["[gm g1] Turn 1 results; orders for turn 2", "[gm g1] Player 2 offers a draw"]
+    assert "The offer stands until turn 2 runs." in text(theirs[1])
+    mine, _ = await mail(world, world.alice, "draw", to=theirs[1])
+    assert sections(text(mine[0]))["Done"] == ["line 1: draw: you accept the offer of a draw"]
+    assert game(world).phase == "ended" and game(world).outcome.reason == "a draw was agreed"
+
+
+@playing
+async def test_the_subject_says_when_orders_were_rejected(world):
+    """Issue 10, point 4: "orders received" only when every order was accepted."""
+    mine, _ = await mail(world, world.alice, "Rv1 sBz5 sBz4 sBz3")
+    assert subjects(mine)[0] == "[gm g1] Turn 1: orders received, 2 rejected"
+    mine, _ = await mail(world, world.alice, "Rv1")
+    assert subjects(mine)[0] == "[gm g1] Turn 1: orders received"
 
 
 @setting_up

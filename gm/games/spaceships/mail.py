@@ -133,28 +133,33 @@ class Spaceships(GameRules):
         return bool(_NOTATION_WORD.match(first_word))
 
     def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
-        """Setups and orders wait for the other player's: nothing is sent at once."""
+        """Setups and orders are recorded; the one that completes them starts
+        the game or runs the turn at once, before the mail's commands: a
+        ``draw`` offered in the mail that completes a turn stands until the
+        next turn runs, and reaches the opponent after their sheet."""
+        play: Play = game.play
         if game.phase == SETUP:
             _setup(game, event, mail, reply)
+            if len(play.setups) == 2:
+                reply.data.update(sheets.common(game, event.player, event.at))  # the reply's header: before
+                return _start(game, event.at)
         elif game.phase == PLAY:
             _orders(game, event, mail, reply)
-        return []
-
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
-        play: Play = game.play
-        if game.phase == SETUP and len(play.setups) == 2:
-            return _start(game, event.at)
-        if game.phase == PLAY and len(play.pending) == 2 and not game.options.wait_for_deadline:
-            later = _run_turn(game, event.at)
-            reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
-            return later
+            if len(play.pending) == 2 and not game.options.wait_for_deadline:
+                reply.data.update(sheets.common(game, event.player, event.at))  # the turn the orders were for
+                later = _run_turn(game, event.at)
+                reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
+                return later
         return []
 
     def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
         if game.phase == ENDED and not later:
             return "This game is over"
         if "orders" in reply.data:
-            return f"Turn {reply.data['orders_turn']}: orders {'checked' if reply.data.get('checked') else 'received'}"
+            rejected = reply.data["rejected_count"]
+            state = "checked" if reply.data.get("checked") else "received"
+            some = f", {rejected} rejected" if rejected else ""
+            return f"Turn {reply.data['orders_turn']}: orders {state}{some}"
         if "setup" in reply.data:
             setup = reply.data["setup"]
             return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
@@ -211,7 +216,9 @@ class Spaceships(GameRules):
         return _finish(game, at, Outcome(reason, scores, winner, after), None)
 
     def draw_lapses(self, game: MailGame) -> str:
-        return "the turn runs"
+        """Named by its number, so that an offer made in the mail that ran a
+        turn is plainly the next turn's."""
+        return f"turn {game.turn} runs"
 
     def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
         return _run_turn(game, at)
