@@ -603,6 +603,24 @@ async def test_a_draw_offered_in_the_mail_that_runs_the_turn_reaches_the_opponen
 
 
 @playing
+async def test_a_line_that_cannot_be_read_leaves_out_only_itself(world):
+    """Issue 10, point 2 [ruling v]: the lines that can be read stand; each
+    that cannot is answered with its line and column; the reply ends with
+    the orders in force. A mail of chat alone replaces nothing."""
+    mine, _ = await mail(world, world.alice, "Rv1 Rv2\nRv9\nRw1")
+    assert subjects(mine)[0] == "[gm g1] Turn 1: orders received, 1 line not understood"
+    reply = text(mine[0])
+    assert "Line 2, column 1: unexpected 'Rv9'" in reply and "your orders: line 2, column 1" in reply
+    assert "The lines that could be read are your orders now" in reply
+    assert reply.split("\n\nTo play,")[0].endswith("Orders in force for turn 1:\n    Rv1 Rv2 Rw1")
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2", "Rw1"]
+    mine, _ = await mail(world, world.alice, "thanks, see you next turn")
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2", "Rw1"]
+    mine, _ = await mail(world, world.alice, "Rv9")
+    assert "Your previous orders stay in force:\n    Rv1 Rv2 Rw1" in text(mine[0])
+
+
+@playing
 async def test_the_subject_says_when_orders_were_rejected(world):
     """Issue 10, point 4: "orders received" only when every order was accepted."""
     mine, _ = await mail(world, world.alice, "Rv1 sBz5 sBz4 sBz3")

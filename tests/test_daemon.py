@@ -91,7 +91,7 @@ def test_resubmitting_replaces_all_orders(tmp_path):
     run(scenario())
 
 
-def test_syntax_error_names_line_and_column_and_keeps_previous_orders(tmp_path):
+def test_syntax_error_names_line_and_column_and_the_readable_lines_stand(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
             await started_game(world)
@@ -100,9 +100,11 @@ def test_syntax_error_names_line_and_column_and_keeps_previous_orders(tmp_path):
             text = world.alice.latest_text()
             assert "Line 2, column 5: unexpected 'rx1'.\n    Rw2 rx1\n        ^\n" in text
             assert "Hint: colours are capital letters, so write Rx1 [11.4.5]" in text
-            assert "Your previous orders stay in force:\n    Rv1 Rv2" in text
+            assert "Orders in force for turn 1:\n    Rv1\n" in text  # line 1 replaced Rv1 Rv2 [ruling v]
+            await world.act(world.alice.reply, "Rw2 rx1")  # nothing readable: what is in force stays
+            assert "Your previous orders stay in force:\n    Rv1\n" in world.alice.latest_text()
             await world.act(world.bob.reply, "Bz5")
-            assert "strike Rv2" in world.bob.latest_text()
+            assert "strike Rv1" in world.bob.latest_text() and "strike Rv2" not in world.bob.latest_text()
     run(scenario())
 
 

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _test_names() -> set[str]:
     names = set()
     for path in (ROOT / "tests").glob("test_*.py"):
-        names |= set(re.findall(r"^def (test_\w+)", path.read_text(), re.M))
+        names |= set(re.findall(r"^(?:async )?def (test_\w+)", path.read_text(), re.M))
     return names
 
 

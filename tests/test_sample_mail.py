@@ -94,13 +94,14 @@ def test_the_sample_game_through_the_daemon_gives_the_stored_gm_mail(tmp_path):
         first = parse_message(answers[path.name][0])
         assert str(first["In-Reply-To"]).strip() == message_id, path.name  # a long one is folded onto its own line
 
-    # The slip is rejected with its line and column; the resend replaces the orders.
+    # The slip's line is left out with its line and column, the rest stands
+    # (docs/rulings.md, ruling v); the resend replaces the orders.
     (rejection,) = answers[SLIP]
-    assert "could not be read" in str(parse_message(rejection)["Subject"])
+    assert "1 line not understood" in str(parse_message(rejection)["Subject"])
     text = text_of(rejection)
     assert re.search(r"line \d+, column \d+: ", text, re.I)
     assert "Line 4, column 9: unexpected 'gy3'" in text and "so write Gy3" in text
-    assert "Your previous orders stay in force:\n    bYx3Yx5 Yy3 Yy4\n" in text
+    assert "The lines that could be read are your orders now" in text and "Orders in force for turn 2:" in text
     (acknowledgement,) = answers[RESEND]
     assert "replacing all you sent before" in text_of(acknowledgement)
     assert "  Gy3             strike Gy3\n" in text_of(acknowledgement)

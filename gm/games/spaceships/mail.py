@@ -145,11 +145,15 @@ class Spaceships(GameRules):
                 return _start(game, event.at)
         elif game.phase == PLAY:
             _orders(game, event, mail, reply)
+            later = []
             if len(play.pending) == 2 and not game.options.wait_for_deadline:
                 reply.data.update(sheets.common(game, event.player, event.at))  # the turn the orders were for
                 later = _run_turn(game, event.at)
                 reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
-                return later
+            if game.phase == PLAY:  # every reply that touches orders ends with those in force now
+                pending = play.pending.get(event.player)
+                reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
+            return later
         return []
 
     def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
@@ -157,8 +161,10 @@ class Spaceships(GameRules):
             return "This game is over"
         if "orders" in reply.data:
             rejected = reply.data["rejected_count"]
+            unread = 1 + len(reply.data["syntax_more"]) if "syntax" in reply.data else 0
             state = "checked" if reply.data.get("checked") else "received"
-            some = f", {rejected} rejected" if rejected else ""
+            some = (f", {rejected} rejected" if rejected else "") + (
+                f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
             return f"Turn {reply.data['orders_turn']}: orders {state}{some}"
         if "setup" in reply.data:
             setup = reply.data["setup"]
@@ -294,6 +300,21 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
 
 
+def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError]]:
+    """Each notation line read on its own: the orders of the lines that can
+    be read, and the error of each line that cannot [ruling v]."""
+    orders: list[Order] = []
+    errors: list[NotationError] = []
+    for number, line in enumerate(notation.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            orders += parse_orders("\n" * (number - 1) + line)
+        except NotationError as error:
+            errors.append(error)
+    return orders, errors
+
+
 def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     play: Play = game.play
     player = event.player
@@ -301,12 +322,14 @@ def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None
     if _looks_like_setup(mail.notation):
         reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
         return
-    try:
-        orders = parse_orders(mail.notation)
-    except NotationError as error:
-        reply.data["syntax"] = syntax_data(error, mail.lines)
+    orders, errors = _read_orders_by_line(mail.notation)
+    if errors:
+        reply.data["syntax"] = syntax_data(errors[0], mail.lines)
+        reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+        for error in errors:
+            reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
+    if not orders:  # nothing could be read: what was in force stays [ruling v]
         reply.data["previous"] = None if previous is None else format_orders(previous)
-        reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
         return
     assert play.game is not None
     state = play.game.state
