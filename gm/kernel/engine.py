@@ -36,6 +36,11 @@ from .text import wrap
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
+EDITION = 2
+"""The edition of gm's rules for answering mail that new games are made
+under. A game keeps the edition it was made under (`MailGame.edition`), so
+that its archive replays byte for byte after gm changes how it answers:
+edition 1 is every game made before editions were recorded."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class Created:
     """The game's own creation terms (a Spaceships match), if any."""
     instance: str | None = None
     game: str = DEFAULT_GAME
+    edition: int = EDITION
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,7 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations."""
     rules = rules_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
-                    instance=event.instance)
+                    instance=event.instance, edition=event.edition)
     game.play = rules.new_play(game, event.terms)
     game.deadline = event.at + event.options.deadline
     game.events = 1

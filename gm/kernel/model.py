@@ -83,6 +83,10 @@ class MailGame:
     one after another in the same MailGame)."""
     bouncing: set[int] = field(default_factory=set)
     """Players whose mail is bouncing, until they next write."""
+    edition: int = 1
+    """The edition of gm's rules for answering mail the game was made under
+    (`gm.kernel.engine.EDITION`): a game answers as gm did when it was made,
+    so that its archive replays byte for byte."""
     instance: str | None = None
     """Makes the game's Message-IDs unique to the installation (see
     `gm.pbem.mailer.message_id`); None in archives written before it, whose

@@ -32,7 +32,7 @@ from ..mail.reading import parse_message, player_text
 from ..storage import DurableMaildir
 from ..kernel import engine
 from ..kernel.engine import rules_named
-from ..kernel.engine import DEFAULT_GAME, Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
+from ..kernel.engine import DEFAULT_GAME, EDITION, Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
 from .mailer import Identity, as_bytes, build, message_id
 from .tokens import mask
 from ..kernel.model import MailGame, Options, Seat
@@ -97,7 +97,7 @@ def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, term
                    game: str = DEFAULT_GAME) -> list[str]:
     """The body of a creation event: which game, who plays, under which rules
     and options (and the game's own terms, such as a Spaceships match)."""
-    lines = [f"game: {game}"]
+    lines = [f"game: {game}", f"edition: {EDITION}"]
     for seat in seats:
         lines.append(f"player-{seat.player}: {seat.address}")
         lines.append(f"alias-{seat.player}: {seat.alias}")
@@ -165,7 +165,7 @@ def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created
     seats, variant, options = seats_and_options(fields)
     name = game_of(fields)
     return Created(at, game_id, seats, variant, options, rules_named(name).creation_terms(fields),
-                   fields.get("instance"), name)
+                   fields.get("instance"), name, int(fields.get("edition", 1)))
 
 
 def message_time(message: Message) -> datetime:

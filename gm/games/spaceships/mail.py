@@ -136,15 +136,18 @@ class Spaceships(GameRules):
         """Setups and orders are recorded; the one that completes them starts
         the game or runs the turn at once, before the mail's commands: a
         ``draw`` offered in the mail that completes a turn stands until the
-        next turn runs, and reaches the opponent after their sheet."""
+        next turn runs, and reaches the opponent after their sheet. (Games
+        of edition 1 ran it after the commands, in `after_mail`.)"""
         play: Play = game.play
         if game.phase == SETUP:
             _setup(game, event, mail, reply)
-            if len(play.setups) == 2:
+            if len(play.setups) == 2 and game.edition >= 2:
                 reply.data.update(sheets.common(game, event.player, event.at))  # the reply's header: before
                 return _start(game, event.at)
         elif game.phase == PLAY:
             _orders(game, event, mail, reply)
+            if game.edition < 2:
+                return []
             later = []
             if len(play.pending) == 2 and not game.options.wait_for_deadline:
                 reply.data.update(sheets.common(game, event.player, event.at))  # the turn the orders were for
@@ -153,6 +156,19 @@ class Spaceships(GameRules):
             if game.phase == PLAY:  # every reply that touches orders ends with those in force now
                 pending = play.pending.get(event.player)
                 reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
+            return later
+        return []
+
+    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        """Edition 1: the setup or turn a mail completed ran after its commands."""
+        play: Play = game.play
+        if game.edition >= 2:
+            return []
+        if game.phase == SETUP and len(play.setups) == 2:
+            return _start(game, event.at)
+        if game.phase == PLAY and len(play.pending) == 2 and not game.options.wait_for_deadline:
+            later = _run_turn(game, event.at)
+            reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
             return later
         return []
 
@@ -165,7 +181,7 @@ class Spaceships(GameRules):
             state = "checked" if reply.data.get("checked") else "received"
             some = (f", {rejected} rejected" if rejected else "") + (
                 f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
-            return f"Turn {reply.data['orders_turn']}: orders {state}{some}"
+            return f"Turn {reply.data['orders_turn']}: orders {state}{some if game.edition >= 2 else ''}"
         if "setup" in reply.data:
             setup = reply.data["setup"]
             return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
@@ -224,7 +240,7 @@ class Spaceships(GameRules):
     def draw_lapses(self, game: MailGame) -> str:
         """Named by its number, so that an offer made in the mail that ran a
         turn is plainly the next turn's."""
-        return f"turn {game.turn} runs"
+        return f"turn {game.turn} runs" if game.edition >= 2 else "the turn runs"
 
     def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
         return _run_turn(game, at)
@@ -315,6 +331,14 @@ def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError
     return orders, errors
 
 
+def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]:
+    """Edition 1: one unreadable line and the whole mail's orders were none."""
+    try:
+        return parse_orders(notation), []
+    except NotationError as error:
+        return [], [error]
+
+
 def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     play: Play = game.play
     player = event.player
@@ -322,7 +346,7 @@ def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None
     if _looks_like_setup(mail.notation):
         reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
         return
-    orders, errors = _read_orders_by_line(mail.notation)
+    orders, errors = _read_orders_by_line(mail.notation) if game.edition >= 2 else _read_orders_whole(mail.notation)
     if errors:
         reply.data["syntax"] = syntax_data(errors[0], mail.lines)
         reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
