@@ -215,17 +215,21 @@ def unfold(value) -> str:
     return "".join(str(value).split())
 
 
-def reply(original, body: str) -> bytes:
-    """A player's reply to one of the GM's mails, as a mail client writes it."""
+def reply(original, body: str, threaded: bool = True) -> bytes:
+    """A player's reply to one of the GM's mails, as a mail client writes it;
+    not ``threaded``: a new mail to its reply address, answering no mail (as
+    order mails written before the turns they are for must be: a reply to an
+    earlier turn's sheet is answered as late, docs/rulings.md, ruling w)."""
     sender = str(original["To"])
     message = EmailMessage(policy=SMTP_POLICY)
     message["From"] = sender
     message["To"] = str(original["Reply-To"])
-    message["Subject"] = "Re: " + str(original["Subject"])
+    message["Subject"] = "Re: " + str(original["Subject"]) if threaded else f"[gm {original['X-GM-Game']}] orders"
     message["Date"] = format_datetime(datetime.now(timezone.utc))
     message["Message-ID"] = make_msgid(idstring=secrets.token_hex(6), domain=sender.split("@")[1])
-    message["In-Reply-To"] = str(original["Message-ID"])
-    message["References"] = str(original["Message-ID"])
+    if threaded:
+        message["In-Reply-To"] = str(original["Message-ID"])
+        message["References"] = str(original["Message-ID"])
     message.set_content(body)
     return message.as_bytes()
 
@@ -308,7 +312,7 @@ def latest_mail(store: Store, games: set[str] | None = None) -> tuple[dict[tuple
 def order_mail(original, last_event: int, strikes: list[str]) -> Mail:
     """A player's order mail answering the GM's mail ``original``; its
     acknowledgement will be the first reply to the game's next event."""
-    raw = reply(original, " ".join(strikes) + "\n")
+    raw = reply(original, " ".join(strikes) + "\n", threaded=False)
     game = str(original["X-GM-Game"]).strip()
     return Mail(sender=str(original["To"]), recipient=str(original["Reply-To"]), raw=raw,
                 message_id=unfold(_headers.parsebytes(raw)["Message-ID"]), ack_key=f"{game}.{last_event + 1:06d}.out.1")

@@ -94,7 +94,9 @@ def test_orders_queued_in_the_mta_during_an_outage_count_for_their_turn(tmp_path
 
 def test_mail_that_reached_the_mta_after_a_missed_deadline_counts_for_the_next_turn(tmp_path):
     """The same outage, but Alice's orders reached Postfix two hours after
-    the deadline: had gm been up they would have been for turn 2, so they are."""
+    the deadline: had gm been up they would have been for turn 2, so they are.
+    (Her mail names no turn; one that said it answered turn 1 would be
+    answered as late, docs/rulings.md, ruling w.)"""
     async def scenario():
         deadline, sheet, clock = await outage_over_turn_1(tmp_path)
         world = World(tmp_path, lmtp=("127.0.0.1", 0))
@@ -102,7 +104,7 @@ def test_mail_that_reached_the_mta_after_a_missed_deadline_counts_for_the_next_t
         async with world:
             late = (f"Received: from alice.example by mx.example.org (Postfix) with ESMTPS id Q2;\r\n"
                     f"\t{format_datetime(deadline + timedelta(hours=2))}\r\n"
-                    f"From: {ALICE}\r\nTo: {sheet['Reply-To']}\r\nSubject: Re: turn 1\r\n"
+                    f"From: {ALICE}\r\nTo: {sheet['Reply-To']}\r\nSubject: Re: my orders\r\n"
                     f"Message-ID: <late@example.org>\r\n\r\nRv1 Rv2\r\n").encode()
             await asyncio.to_thread(send, world.daemon.bound["lmtp"][1], late, ALICE, [str(sheet["Reply-To"])], True)
             await world.settle()

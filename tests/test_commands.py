@@ -621,6 +621,24 @@ async def test_a_line_that_cannot_be_read_leaves_out_only_itself(world):
 
 
 @playing
+async def test_corrected_orders_that_come_after_the_turn_ran_are_not_taken_for_the_next(world):
+    """Issue 10, point 3 [ruling w]: Alice corrects her turn 1 orders by
+    answering the receipt, but Bob's orders ran the turn first."""
+    mine, _ = await mail(world, world.alice, "Rv1")
+    receipt = mine[0]
+    await mail(world, world.bob, "Bz5")  # the turn runs
+    assert game(world).turn == 2
+    mine, _ = await mail(world, world.alice, "Rv2", to=receipt)
+    assert subjects(mine) == ["[gm g1] Turn 1 had run: your orders were not used", "[gm g1] Turn 2: your sheet"]
+    reply = text(mine[0])
+    assert "your orders: they answer turn 1, which ran before your mail came" in reply.replace("\n    ", " ")
+    assert "Orders in force for turn 2: none yet." in reply
+    assert game(world).play.pending == {}
+    mine, _ = await mail(world, world.alice, "Rv2", to=mine[1])  # in reply to the sheet of turn 2: taken
+    assert [str(o) for o in game(world).play.pending[1]] == ["Rv2"]
+
+
+@playing
 async def test_the_subject_says_when_orders_were_rejected(world):
     """Issue 10, point 4: "orders received" only when every order was accepted."""
     mine, _ = await mail(world, world.alice, "Rv1 sBz5 sBz4 sBz3")

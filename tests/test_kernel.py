@@ -198,3 +198,14 @@ def test_three_players_by_mail_through_the_daemon_then_replay(tmp_path):
         count, differences = verify_replay(str(archive))
         assert differences == [] and count > 10
     run(scenario())
+
+
+def test_the_turn_a_mail_answers_comes_from_its_in_reply_to_or_else_its_subject():
+    game = three()
+    mail(game, 1, "1")
+    mail(game, 2, "1")
+    mail(game, 3, "1")  # event 4 ran turn 1: its mail asks for turn 2
+    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<g1.4.1.x@gm.example>")) == 2
+    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<g1.2.1@gm.example>")) == 1
+    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<elsewhere@x>", "Re: [gm g1] Turn 3 results; orders for turn 4")) == 4
+    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, None, "hello")) is None

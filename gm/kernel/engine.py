@@ -25,6 +25,7 @@ one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Union
@@ -63,6 +64,9 @@ class PlayerMail:
     player: int
     text: str
     message_id: str | None = None
+    in_reply_to: str | None = None
+    """The Message-ID the mail says it answers (its In-Reply-To)."""
+    subject: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,12 +136,32 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     game.play = rules.new_play(game, event.terms)
     game.deadline = event.at + event.options.deadline
     game.events = 1
+    game.turn_of_event[1] = game.turn
     return game, rules.invitations(game, event.at)
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices."""
     game.events += 1
+    notices = _apply(game, event)
+    game.turn_of_event[game.events] = game.turn
+    return notices
+
+
+def answered_turn(game: MailGame, event: PlayerMail) -> int | None:
+    """The turn a player's mail answers, if it says: the turn the GM's mail it
+    replies to asked for (its Message-ID names the event that sent it), or
+    else the last turn its subject names ("Re: [gm g1] Turn 2 results;
+    orders for turn 3" answers turn 3)."""
+    if event.in_reply_to:
+        found = re.match(rf"<{re.escape(game.id)}\.(\d+)\.\d+[.@]", event.in_reply_to)
+        if found and int(found.group(1)) in game.turn_of_event:
+            return game.turn_of_event[int(found.group(1))]
+    turns = re.findall(r"\bturn (\d+)\b", event.subject, re.I)
+    return int(turns[-1]) if turns else None
+
+
+def _apply(game: MailGame, event: Event) -> list[Notice]:
     if isinstance(event, PlayerMail):
         return _player_mail(game, event)
     if game.phase == ENDED:

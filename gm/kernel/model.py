@@ -75,6 +75,10 @@ class MailGame:
     outcome: Outcome | None = None
     events: int = 0
     """How many events have been applied."""
+    turn_of_event: dict[int, int] = field(default_factory=dict)
+    """The turn being collected after each event (by its number): what the
+    GM's mail for that event asked for, to tell a late answer (the event's
+    number is in each of its Message-IDs)."""
     draw_offers: set[int] = field(default_factory=set)
     """The players whose offer of a draw stands; the game is drawn when
     every seat has offered. Offers lapse when the game moves on."""

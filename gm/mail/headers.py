@@ -172,8 +172,9 @@ _MSG_ID = re.compile(rf"<({_DOT_ATOM}@(?:{_DOT_ATOM}|\[[!-Z^-~]*\]))>|({_DOT_ATO
 _COMMENT = re.compile(r"\([^()]*\)")
 
 
-def message_id_of(message: Message) -> str | None:
-    """The message's Message-ID as a valid msg-id ``<left@right>``, or None.
+def message_id_of(message: Message, field: str = "Message-ID") -> str | None:
+    """The message's Message-ID (or the msg-id in another ``field``, such as
+    In-Reply-To) as a valid msg-id ``<left@right>``, or None.
 
     Read from the first Message-ID field as it came: comments and folding
     are dropped, a missing pair of angle brackets is added. Anything else
@@ -183,7 +184,7 @@ def message_id_of(message: Message) -> str | None:
     non-ASCII, and ids longer than `MAX_MESSAGE_ID_CHARS`. The result is
     safe to copy into In-Reply-To and References.
     """
-    values = _raw_values(message, "Message-ID")
+    values = _raw_values(message, field)
     if not values:
         return None
     value = values[0]

@@ -255,7 +255,7 @@ def to_event(raw: bytes, game: str) -> Event:
         at = datetime.fromisoformat(accepted["at"])
         text, _ = orders_text(message)
         message_id = player_message_id(message) if format_of(raw) == FORMAT else _message_id_as_written(message)
-        return PlayerMail(at, int(accepted["player"]), text, message_id)
+        return PlayerMail(at, int(accepted["player"]), text, message_id, *answering(message))
     at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
     if kind == "created":
         return created_event(at, game, parse_fields(message.get_content()))
@@ -283,6 +283,14 @@ def player_message_id(message: Message) -> str | None:
     become a header of the GM's). The master and replay both read it here,
     so that duplicates are recognised alike before and after a restart."""
     return message_id_of(message)
+
+
+def answering(message: Message) -> tuple[str | None, str]:
+    """What a player's mail says it answers: the Message-ID in its
+    In-Reply-To (when it is a well-formed one) and its Subject. The master
+    and replay both read it here, so a game is rebuilt as it was played."""
+    replied = message_id_of(message, "In-Reply-To")
+    return replied, str(message.get("Subject", ""))[:200]
 
 
 @dataclass

@@ -47,7 +47,7 @@ from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
 from .archive import (
     ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time, is_inbound,
-    created_event, notice_messages, orders_text, parse_fields, player_message_id, prepend_header, replay,
+    answering, created_event, notice_messages, orders_text, parse_fields, player_message_id, prepend_header, replay,
     spool_key_of, to_event,
 )
 from .clockwork import Clockwork
@@ -291,7 +291,7 @@ class GameMaster(Clockwork):
         at = time_of(key)
         accepted = prepend_header(raw, ACCEPTED_HEADER,
                                   f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
-        self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id))
+        self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id, *answering(message)))
         log_event("mail accepted", game=game_id, player=player, key=key)
         if message_id is not None:
             self.applied.setdefault(message_id, set()).add(_digest(text))

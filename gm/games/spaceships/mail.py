@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.engine import Notice, PlayerMail, Reply, answered_turn, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
@@ -145,6 +145,8 @@ class Spaceships(GameRules):
                 reply.data.update(sheets.common(game, event.player, event.at))  # the reply's header: before
                 return _start(game, event.at)
         elif game.phase == PLAY:
+            if game.edition >= 2 and _late(game, event, reply):
+                return [self.status(game, event.player, event.at)]
             _orders(game, event, mail, reply)
             if game.edition < 2:
                 return []
@@ -175,6 +177,8 @@ class Spaceships(GameRules):
     def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
         if game.phase == ENDED and not later:
             return "This game is over"
+        if "late" in reply.data:
+            return f"Turn {reply.data['late']['answered']} had run: your orders were not used"
         if "orders" in reply.data:
             rejected = reply.data["rejected_count"]
             unread = 1 + len(reply.data["syntax_more"]) if "syntax" in reply.data else 0
@@ -329,6 +333,20 @@ def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError
         except NotationError as error:
             errors.append(error)
     return orders, errors
+
+
+def _late(game: MailGame, event: PlayerMail, reply: Reply) -> bool:
+    """Orders that answer a turn that has run are not taken for the next
+    one without a word [ruling w]: the reply says so, and what is in force."""
+    answered = answered_turn(game, event)
+    if answered is None or answered >= game.turn:
+        return False
+    pending = game.play.pending.get(event.player)
+    reply.data["late"] = {"answered": answered, "turn": game.turn}
+    reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
+    reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, "
+                         f"so they were not used for turn {game.turn}")
+    return True
 
 
 def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]:
