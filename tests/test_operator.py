@@ -269,3 +269,46 @@ def test_the_owner_gets_one_summary_a_day_even_across_a_restart(tmp_path):
             await again.settle()
             assert len(owner.inbox()) == 2 and "Shunted mail (2)" in owner.latest_text()
     run(scenario())
+
+
+def test_the_commands_as_processes_against_a_running_daemon(tmp_path):
+    """`gm serve` and `gm pause`, `resume`, `deadline`, `cancel` as the
+    installed program, on the real clock; then `gm replay`."""
+    import signal
+    import subprocess
+    import sys
+
+    from gmprocess import free_port, gm, inbox, listening, wait_for
+
+    data, port = tmp_path / "data", free_port()
+    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp",
+                               f"127.0.0.1:{port}", "--address", GM], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        wait_for("gm serve to listen", lambda: listening(port) or daemon.poll() is not None)
+        assert daemon.poll() is None
+        where = ["--data", str(data), "--address", GM]
+        assert gm("new", *where, "--player", ALICE, "--player", BOB, cwd=tmp_path).returncode == 0
+        wait_for("the invitations", lambda: inbox(data, BOB))
+
+        def told(subject: str) -> None:
+            wait_for(subject, lambda: all(any(str(m["Subject"]) == f"[gm g1] {subject}" for m in inbox(data, who))
+                                          for who in (ALICE, BOB)))
+
+        assert gm("pause", "g1", *where, cwd=tmp_path).returncode == 0
+        told("The game is paused")
+        refused = gm("deadline", "g1", "--extend", "24h", *where, cwd=tmp_path)
+        assert refused.returncode == 2 and "is paused: resume it first" in refused.stderr
+        assert gm("resume", "g1", *where, cwd=tmp_path).returncode == 0
+        told("The game goes on")
+        assert gm("deadline", "g1", "--extend", "24h", *where, cwd=tmp_path).returncode == 0
+        told("The deadline has moved")
+        assert gm("cancel", "g1", "--reason", "a test", *where, cwd=tmp_path).returncode == 0
+        told("The game is cancelled")
+        shown = gm("games", "--data", str(data), cwd=tmp_path)
+        assert "g1" in shown.stdout and "ended" in shown.stdout
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.communicate(timeout=30)
+    replay = gm("replay", str(data / "games" / "g1"), cwd=tmp_path)
+    assert replay.returncode == 0 and "all identical" in replay.stdout

@@ -447,8 +447,11 @@ def _moved(deadline: datetime | None, extend: timedelta | None) -> datetime:
 
 def _clock_stopped(game: MailGame, notices: list[Notice]) -> list[Notice]:
     """A paused game's clock stays stopped, even when a player's mail made a
-    turn run (which sets a new deadline): no deadline, and none shown."""
+    turn run (which sets a new deadline): no deadline, and none shown. A
+    game that ended meanwhile (a resignation) is no longer paused."""
     game.deadline = None
+    if game.phase == ENDED:
+        game.paused = None
     for notice in notices:
         if "deadline" in notice.data:
             notice.data["deadline"] = None
