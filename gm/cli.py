@@ -154,6 +154,7 @@ def _serve(args: argparse.Namespace) -> int:
         identity=_identity(args),
         catch_up=_duration_option(args, "catch_up"),
         trusted_received=_count_option(args, "trusted_received", 1),
+        owner=_pick(args, "owner"),
     )
     logs.setup(_log_level(args))
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
@@ -219,6 +220,7 @@ def _games(args: argparse.Namespace) -> int:
     for game_id, game in games:
         d = describe_game(game)
         state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
+        state += " paused" if game.paused else ""
         deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
         rows.append((game_id, f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
     if not rows:
@@ -313,6 +315,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "meanwhile (default 2m with --lmtp or --imap, else 0)")
     serve.add_argument("--trusted-received", metavar="N",
                        help="Received headers your own MTA adds to LMTP mail; the lowest dates the mail (default 1)")
+    serve.add_argument("--owner", metavar="ADDR",
+                       help="the operator's address: actions by mail (each confirmed by a reply) and a daily summary")
     identity_options(serve)
     serve.set_defaults(run=_serve)
 
@@ -353,6 +357,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="rebuild a game from its Maildir and check every message it sent")
     replay.add_argument("maildir", metavar="MAILDIR")
     replay.set_defaults(run=_replay)
+
+    from .operator_cli import add_commands
+
+    add_commands(commands, data_option, identity_options)  # pause, resume, deadline, replace, cancel, shunt
     return parser
 
 

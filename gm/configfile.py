@@ -16,6 +16,7 @@ from typing import Any
 STRING_KEYS = (
     "data", "address", "domain", "smtp", "lmtp", "imap", "imap-user", "imap-password-file",
     "relay", "relay-user", "relay-password-file", "log-level", "catch-up", "trusted-received",
+    "owner",
 )
 BOOLEAN_KEYS = ("relay-starttls",)
 KNOWN_KEYS = STRING_KEYS + BOOLEAN_KEYS

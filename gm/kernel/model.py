@@ -95,6 +95,13 @@ class MailGame:
     """Makes the game's Message-IDs unique to the installation (see
     `gm.pbem.mailer.message_id`); None in archives written before it, whose
     mail keeps the form it was sent in."""
+    paused: datetime | None = None
+    """When the operator paused the game, until it is resumed: no deadline
+    runs (``deadline`` stays None) and no reminder goes out meanwhile."""
+    replaced: dict[int, int] = field(default_factory=dict)
+    """How often the operator gave each seat a new address: each time the
+    seat's secret (`secret_subject_of`) changes, so the old address's reply
+    token stops working."""
 
     def __post_init__(self) -> None:
         if not self.missed:
@@ -119,6 +126,19 @@ class MailGame:
         if self.instance is None:
             return []
         return [self.id if n == 1 else f"{self.id}#{n}" for n in range(self.series - 1, 0, -1)]
+
+    def secret_subject_of(self, player: int) -> str:
+        """What ``player``'s token is derived for: the game's subject, and
+        after the operator replaced the seat's address, which address of the
+        seat this is, so that the new address gets a token of its own."""
+        count = self.replaced.get(player, 0)
+        return self.secret_subject if not count else f"{self.secret_subject}~{count}"
+
+    def retired_secret_subjects(self, player: int) -> list[str]:
+        """The subjects of the seat's replaced addresses, whose tokens no
+        longer count."""
+        base = self.secret_subject
+        return [base if n == 0 else f"{base}~{n}" for n in range(self.replaced.get(player, 0))]
 
     def seat(self, player: int) -> Seat:
         return self.seats[player - 1]

@@ -106,6 +106,7 @@ def describe_game(game: "MailGame") -> dict:
         "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
         "waiting_for": [game.seat(p).alias for p in game.waiting_for],
         "bouncing": [game.seat(p).alias for p in sorted(game.bouncing)],
+        "paused": None if game.paused is None else game.paused.strftime("%Y-%m-%d %H:%M UTC"),
         "outcome": None if game.outcome is None else {
             "reason": game.outcome.reason,
             "scores": game.outcome.scores,

@@ -34,6 +34,7 @@ from ..kernel import engine
 from ..kernel.engine import rules_named
 from ..kernel.engine import DEFAULT_GAME, EDITION, Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
 from .mailer import Identity, as_bytes, build, message_id
+from .operator import operator_event
 from .tokens import mask
 from ..kernel.model import MailGame, Options, Seat
 
@@ -266,6 +267,9 @@ def to_event(raw: bytes, game: str) -> Event:
     if kind == "bouncing":
         fields = parse_fields(message.get_content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
+    action = operator_event(kind, at, parse_fields(message.get_content()))  # pause, cancel, ... (gm.pbem.operator)
+    if action is not None:
+        return action
     raise ValueError(f"archived message is no event: {kind!r}")
 
 

@@ -83,6 +83,9 @@ class Config:
     trusted_received: int = 1
     """Received headers at the top of LMTP mail that the operator's own MTA
     wrote; the lowest of them dates the mail (`gm.pbem.arrival`)."""
+    owner: str | None = None
+    """The operator's address: actions by mail (confirmed), the daily summary
+    (`gm.pbem.owner`)."""
     catch_up: timedelta | None = None
     """How long deadlines that passed while gm was down wait after it starts,
     for mail queued meanwhile in the MTA or the IMAP folder. None: two
@@ -173,7 +176,8 @@ class Daemon:
         self.config = config
         self.clock = clock
         self.store = Store(config.data)
-        self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time())
+        self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
+                                 config.owner)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
         self._outbox = asyncio.Event()
@@ -256,6 +260,7 @@ class Daemon:
     def _master_step(self) -> None:
         self.master.due(self.clock())
         self.master.process_spool()
+        self.master.owner.daily_summary(self.clock())
 
     async def _master_loop(self) -> None:
         await self._loaded

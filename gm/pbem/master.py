@@ -52,11 +52,12 @@ from .archive import (
 )
 from .clockwork import Clockwork
 from .crashpoints import crashpoint
-from ..kernel.engine import Bouncing, Created, Notice, PlayerMail
+from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
 from ..kernel.model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
+from .owner import OwnerMail, owner_tag
 from .store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..logs import event as log_event
 from ..storage import unix_lines
@@ -83,7 +84,7 @@ class GameMaster(Clockwork):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
-                 catch_up: timedelta = timedelta(0)):
+                 catch_up: timedelta = timedelta(0), owner: str | None = None):
         self.store = store
         self.catch_up = catch_up
         """How long deadlines that passed while gm was down wait after start."""
@@ -97,6 +98,8 @@ class GameMaster(Clockwork):
         """The number of the last event archived in each game."""
         self.counts = DailyCounts(store.root / "limits")
         self.outside = OutsideMail(self)
+        self.owner = OwnerMail(self, owner)
+        """The operator's mail (`gm.pbem.owner`): actions by mail, the daily summary."""
         self.handled_keys: set[str] = set()
         """Spool keys of messages archived in some game."""
         self.applied: dict[str, set[str]] = {}
@@ -239,7 +242,11 @@ class GameMaster(Clockwork):
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
             raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
-        self._archive_and_apply(game_id, raw, key, to_event(raw, game_id))
+        action = to_event(raw, game_id)
+        refused = operator_refusal(self.games[game_id], action)  # an action of the operator's that cannot be done
+        if refused:
+            raise Shunted(f"the operator's {kind} of {game_id} was not done: {refused}")
+        self._archive_and_apply(game_id, raw, key, action)
 
     # Players' mail
 
@@ -259,7 +266,14 @@ class GameMaster(Clockwork):
         if challenge:
             self.outside.answer(key, message, *challenge)
             return
+        confirming = owner_tag(tags)
+        if confirming:
+            self.owner.answer(key, message, sender, *confirming)
+            return
         text, password = orders_text(message)
+        if not tags and self.owner.wants(sender, text):  # the operator's actions, by mail
+            self.owner.request(key, sender, text)
+            return
         if not tags:  # to the GM's own address: not a game's
             if GAMES.search(text):
                 self.outside.list_games(key, sender)
@@ -279,7 +293,10 @@ class GameMaster(Clockwork):
                                       for subject in game.earlier_secret_subjects):
             self.outside.how_to_play(key, sender, "it was sent to the address of a game of your match that is over")
             raise Shunted(f"player {player}'s mail to a finished game of match {game_id}")
-        if secret is None or not verify(self.store.key, game.secret_subject, player, secret):
+        if secret is not None and any(verify(self.store.key, subject, player, secret)
+                                      for subject in game.retired_secret_subjects(player)):
+            raise Shunted(f"mail from an address of player {player} of {game_id} that the operator replaced")
+        if secret is None or not verify(self.store.key, game.secret_subject_of(player), player, secret):
             self._warn_player(game, player, sender)
             raise Shunted(f"not proven to come from player {player} of {game_id}: no valid token or password")
         if self.counts.add(self.clock(), f"mail {sender}") > self.limits.replies_per_day:
@@ -340,7 +357,7 @@ class GameMaster(Clockwork):
             for seat in game.seats:
                 if (seat.address.lower() in failed and seat.player not in game.bouncing
                         and any(token(self.store.key, subject, seat.player).encode() in lowered
-                                for subject in [game.secret_subject, *game.earlier_secret_subjects])):
+                                for subject in [game.secret_subject_of(seat.player), *game.earlier_secret_subjects])):
                     at = time_of(key)
                     header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
                     self._archive_and_apply(game.id, prepend_header(raw, BOUNCE_HEADER, header), key,
@@ -377,7 +394,7 @@ class GameMaster(Clockwork):
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
         message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"
-        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject, player)), key)
+        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject_of(player), player)), key)
 
     # Applying
 
@@ -434,7 +451,7 @@ class GameMaster(Clockwork):
         """Archive the GM's messages (masked) and queue them (with the real
         token); each step is skipped where a previous run already did it."""
         archive = self.store.archive(game_id)
-        subject = self.games[game_id].secret_subject
+        game = self.games[game_id]
         for archive_key, _, data in messages:
             archive.add(unix_lines(mask(data)), archive_key, seen=True)
         crashpoint("after-apply")
@@ -442,7 +459,7 @@ class GameMaster(Clockwork):
             key = f"{game_id}.{archive_key}"
             if key in self.store.sent or key in self.store.outbox:
                 continue
-            self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
+            self.store.outbox.add(reveal(data, token(self.store.key, game.secret_subject_of(player), player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
 

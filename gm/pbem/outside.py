@@ -113,7 +113,7 @@ class OutsideMail:
             seat = game.seat_of(address)
             if seat is None:
                 continue
-            secret = token(master.store.key, game.secret_subject, seat.player)
+            secret = token(master.store.key, game.secret_subject_of(seat.player), seat.player)
             reply_to = master.identity.reply_address(game.id, seat.player, secret)
             found.append({"game": game.id, "alias": seat.alias, "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
