@@ -217,7 +217,7 @@ async def test_status_resends_the_current_turn_sheet(world):
 async def test_status_after_the_game_ended_sends_the_final_sheet(world):
     await mail(world, world.bob, "resign")
     mine, _ = await mail(world, world.alice, "status")
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] Turn 1: your sheet"]
+    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] The game is over: your final sheet"]
     assert "== The game is over ==\nPlayer 2 resigned.\n" in text(mine[1])
 
 
@@ -521,7 +521,7 @@ async def test_resign_ends_the_game_for_the_opponent_and_both_are_told(world):
     assert subjects(theirs) == ["[gm g1] The game is over"]
     assert sections(text(mine[0]))["Done"] == ["line 1: resign: you resign this game"]
     alice, bob = text(mine[1]), text(theirs[0])
-    assert "== The game is over ==\nPlayer 1 resigned.\nScores: you 0, Player 2 23.\nPlayer 2 wins.\n" in alice
+    assert "== The game is over ==\nPlayer 1 resigned.\nScores: Player 2 23, you 0.\nPlayer 2 wins.\n" in alice
     assert "== The game is over ==\nPlayer 1 resigned.\nScores: you 23, Player 1 0.\nYou win.\n" in bob
     assert "What happened" not in bob  # no turn ran
     assert theirs[0].get_payload()[-1].get_filename() == "game-g1.mbox"

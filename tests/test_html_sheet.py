@@ -57,7 +57,7 @@ her rejected scan, and Rv1, where Bob's KC is."""
 # templates/turn_sheet.html's palette, for the screenshots.
 PALETTE = {
     "ship": "#9ecae1", "destroyed": "#fb6a4a", "missile": "#c6dbef", "fired": "#dadaeb",
-    "unknown": "#f0f0f0", "scan-ship": "#fdd0a2", "hit": "#de2d26", "explosion": "#a50f15",
+    "unknown": "#d9d9d9", "scan-ship": "#fdd0a2", "hit": "#de2d26", "explosion": "#a50f15",
     "revealed": "#6baed6", "revealed-destroyed": "#cb181d",
 }
 CELL_PIXELS = 400
@@ -90,6 +90,9 @@ class Delivered:
     html: str
     text: str
     token: str
+    final_html: str = ""
+    """Alice's final sheet, after Bob resigned in turn 2."""
+    final_text: str = ""
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +111,11 @@ def delivered(tmp_path_factory) -> Delivered:
             assert "Turn 1 results" in str(sheet["Subject"])
             assert sheet.get_content_type() == "multipart/alternative"
             token = str(sheet["Reply-To"]).split(".")[2].split("@")[0]
-            return Delivered(sheet.get_body(preferencelist=("html",)).get_content(), text(sheet), token)
+            await world.act(world.bob.reply, "resign")
+            final = world.alice.latest()
+            assert "The game is over" in str(final["Subject"])
+            return Delivered(sheet.get_body(preferencelist=("html",)).get_content(), text(sheet), token,
+                             final.get_body(preferencelist=("html",)).get_content(), text(final))
 
     return asyncio.run(play())
 
@@ -153,6 +160,11 @@ class SheetParser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.grids: list[Grid] = []
         self.ids: set[str] = set()
+        self.headings: list[str] = []  # the ids of the h3 sections, in order
+        self.spans: list[tuple[str, str, list[str]]] = []  # (class, style, [text]) of result and key spans
+        self._span: list[str] | None = None
+        self.pres: dict[str, str] = {}  # pre id -> its text
+        self._pre_id: str | None = None
         self.history: list[list[tuple[str, str]]] = []  # rows of (text, style)
         self.texts: dict[str, str] = {}  # section id -> its text
         self._grid: Grid | None = None
@@ -166,6 +178,14 @@ class SheetParser(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        if tag == "h3":
+            self.headings.append(a.get("id") or "")
+        if tag == "span" and (a.get("class") or "").split()[:1] in (["result"], ["key"]):
+            self._span = []
+            self.spans.append((a["class"], a.get("style") or "", self._span))
+        if tag == "pre" and a.get("id"):
+            self._pre_id = a["id"]
+            self.pres[a["id"]] = ""
         if a.get("id"):
             self.ids.add(a["id"])
             if tag in ("h2", "h3"):
@@ -194,6 +214,10 @@ class SheetParser(HTMLParser):
             self._pre = False
 
     def handle_endtag(self, tag):
+        if tag == "span":
+            self._span = None
+        elif tag == "pre":
+            self._pre_id = None
         if tag == "table":
             self._grid = None
             self._in_history = False
@@ -204,6 +228,10 @@ class SheetParser(HTMLParser):
             self._history_cell = None
 
     def handle_data(self, data):
+        if self._span is not None:
+            self._span.append(data)
+        if self._pre_id is not None:
+            self.pres[self._pre_id] += data
         if self._in_caption and self._grid is not None:
             self._grid.caption += data
         elif self._cell is not None:
@@ -379,3 +407,64 @@ def test_grids_wrap_instead_of_scrolling_sideways(chromium, delivered, outdir, w
     else:  # either side by side, or the known grid wrapped below its own
         for c in layout["colours"]:
             assert abs(c["own"][1] - c["known"][1]) < 1 or c["known"][1] >= c["own"][3], c
+
+
+# --- issue 10: the legend, coloured results, the fill-in block, the final sheet ------
+
+def background(style: str) -> str:
+    found = re.search(r"background:\s*(#[0-9a-f]{6}|rgb\([^)]*\))", style)
+    assert found, style
+    return found[1]
+
+
+def test_unexplored_and_searched_empty_cells_differ_and_are_in_the_legend(dom):
+    keys = {cls.split()[1]: (background(style), "".join(text).strip()) for cls, style, text in dom.spans
+            if cls.startswith("key ")}
+    assert {"unknown", "miss", "scan-empty"} <= set(keys)
+    colours = {keys[k][0] for k in ("unknown", "miss", "scan-empty")}
+    assert len(colours) == 3, keys
+    # The cells themselves: Bz1 is unexplored, Rz5 a miss; they are drawn as the legend says.
+    known = by_cell(dom.grids, "known")
+    assert known["Bz1"].css == "unknown" and known["Rz5"].css == "miss"
+    assert keys["unknown"][0] != keys["miss"][0]
+
+
+def test_announced_results_are_coloured_and_written(dom):
+    results = [(cls.split()[1], background(style), "".join(text)) for cls, style, text in dom.spans
+               if cls.startswith("result ")]
+    words = [word for _, _, word in results]
+    # Alice's own announcements and Bob's, in order: each result is its word, in a colour of its own.
+    assert {"hit", "miss", "explosion", "undamaged"} <= set(words)
+    by_word = {}
+    for css, colour, word in results:
+        by_word.setdefault(word, set()).add(colour)
+    assert all(len(c) == 1 for c in by_word.values()), by_word
+    assert len({next(iter(by_word[w])) for w in ("hit", "miss", "explosion")}) == 3
+    happened = " ".join(dom.happened.split())
+    assert "you strike Rz5: miss" in happened and "you strike Yx3: hit" in happened
+
+
+def test_the_fill_in_block_is_the_text_sheets(dom, delivered):
+    block = delivered.text.split("(fill in and send; ';' lines are comments):\n", 1)[1].split("\n\n", 1)[0]
+    assert dom.pres["fill-in"].strip("\n") == block
+    assert "; <cell> ...       up to 7 conventional strikes" in block
+    assert {"in-force", "fill-in"} <= dom.ids
+    assert dom.headings.index("in-force") < dom.headings.index("next")
+
+
+@pytest.fixture(scope="module")
+def final_dom(chromium, delivered, outdir) -> SheetParser:
+    page = outdir / "final-sheet.html"
+    page.write_text(delivered.final_html, encoding="utf-8")
+    chromium.screenshot(page, outdir / "final-sheet-desktop.png", *DESKTOP)
+    return parse(chromium.dump_dom(page, *DESKTOP))
+
+
+def test_the_final_sheet_opens_with_the_result(final_dom, delivered):
+    assert final_dom.headings[0] == "outcome", final_dom.headings
+    outcome = " ".join(final_dom.texts["outcome"].split())
+    assert outcome.startswith("The game is over Player 2 resigned. Scores: you 20, Player 2 0. You win.")
+    assert "next" not in final_dom.ids and "fill-in" not in final_dom.ids
+    record = final_dom.pres["records"]
+    assert record.startswith("game spaceships\nvariant 2.6.1\n") and record.endswith("; end of the record\n")
+    assert record in delivered.final_text

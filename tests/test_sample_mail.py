@@ -110,7 +110,7 @@ def test_the_sample_game_through_the_daemon_gives_the_stored_gm_mail(tmp_path):
     assert game.outcome.scores == (13, 0) and game.outcome.winner == 1 and game.outcome.after_turn == 3
     alice_last, bob_last = (text_of(raw) for raw in answers[player_files()[-1].name][-2:])
     assert "Scores: you 13, Player 2 0.\nYou win." in alice_last
-    assert "Scores: you 0, Player 1 13.\nPlayer 1 wins." in bob_last
+    assert "Scores: Player 1 13, you 0.\nPlayer 1 wins." in bob_last  # the winner's score first
 
     # gm replay rebuilds every message from the archive alone.
     count, differences = verify_replay(str(archive))

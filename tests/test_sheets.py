@@ -362,8 +362,9 @@ def test_facts_standard_win_player_1(sheets):
     assert ("== The game is over ==\nPlayer 2 has no ships left [2.3.1].\nScores: you 13, Player 2 0.\nYou win.\n"
             in final)
     assert "Your remaining materiel: 13 cells." in final
-    assert ("Orders (yours, then Player 2's):\n"
-            "  turn 1: bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1\n          Rv1 Rw2 Yz2 Bz5\n") in final
+    # The records are a record gm referee reads (tests/test_final_sheet.py referees one).
+    assert ("\nturn 1                  ; you reported first\n"
+            "1: bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1\n2: Rv1 Rw2 Yz2 Bz5\n") in final
     assert "== Turn 4 ==" not in final and "may make" not in final and "password" not in final
 
 
@@ -403,7 +404,7 @@ def test_facts_standard_win_player_2(sheets):
         "Scans: 8 [8.3.1]\n")
     _, known = grids(final)
     assert known["Ov1"] == "X" and known["Gz1"] == known["Gz2"] == "o"
-    assert ("== The game is over ==\nYou have no ships left [2.3.1].\nScores: you 0, Player 1 13.\n"
+    assert ("== The game is over ==\nYou have no ships left [2.3.1].\nScores: Player 1 13, you 0.\n"
             "Player 1 wins.\n") in final
     assert "Your remaining materiel: 0 cells." in final
 
@@ -427,7 +428,7 @@ def test_facts_kamikaze_burnout_player_1(sheets):
     assert next_turn(turn1, 2) == (
         "In turn 2 you may make 3 strikes:\n"
         "  1 conventional (DS 1) [4.4.1]\n"
-        "  + 1 if KC launches a kamikaze from one of Gx2 [4.5]\n"
+        "  + 1 if KC launches a kamikaze from Gx2 [4.5]\n"
         "  + 1 if FS launches a kamikaze from one of Bv2 Bw1 [4.5]\n"
         "Scans: 10 [8.3.1]\n")  # and no beam: it burnt out [8.4]
 
@@ -460,7 +461,7 @@ def test_facts_kamikaze_burnout_player_1(sheets):
     assert next_turn(turn2, 3) == (
         "In turn 3 you may make 2 strikes:\n"
         "  1 conventional (DS 1) [4.4.1]\n"
-        "  + 1 if FS launches a kamikaze from one of Bw1 [4.5]\n")
+        "  + 1 if FS launches a kamikaze from Bw1 [4.5]\n")  # one cell: no choice
 
     # The history, asked for in turn 3, holds both turns as the sheets told them.
     assert history.count("== Turn ") == 2
@@ -468,7 +469,7 @@ def test_facts_kamikaze_burnout_player_1(sheets):
     assert "    bYv1Yv3         REJECTED: DS's beam weapon has burnt out [8.4]\n" in history
 
     assert "What happened" not in final  # a resignation, not a turn
-    assert "== The game is over ==\nPlayer 1 resigned.\nScores: you 0, Player 2 14.\nPlayer 2 wins.\n" in final
+    assert "== The game is over ==\nPlayer 1 resigned.\nScores: Player 2 14, you 0.\nPlayer 2 wins.\n" in final
     assert grids(final) == grids(turn2)
 
 
@@ -477,7 +478,10 @@ def test_facts_kamikaze_burnout_player_2(sheets):
         sheets[f"kamikaze-burnout.p2.{x}"] for x in ("begin", "turn1", "turn2", "history", "final"))
     ten = DIRECTIONS - {"colour+number", "colour+letter+number", "colour-letter+number"}
     assert beam_directions(begin, 1) == ten
-    assert "burnt out" not in "".join([turn1, turn2, history, final])  # only player 1 was told
+    # Only player 1 was told; the records at the end reveal both players' orders [1.4.1], and
+    # with them why player 1's beam in turn 2 was rejected.
+    assert "burnt out" not in "".join([turn1, turn2, history, final.split("== Both records")[0]])
+    assert "\n; rejected: bYv1Yv3: DS's beam weapon has burnt out [8.4]\n" in final
     own, known = grids(turn1)
     assert drawn(known) == marks("Yz1 Yz2 Yz3:md Gv1 Gv2 Gw1 Gw2 Gx1:X Bv1 Bw2:X")
     assert drawn(own) == marks("Rv1 Rv2 Rw1 Rw2 Rx1 Rx2 Ov1 Ow1:DS Yv1 Yv2 Yv3 Yw2 Yw3:KC Yw1:kc Yx1 Yx3 Yx4:PC "
@@ -486,7 +490,7 @@ def test_facts_kamikaze_burnout_player_2(sheets):
         "In turn 2 you may make 6 strikes:\n"
         "  4 conventional (DS 1, KC 2, PC 1) [4.4.1]\n"
         "  + 1 if MD launches a missile: unfired Bx5 [8.1.3]\n"
-        "  + 1 if HS launches a kamikaze from one of Yz3 [4.5]\n")
+        "  + 1 if HS launches a kamikaze from Yz3 [4.5]\n")
     assert next_turn(turn1, 2).endswith("\nScans: 5 [8.3.1]\n")
     assert beam_directions(turn1, 2) == ten
 
@@ -510,12 +514,14 @@ def test_facts_kamikaze_burnout_player_2(sheets):
     assert next_turn(turn2, 3).startswith(
         "In turn 3 you may make 4 strikes:\n"
         "  3 conventional (DS 1, KC 2) [4.4.1]\n"
-        "  + 1 if MD launches a kamikaze from one of Bx5 [4.5]\n"
+        "  + 1 if MD launches a kamikaze from Bx5 [4.5]\n"
         "Beam from DS")
     assert "Scans" not in next_turn(turn2, 3)  # the HS is gone
 
     assert "== The game is over ==\nPlayer 1 resigned.\nScores: you 14, Player 1 0.\nYou win.\n" in final
-    assert "  turn 2: kYz3 Rv1 Rw1 mBx5 Ov1 Ow1 Bz5 Gz2 Gz3 sGx2 sBw1\n" in final
+    # Gz3 ran not, so it is a comment in the record, with the rule it broke.
+    assert ("\n2: kYz3 Rv1 Rw1 mBx5 Ov1 Ow1 Bz5 Gz2 sGx2 sBw1\n"
+            "; rejected: Gz3: too many strikes: 6 allowed this turn (4 conventional\n") in final
     assert history.startswith("Spaceships game g1: you are Player 2, playing Player 1\nRules: Spaceships 2.6.1\n\n"
                               "Your setup:\n    DS Rv1-Rx2 Ov1 Ow1\n")
     assert "\n".join("  " + line for line in happened(turn1, 1)) in history

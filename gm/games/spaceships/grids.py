@@ -5,7 +5,7 @@ Each grid has the letters v-z down the side and the numbers 1-5 across
 sheet, with a CSS class for the HTML colours:
 
 Your space                          The opponent's space, as you know it
-  KC    a ship, undamaged             .     nothing known
+  KC    a ship, undamaged             .     nothing known (unexplored)
   kc    a ship's destroyed cell       o     a miss (no ship)
   MD*   an unfired missile            -     scanned: empty
   MD'   a fired missile               S     scanned: a ship, undamaged
@@ -23,9 +23,26 @@ from dataclasses import dataclass
 from .geometry import COLOUR_NAMES, COLOURS, LETTERS, Cell
 from .knowledge import KnownCell, OwnCell
 
-LEGEND_OWN = "KC ship   kc destroyed   MD* unfired missile   MD' fired missile   . empty"
-LEGEND_OPPONENT = ("o miss   - scanned empty   S scanned ship   x scanned destroyed   X hit   "
-                   "* explosion   k kamikaze   KC/kc ship revealed")
+LEGEND_OWN_ENTRIES = ("KC ship", "kc destroyed", "MD* unfired missile", "MD' fired missile", ". empty")
+LEGEND_OPPONENT_ENTRIES = (". unexplored", "o miss", "- scanned empty", "S scanned ship", "x scanned destroyed",
+                           "X hit", "* explosion", "k kamikaze", "KC/kc ship revealed")
+LEGEND_OWN = "   ".join(LEGEND_OWN_ENTRIES)
+LEGEND_OPPONENT = "   ".join(LEGEND_OPPONENT_ENTRIES)
+
+
+def legend_lines(title: str, entries: tuple[str, ...], width: int = 76) -> list[str]:
+    """A legend in lines of at most ``width`` columns, broken only between
+    entries, never inside one; further lines are indented by two."""
+    lines: list[str] = []
+    line, gap = title, " "
+    for entry in entries:
+        if len(line) + len(gap) + len(entry) > width:
+            lines.append(line)
+            line = "  " + entry
+        else:
+            line += gap + entry
+        gap = "   "
+    return lines + [line]
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,7 @@ def known_mark(cell: KnownCell) -> Mark:
         return Mark("-", "scan-empty", "scanned: empty")
     if cell.empty:
         return Mark("o", "miss", "miss: no ship")
-    return Mark(".", "unknown", "nothing known")
+    return Mark(".", "unknown", "unexplored: nothing known")
 
 
 def grid_rows(marks: dict[Cell, Mark], colour: str) -> list[list[Mark]]:
@@ -84,7 +101,7 @@ def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str,
     numbers = "".join(f"{n:<{width}}" for n in range(1, 6))
     for colour in COLOURS:
         name = COLOUR_NAMES[colour]
-        lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + 5}}{numbers}".rstrip())
+        lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + 6}}{numbers}".rstrip())
         for letter, left_row, right_row in zip(LETTERS, grid_rows(left, colour), grid_rows(right, colour)):
             cells_left = "".join(f"{m.code:<{width}}" for m in left_row)
             cells_right = "".join(f"{m.code:<{width}}" for m in right_row)

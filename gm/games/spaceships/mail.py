@@ -218,7 +218,8 @@ class Spaceships(GameRules):
         if play.game is None:
             return _invitation(game, player, at)
         last = play.game.reports[-1] if play.game.reports else None
-        return Notice(player, "turn_sheet", f"Turn {game.turn}: your sheet", sheets.sheet(game, player, at, last))
+        subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {game.turn}: your sheet"
+        return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
 
     def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play

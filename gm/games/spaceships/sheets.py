@@ -10,12 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .checking import Accepted, OrderCheck
+from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
+from .final import record_lines
 from .geometry import cells_of
-from .grids import LEGEND_OPPONENT, LEGEND_OWN, known_mark, own_mark, text_grids
+from .grids import (LEGEND_OPPONENT, LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, known_mark,
+                    legend_lines, own_mark, text_grids)
 from .knowledge import opponent_space, own_space
-from .orders import format_orders
 from ...kernel.model import ENDED, MailGame, Seat
 from ...kernel.text import span, wrap
 
@@ -65,15 +66,19 @@ def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:
     }
 
 
-def announcement_line(a: Announcement, player: int) -> str:
+def announcement_parts(a: Announcement, player: int) -> tuple[str, str, str]:
+    """An announcement as the text before its result, the result (empty for a
+    kamikaze death) and what follows it: the HTML sheet colours the result."""
     who = "you" if a.by == player else "they"
     if a.kind == "kamikaze":
-        return f"{who:<5} kamikaze death {a.cell}"
+        return f"{who:<5} kamikaze death {a.cell}", "", ""
     what = {"beam": "beam strike", "strike": "strike", "scan": "scan"}[a.kind]
-    text = f"{who:<5} {what} {a.cell}: {a.result}"
-    if a.explosions:
-        text += f"  (missile explosion: {' '.join(map(str, a.explosions))})"
-    return text
+    after = f"  (missile explosion: {' '.join(map(str, a.explosions))})" if a.explosions else ""
+    return f"{who:<5} {what} {a.cell}: ", "" if a.result is None else str(a.result), after
+
+
+def announcement_line(a: Announcement, player: int) -> str:
+    return "".join(announcement_parts(a, player))
 
 
 def happened(report: TurnReport, player: int) -> dict[str, Any]:
@@ -85,7 +90,9 @@ def happened(report: TurnReport, player: int) -> dict[str, Any]:
     destroyed = []
     for a in view.announcements:
         lines.append(announcement_line(a, player))
-        items.append({"text": announcement_line(a, player), "detail": False})
+        before, result, after = announcement_parts(a, player)
+        items.append({"text": before + result + after, "detail": False, "before": before, "result": result,
+                      "after": after})
         for d in a.destroyed:
             owner = "Your" if d.owner == player else "Their"
             reporter = "them" if d.owner == player else "you"
@@ -96,7 +103,8 @@ def happened(report: TurnReport, player: int) -> dict[str, Any]:
             destroyed.append(entry)
             lines += wrap(entry["text"], "      ", "        ")
             lines += wrap(entry["flashcube"] + ".", "      ", "        ")
-            items += [{"text": entry["text"], "detail": True}, {"text": entry["flashcube"] + ".", "detail": True}]
+            items += [{"text": entry["text"], "detail": True, "result": ""},
+                      {"text": entry["flashcube"] + ".", "detail": True, "result": ""}]
     return {
         "turn": report.turn,
         "first": "you" if report.initially_active == player else "they",
@@ -126,17 +134,14 @@ def next_turn(game: MailGame, player: int) -> dict[str, Any]:
     side = state.side(player)
     ships = side.fleet.ships
     unfired = cells_of(side.unfired_missiles)
-    return {
+    data = {
         "conventional": e.conventional,
         "by_ship": [{"ship": ships[i].label, "strikes": n} for i, n in enumerate(e.conventional_by_ship) if n],
         "missiles": [
-            {"ship": ships[i].label, "cells": " ".join(str(c) for c in unfired if side.fleet.ship_at[c.index] == i)}
+            _choice(ships[i].label, [c for c in unfired if side.fleet.ship_at[c.index] == i])
             for i in e.missile_ships
         ],
-        "kamikaze": [
-            {"ship": ships[i].label, "cells": " ".join(map(str, cells_of(side.undamaged(ships[i]))))}
-            for i in e.kamikaze_ships
-        ],
+        "kamikaze": [_choice(ships[i].label, cells_of(side.undamaged(ships[i]))) for i in e.kamikaze_ships],
         "beams": [
             {"ship": ships[i].label, "directions": len(d), "all": len(d) == 13,
              "names": ", ".join(_direction_name(v) for v in sorted(d)),
@@ -151,6 +156,41 @@ def next_turn(game: MailGame, player: int) -> dict[str, Any]:
         "scans": e.scans,
         "strikes_total": e.conventional + len(e.missile_ships) + len(e.kamikaze_ships),
     }
+    data["fill_in"] = fill_in(data)
+    return data
+
+
+def _choice(ship: str, cells: list) -> dict[str, str]:
+    """A ship's cells to launch from: ``cells`` all of them, ``choice`` as a
+    sheet says it ("Bx5", or "one of Yz1 Yz2 Yz3")."""
+    listed = " ".join(map(str, cells))
+    return {"ship": ship, "cells": listed, "choice": listed if len(cells) == 1 else f"one of {listed}"}
+
+
+def fill_in(next: dict[str, Any]) -> list[str]:
+    """The block of comment lines a player fills in with the turn's orders,
+    each saying what may go there; the text and HTML sheets show the same."""
+    lines = [f"; b<end><end>      beam from {b['ship']}" for b in next["beams"]]
+    lines += [f"; m<cell>          missile from {m['ship']}: {m['choice']}, plus its target" for m in next["missiles"]]
+    lines += [f"; k<cell>          kamikaze from {k['ship']}, plus its target" for k in next["kamikaze"]]
+    conventional = next["conventional"]
+    if conventional:
+        lines.append(f"; <cell> ...       up to {conventional} conventional strike{'s' * (conventional != 1)}")
+    elif next["missiles"] or next["kamikaze"]:
+        lines.append("; <cell>           the target of each launch (no conventional strikes)")
+    if next["scans"]:
+        lines.append(f"; s<cell> ...      up to {next['scans']} scan{'s' * (next['scans'] != 1)}")
+    return lines or ["; (no strikes and no scans this turn)"]
+
+
+def in_force(game: MailGame, player: int) -> list[dict[str, Any]] | None:
+    """The player's orders in force for the coming turn, each as it will be
+    carried out or why it will not (None when none are in force)."""
+    orders = game.play.pending.get(player)
+    if orders is None or game.play.game is None:
+        return None
+    state = game.play.game.state
+    return command_history(check_orders(state.side(player), state.entitlement(player), orders, game.play.ruleset))
 
 
 def _direction_name(d: tuple[int, int, int]) -> str:
@@ -189,18 +229,6 @@ def grid_tables(own: dict, known: dict) -> dict[str, Any]:
     }
 
 
-def records(game: MailGame) -> dict[str, Any]:
-    """Both players' complete records, revealed at the end [1.4.1]."""
-    assert game.play.game is not None
-    return {
-        "setups": [[str(p) for p in game.play.setups[p]] for p in (1, 2)],
-        "turns": [
-            {"turn": n, "orders": [format_orders(o1), format_orders(o2)]}
-            for n, (o1, o2) in enumerate(game.play.game.orders, 1)
-        ],
-    }
-
-
 def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
     """A full turn sheet: header, what happened, grids, command history,
     what the player may do next, and at the end the result and both records."""
@@ -211,17 +239,19 @@ def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) 
         "history": None if report is None else command_history(report.view(player).check),
         "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it"),
         "tables": grid_tables(own, known),
-        "legend_lines": wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + LEGEND_OPPONENT, "", "  "),
+        "legend_lines": legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES),
         "remaining_materiel": game.play.game.state.side(player).remaining_materiel,
         "next": None,
+        "in_force": None,
         "outcome": None,
         "records": None,
     }
     if game.phase == ENDED:
         data["outcome"] = outcome_data(game, player)
-        data["records"] = records(game)
+        data["records"] = record_lines(game, player)
     else:
         data["next"] = next_turn(game, player)
+        data["in_force"] = in_force(game, player)
     return data
 
 
@@ -232,9 +262,14 @@ def outcome_data(game: MailGame, player: int) -> dict[str, Any]:
     for p in (1, 2):
         reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
     reason = reason[:1].upper() + reason[1:]
+    scores = None
+    if outcome.scores is not None:
+        first = outcome.winner or player  # the winner's score first; in a draw, the player's own
+        scores = ", ".join(f"{'you' if p == player else game.seat(p).alias} {outcome.scores[p - 1]}"
+                           for p in (first, 3 - first))
     return {
         "reason": reason,
-        "scores": None if outcome.scores is None else [outcome.scores[player - 1], outcome.scores[2 - player]],
+        "scores": scores,
         "you_won": outcome.winner == player,
         "draw": outcome.winner is None,
         "after_turn": outcome.after_turn,
