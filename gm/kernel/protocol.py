@@ -56,6 +56,13 @@ class GameRules:
     """The package whose ``templates`` folder holds the game's own templates;
     the kernel's templates (``gm.templates``) are found after them."""
 
+    def template_folders(self, edition: int) -> tuple[str, ...]:
+        """The folders of the game's package its templates are read from, for
+        a game of ``edition`` (`gm.kernel.engine.EDITION`), first found
+        first: a game keeps the sheets it was made with, so that its archive
+        replays byte for byte."""
+        return ("templates",)
+
     # Variants and creation
 
     def describe_variant(self, variant: str) -> str:

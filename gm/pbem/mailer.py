@@ -66,16 +66,18 @@ KERNEL = "gm"
 
 
 @functools.cache
-def _loader(package: str) -> jinja2.BaseLoader:
+def _loader(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.BaseLoader:
+    """A game's templates (from ``folders`` of its package, first found
+    first), then the kernel's."""
     if package == KERNEL:
         return TEMPLATES
-    return jinja2.ChoiceLoader([jinja2.PackageLoader(package, "templates"), TEMPLATES])
+    return jinja2.ChoiceLoader([*(jinja2.PackageLoader(package, folder) for folder in folders), TEMPLATES])
 
 
 @functools.cache
-def _text_environment(package: str) -> jinja2.Environment:
+def _text_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
     environment = jinja2.Environment(
-        loader=_loader(package),
+        loader=_loader(package, folders),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=False,
@@ -86,8 +88,8 @@ def _text_environment(package: str) -> jinja2.Environment:
 
 
 @functools.cache
-def _html_environment(package: str) -> jinja2.Environment:
-    return jinja2.Environment(loader=_loader(package), undefined=jinja2.StrictUndefined, autoescape=True)
+def _html_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
+    return jinja2.Environment(loader=_loader(package, folders), undefined=jinja2.StrictUndefined, autoescape=True)
 
 
 def _hang(text: str, indent: int, width: int = 78) -> str:
@@ -97,20 +99,22 @@ def _hang(text: str, indent: int, width: int = 78) -> str:
     return ("\n" + " " * indent).join(lines)
 
 
-def render_html(template: str, data: dict[str, Any], package: str = KERNEL) -> str | None:
+def render_html(template: str, data: dict[str, Any], package: str = KERNEL,
+                folders: tuple[str, ...] = ("templates",)) -> str | None:
     """A notice's HTML body, for the templates that have one (``package``'s
     own templates first, then the kernel's)."""
     try:
-        page = _html_environment(package).get_template(f"{template}.html")
+        page = _html_environment(package, folders).get_template(f"{template}.html")
     except jinja2.TemplateNotFound:
         return None
     return page.render(token=PLACEHOLDER, **data)
 
 
-def render_text(template: str, data: dict[str, Any], package: str = KERNEL) -> str:
-    """A notice's plain-text body (``package``'s own templates first, then
-    the kernel's)."""
-    text = _text_environment(package).get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
+def render_text(template: str, data: dict[str, Any], package: str = KERNEL,
+                folders: tuple[str, ...] = ("templates",)) -> str:
+    """A notice's plain-text body (``package``'s own templates, from
+    ``folders`` in turn, first, then the kernel's)."""
+    text = _text_environment(package, folders).get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
@@ -162,9 +166,10 @@ def build(
     message["Auto-Submitted"] = "auto-replied" if notice.answers else "auto-generated"
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
-    package = game.rules.templates
-    message.set_content(render_text(notice.template, notice.data, package), charset="utf-8", cte="quoted-printable")
-    html = render_html(notice.template, notice.data, package)
+    package, folders = game.rules.templates, game.rules.template_folders(game.edition)
+    message.set_content(render_text(notice.template, notice.data, package, folders), charset="utf-8",
+                        cte="quoted-printable")
+    html = render_html(notice.template, notice.data, package, folders)
     if html is not None:
         message.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
     if notice.attach_archive and archive is not None:

@@ -30,6 +30,12 @@ LEGEND_OWN = "   ".join(LEGEND_OWN_ENTRIES)
 LEGEND_OPPONENT = "   ".join(LEGEND_OPPONENT_ENTRIES)
 
 
+def legend_opponent(edition: int) -> str:
+    """The opponent's legend as a game of ``edition`` shows it (edition 1
+    had no entry for unexplored cells)."""
+    return LEGEND_OPPONENT if edition >= 2 else "   ".join(LEGEND_OPPONENT_ENTRIES[1:])
+
+
 def legend_lines(title: str, entries: tuple[str, ...], width: int = 76) -> list[str]:
     """A legend in lines of at most ``width`` columns, broken only between
     entries, never inside one; further lines are indented by two."""
@@ -66,7 +72,7 @@ def own_mark(cell: OwnCell) -> Mark:
     return Mark(cell.ship, "ship", f"{cell.ship}, undamaged")
 
 
-def known_mark(cell: KnownCell) -> Mark:
+def known_mark(cell: KnownCell, edition: int = 2) -> Mark:
     if cell.ship is not None:
         if cell.destroyed:
             return Mark(cell.ship.lower(), "revealed-destroyed", f"{cell.ship}, destroyed")
@@ -86,7 +92,7 @@ def known_mark(cell: KnownCell) -> Mark:
         return Mark("-", "scan-empty", "scanned: empty")
     if cell.empty:
         return Mark("o", "miss", "miss: no ship")
-    return Mark(".", "unknown", "unexplored: nothing known")
+    return Mark(".", "unknown", "unexplored: nothing known" if edition >= 2 else "nothing known")
 
 
 def grid_rows(marks: dict[Cell, Mark], colour: str) -> list[list[Mark]]:
@@ -94,14 +100,17 @@ def grid_rows(marks: dict[Cell, Mark], colour: str) -> list[list[Mark]]:
     return [[marks[Cell(colour, letter, number)] for number in range(1, 6)] for letter in LETTERS]
 
 
-def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str) -> list[str]:
-    """Both spaces side by side, one colour under the other, in 78 columns."""
+def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str,
+               edition: int = 2) -> list[str]:
+    """Both spaces side by side, one colour under the other, in 78 columns
+    (edition 1 set the opponent's column numbers one column left)."""
     width = 4
+    shift = 6 if edition >= 2 else 5
     lines = [f"{'':11}{left_title:<{5 * width + 6}}{right_title}"]
     numbers = "".join(f"{n:<{width}}" for n in range(1, 6))
     for colour in COLOURS:
         name = COLOUR_NAMES[colour]
-        lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + 6}}{numbers}".rstrip())
+        lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + shift}}{numbers}".rstrip())
         for letter, left_row, right_row in zip(LETTERS, grid_rows(left, colour), grid_rows(right, colour)):
             cells_left = "".join(f"{m.code:<{width}}" for m in left_row)
             cells_right = "".join(f"{m.code:<{width}}" for m in right_row)

@@ -85,6 +85,10 @@ class Spaceships(GameRules):
     default_variant = "2.6.1"
     templates = "gm.games.spaceships"
 
+    def template_folders(self, edition: int) -> tuple[str, ...]:
+        """Edition 1's turn sheets are kept as they were in templates/edition1."""
+        return ("templates/edition1", "templates") if edition < 2 else ("templates",)
+
     def describe_variant(self, variant: str) -> str:
         return ruleset_named(variant).describe()
 
@@ -218,7 +222,8 @@ class Spaceships(GameRules):
         if play.game is None:
             return _invitation(game, player, at)
         last = play.game.reports[-1] if play.game.reports else None
-        subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {game.turn}: your sheet"
+        ended = game.phase == ENDED and game.edition >= 2
+        subject = "The game is over: your final sheet" if ended else f"Turn {game.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
 
     def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:

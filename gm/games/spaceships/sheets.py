@@ -14,9 +14,10 @@ from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
 from .geometry import cells_of
-from .grids import (LEGEND_OPPONENT, LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, known_mark,
-                    legend_lines, own_mark, text_grids)
+from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, known_mark, legend_lines,
+                    legend_opponent, own_mark, text_grids)
 from .knowledge import opponent_space, own_space
+from .orders import format_orders
 from ...kernel.model import ENDED, MailGame, Seat
 from ...kernel.text import span, wrap
 
@@ -213,11 +214,11 @@ def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, d
     opponent's as the player knows it."""
     assert game.play.game is not None
     own = {c: own_mark(v) for c, v in own_space(game.play.game.state.side(player)).items()}
-    known = {c: known_mark(v) for c, v in opponent_space(player, views).items()}
+    known = {c: known_mark(v, game.edition) for c, v in opponent_space(player, views).items()}
     return own, known
 
 
-def grid_tables(own: dict, known: dict) -> dict[str, Any]:
+def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
     from .geometry import COLOUR_NAMES, COLOURS
     from .grids import grid_rows
@@ -225,7 +226,19 @@ def grid_tables(own: dict, known: dict) -> dict[str, Any]:
     return {
         "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
         "legend_own": LEGEND_OWN,
-        "legend_opponent": LEGEND_OPPONENT,
+        "legend_opponent": legend_opponent(edition),
+    }
+
+
+def _records_edition_1(game: MailGame) -> dict[str, Any]:
+    """Both players' complete records [1.4.1], as edition 1 showed them."""
+    assert game.play.game is not None
+    return {
+        "setups": [[str(p) for p in game.play.setups[p]] for p in (1, 2)],
+        "turns": [
+            {"turn": n, "orders": [format_orders(o1), format_orders(o2)]}
+            for n, (o1, o2) in enumerate(game.play.game.orders, 1)
+        ],
     }
 
 
@@ -237,9 +250,12 @@ def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) 
     data = common(game, player, at) | {
         "happened": None if report is None else happened(report, player),
         "history": None if report is None else command_history(report.view(player).check),
-        "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it"),
-        "tables": grid_tables(own, known),
-        "legend_lines": legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES),
+        "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it",
+                                 game.edition),
+        "tables": grid_tables(own, known, game.edition),
+        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
+                         if game.edition >= 2 else
+                         wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + legend_opponent(1), "", "  ")),
         "remaining_materiel": game.play.game.state.side(player).remaining_materiel,
         "next": None,
         "in_force": None,
@@ -248,7 +264,7 @@ def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) 
     }
     if game.phase == ENDED:
         data["outcome"] = outcome_data(game, player)
-        data["records"] = record_lines(game, player)
+        data["records"] = record_lines(game, player) if game.edition >= 2 else _records_edition_1(game)
     else:
         data["next"] = next_turn(game, player)
         data["in_force"] = in_force(game, player)
@@ -262,8 +278,10 @@ def outcome_data(game: MailGame, player: int) -> dict[str, Any]:
     for p in (1, 2):
         reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
     reason = reason[:1].upper() + reason[1:]
-    scores = None
-    if outcome.scores is not None:
+    scores: Any = None
+    if outcome.scores is not None and game.edition < 2:
+        scores = [outcome.scores[player - 1], outcome.scores[2 - player]]
+    elif outcome.scores is not None:
         first = outcome.winner or player  # the winner's score first; in a draw, the player's own
         scores = ", ".join(f"{'you' if p == player else game.seat(p).alias} {outcome.scores[p - 1]}"
                            for p in (first, 3 - first))
