@@ -200,7 +200,8 @@ def _new(args: argparse.Namespace) -> int:
             raise ValueError(f"--match: {rules.title} has no matches")
         variant = args.variant or rules.default_variant
         key, game_id = request_game(store, _identity(args), args.player, variant, options,
-                                    datetime.now(timezone.utc), args.alias, match=match, game=args.game)
+                                    datetime.now(timezone.utc), args.alias, match=match, game=args.game,
+                                    observers=args.observer)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
         return 2
@@ -325,6 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     identity_options(new)
     new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (once for each seat, in order)")
     new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (once for each seat, in player order)")
+    new.add_argument("--observer", action="append", metavar="ADDR",
+                     help="an address that watches the game: a note now, the whole game when it ends (repeatable)")
     new.add_argument("--game", default="spaceships", type=str.lower,
                      help="the game: spaceships (the default) or gridfighters")
     new.add_argument("--variant", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24 (default: the game's own)")

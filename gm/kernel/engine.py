@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Union
 
+from . import observers as watchers
 from .commands import Command, read_mail
 from .errors import NotationError
 from .model import ENDED, SETUP, MailGame, Options, Outcome, Seat
@@ -58,6 +59,8 @@ class Created:
     instance: str | None = None
     game: str = DEFAULT_GAME
     edition: int = EDITION
+    observers: tuple[str, ...] = ()
+    """Addresses that watch the game (`MailGame.observers`)."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,9 @@ class Notice:
 
     ``answers`` is the Message-ID of the player's mail it replies to, if any;
     ``attach_archive`` asks for the player's own mailbox of the game so far
-    (`gm.pbem.archive.player_mailbox`)."""
+    (`gm.pbem.archive.player_mailbox`). A notice to an observer, who holds
+    no seat, has ``player`` 0 and ``observer`` the observer's number (from 1,
+    in `MailGame.observers`)."""
 
     player: int
     template: str
@@ -157,6 +162,7 @@ class Notice:
     data: dict[str, Any] = field(default_factory=dict)
     answers: str | None = None
     attach_archive: bool = False
+    observer: int = 0
 
 
 @dataclass
@@ -178,19 +184,23 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations."""
     rules = rules_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
-                    instance=event.instance, edition=event.edition)
+                    instance=event.instance, edition=event.edition, observers=event.observers)
     game.play = rules.new_play(game, event.terms)
     game.deadline = event.at + event.options.deadline
     game.events = 1
     game.turn_of_event[1] = game.turn
-    return game, rules.invitations(game, event.at)
+    return game, rules.invitations(game, event.at) + watchers.invited(game, event.at)
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
-    """Apply one event to ``game`` (changing it) and return the notices."""
+    """Apply one event to ``game`` (changing it) and return the notices:
+    the seats' first, then, in the event that ends the game, the observers'."""
     game.events += 1
+    was_over = game.phase == ENDED
     notices = _apply(game, event)
     game.turn_of_event[game.events] = game.turn
+    if not was_over and game.phase == ENDED:
+        notices += watchers.game_over(game, event.at)
     return notices
 
 

@@ -102,6 +102,10 @@ class MailGame:
     """How often the operator gave each seat a new address: each time the
     seat's secret (`secret_subject_of`) changes, so the old address's reply
     token stops working."""
+    observers: tuple[str, ...] = ()
+    """Addresses that watch the game (``gm new --observer``): not seats; they
+    are told of the game when it is made and sent the whole game when it
+    ends (`gm.kernel.observers`), and can do nothing in it."""
 
     def __post_init__(self) -> None:
         if not self.missed:

@@ -20,24 +20,32 @@ from .store import Store, spool_key
 
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
                  at: datetime, aliases: list[str] | None = None, name: str | None = None,
-                 match: Any = None, game: str = DEFAULT_GAME) -> tuple[str, str]:
+                 match: Any = None, game: str = DEFAULT_GAME,
+                 observers: list[str] | None = None) -> tuple[str, str]:
     """Spool a request for a new game of ``game``; returns its spool key and
     the game's id, reserved now (`Store.reserve_game_id`). ``name`` makes
     the key deterministic (so that redoing the request finds it there).
-    ``match`` is the game's own terms (a Spaceships match)."""
+    ``match`` is the game's own terms (a Spaceships match); ``observers``
+    are addresses that watch the game (`gm.kernel.observers`)."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
     if len(players) not in rules.seats:
         raise ValueError(f"a game of {rules.title} has {_how_many(rules.seats)} players")
     if len({p.lower() for p in players}) != len(players):
         raise ValueError(f"the {'two ' if len(players) == 2 else ''}players need different addresses")
     rules.describe_variant(variant)
+    observers = observers or []
+    for address in observers:
+        if "@" not in address or any(c.isspace() for c in address):
+            raise ValueError(f"observer {address!r} is not a mail address")
+    if len({o.lower() for o in observers} | {p.lower() for p in players}) != len(observers) + len(players):
+        raise ValueError("an observer needs an address of their own, neither a player's nor another observer's")
     aliases = aliases or [f"Player {n}" for n in range(1, len(players) + 1)]
     seats = tuple(Seat(n, address, alias) for n, (address, alias) in enumerate(zip(players, aliases), 1))
     key = spool_key(at, "admin", name)
     if key in store.spool:  # a redo: the request, and its id, are there already
         return key, requested_id(store.spool.get_bytes(key)) or ""
     game_id = store.reserve_game_id()
-    fields = [f"id: {game_id}", *request_fields(seats, variant, options, match, rules.name)]
+    fields = [f"id: {game_id}", *request_fields(seats, variant, options, match, rules.name, tuple(observers))]
     raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, fields)
     store.spool.add(raw, key)
     return key, game_id

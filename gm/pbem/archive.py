@@ -95,13 +95,15 @@ def _options_lines(options: Options) -> list[str]:
 
 
 def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
-                   game: str = DEFAULT_GAME) -> list[str]:
-    """The body of a creation event: which game, who plays, under which rules
-    and options (and the game's own terms, such as a Spaceships match)."""
+                   game: str = DEFAULT_GAME, observers: tuple[str, ...] = ()) -> list[str]:
+    """The body of a creation event: which game, who plays (and who
+    watches), under which rules and options (and the game's own terms, such
+    as a Spaceships match)."""
     lines = [f"game: {game}", f"edition: {EDITION}"]
     for seat in seats:
         lines.append(f"player-{seat.player}: {seat.address}")
         lines.append(f"alias-{seat.player}: {seat.alias}")
+    lines += [f"observer-{n}: {address}" for n, address in enumerate(observers, 1)]
     lines.append(f"variant: {variant}")
     return lines + rules_named(game).creation_fields(terms) + _options_lines(options)
 
@@ -165,8 +167,11 @@ def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created
     """The `Created` event a creation event's fields stand for."""
     seats, variant, options = seats_and_options(fields)
     name = game_of(fields)
+    observers: list[str] = []
+    while f"observer-{len(observers) + 1}" in fields:
+        observers.append(fields[f"observer-{len(observers) + 1}"])
     return Created(at, game_id, seats, variant, options, rules_named(name).creation_terms(fields),
-                   fields.get("instance"), name, int(fields.get("edition", 1)))
+                   fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers))
 
 
 def message_time(message: Message) -> datetime:
@@ -410,7 +415,8 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
     up to date whether or not the messages are rendered."""
     out: list[tuple[str, int, bytes]] = []
     for position, notice in enumerate(notices, 1):
-        threads.add(notice.player, notice.answers)
+        who = notice.player or -notice.observer  # an observer's thread is their own
+        threads.add(who, notice.answers)
         data = b""
         if render:
             attachment = None
@@ -419,9 +425,9 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
                     attachment = _whole_archive_so_far(archive, number, pending)
                 else:
                     attachment = player_mailbox(archive, number, notice.player, [(p, d) for _, p, d in out])
-            message = build(notice, game, identity, number, position, at, threads.of(notice.player), attachment)
+            message = build(notice, game, identity, number, position, at, threads.of(who), attachment)
             data = as_bytes(message)
-        threads.add(notice.player, message_id(identity, game, number, position))
+        threads.add(who, message_id(identity, game, number, position))
         out.append((f"{number:06d}.out.{position}", notice.player, data))
     return out
 

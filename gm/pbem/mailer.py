@@ -148,6 +148,9 @@ def build(
     """The message for one notice. ``thread`` is the Message-IDs of earlier
     mail in this player's conversation, oldest first; ``archive`` is the
     player's mailbox of the game so far, attached when the notice asks for it."""
+    if notice.observer:
+        from .observers import build_observer
+        return build_observer(notice, game, identity, event, position, at, thread)
     seat = game.seat(notice.player)
     message = EmailMessage(policy=SMTP)
     message["From"] = f"{identity.name_for(game.rules.title)} <{identity.address}>"

@@ -1,0 +1,55 @@
+"""Mail to a game's observers (`gm.kernel.observers`): the notices with no seat.
+
+An observer's mail goes to the observer's own address, from the GM, with no
+Reply-To token (an observer cannot act in the game: their mail is a
+stranger's) and no X-GM-Player header, so no player's mailbox ever holds it.
+It names the players by alias only. The records attached at the end are the
+game's own ``history`` sheets, rendered as each seat is sent them, with any
+token placeholder masked. Like every message of the GM's it is the notice
+of an event, so `gm replay` rebuilds it byte for byte.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime
+
+from ..kernel.engine import Notice
+from ..kernel.model import MailGame
+from .tokens import MASK, PLACEHOLDER
+
+OBSERVER_HEADER = "X-GM-Observer"
+
+
+def _masked(text: str) -> str:
+    return text.replace(PLACEHOLDER, MASK)
+
+
+def build_observer(notice: Notice, game: MailGame, identity, event: int, position: int, at: datetime,
+                   thread: list[str]) -> EmailMessage:
+    """The message for a notice to observer ``notice.observer``."""
+    from .mailer import GAME_HEADER, _fix_boundaries, message_id, render_text
+
+    message = EmailMessage(policy=SMTP)
+    message["From"] = f"{identity.name_for(game.rules.title)} <{identity.address}>"
+    message["To"] = game.observers[notice.observer - 1]
+    message["Subject"] = f"[gm {game.id}] {notice.subject}"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = message_id(identity, game, event, position)
+    if thread:
+        message["In-Reply-To"] = thread[-1]
+        message["References"] = " ".join(thread[-8:])
+    message["Auto-Submitted"] = "auto-generated"
+    message[GAME_HEADER] = game.id
+    message[OBSERVER_HEADER] = str(notice.observer)
+    package, folders = game.rules.templates, game.rules.template_folders(game.edition)
+    message.set_content(_masked(render_text(notice.template, notice.data, package, folders)),
+                        charset="utf-8", cte="quoted-printable")
+    for record in notice.data.get("records", []):
+        text = _masked(render_text("history", record["data"], package, folders))
+        message.add_attachment(text, charset="utf-8", cte="quoted-printable",
+                               filename=f"game-{game.id}-player-{record['player']}.txt")
+    _fix_boundaries(message, f"gm-{game.id}-{event}-{position}")
+    return message
