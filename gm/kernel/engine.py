@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Union
 
-from .commands import Command, read_mail
+from . import absence
+from .commands import ABSENCE_HELP, Command, read_mail
 from .errors import NotationError
 from .model import ENDED, SETUP, MailGame, Options, Outcome, Seat
 from .text import wrap
@@ -190,6 +191,8 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices."""
     game.events += 1
     notices = _apply(game, event)
+    if game.edition >= absence.ABSENCE_EDITION:
+        notices = absence.settle(game, event.at, notices)
     game.turn_of_event[game.events] = game.turn
     return notices
 
@@ -249,7 +252,7 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
-    mail = read_mail(event.text, rules.is_notation, rules.keywords)
+    mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game))
     reply = Reply()
     later: list[Notice] = []
     for line, text, why in mail.not_understood:
@@ -293,7 +296,10 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
     where = f"line {command.line}: {keyword}"
     if keyword == "help":
         reply.done.append(f"{where}: the help sheet follows")
-        return [Notice(player, "help", "Help", rules.help_data(game, player, event.at))]
+        data = rules.help_data(game, player, event.at)
+        if absence.keywords(game):  # before the last line, "help"
+            data["commands"] = [*data["commands"][:-1], *ABSENCE_HELP, *data["commands"][-1:]]
+        return [Notice(player, "help", "Help", data)]
     if keyword == "status":
         reply.done.append(f"{where}: the current sheet follows")
         return [rules.status(game, player, event.at)]
@@ -325,6 +331,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         return rules.end(game, event.at, f"{game.seat(player).alias} resigned", winner, losers=(player,))
     if keyword == "draw":
         return _draw(game, event, where, reply)
+    if keyword in absence.keywords(game):
+        return absence.command(game, event, command, reply)
     if keyword in ("challenge", "accept"):
         reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
         return []
