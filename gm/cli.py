@@ -189,7 +189,8 @@ def _new(args: argparse.Namespace) -> int:
     from .kernel.model import Options
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
-                      reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after)
+                      reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,
+                      absence_max=args.absence_max, absence_total=args.absence_total)
     store = _store(args)
     try:
         rules = game_named(args.game)
@@ -334,6 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--deadline", type=_duration, default=timedelta(hours=72), help="time for each turn (default 72h)")
     new.add_argument("--remind-before", type=_duration, default=timedelta(hours=12), help="remind this long before the deadline")
     new.add_argument("--forfeit-after", type=int, default=3, help="turns in a row without orders that forfeit (default 3)")
+    new.add_argument("--absence-max", type=_duration, default=timedelta(days=14),
+                     help="the longest absence a player may declare (default 14d)")
+    new.add_argument("--absence-total", type=_duration, default=timedelta(days=28),
+                     help="how long a player's absences in a game may add up to (default 28d)")
     new.add_argument("--wait-for-deadline", action="store_true", help="run turns only at the deadline")
     new.add_argument("--match", choices=("scored", "continued"), help="play a scored [9] or continued [10] match")
     new.add_argument("--match-games", type=int, metavar="N", help="the match ends after N games")

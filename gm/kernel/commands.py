@@ -112,3 +112,10 @@ KERNEL_HELP = [
     ("help", "send this help"),
 ]
 """The kernel's own commands, for every game's help sheet (after the game's)."""
+
+ABSENCE_HELP = [
+    ("absent until YYYY-MM-DD", "I am away to the end of that day (UTC): deadlines that fall before then wait for me"),
+    ("vacation 10d", "I am away for 10 days (or 72h, ...) from now; also: absent 10d"),
+    ("absent cancel", "I am back early (also: back): the deadlines no longer wait for me"),
+]
+"""The absence commands (`gm.kernel.absence`), in the help of games that have them."""

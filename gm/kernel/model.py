@@ -42,6 +42,10 @@ class Options:
     """When to remind a player who has not sent orders."""
     forfeit_after: int = 3
     """Consecutive deadlines missed after which a player forfeits."""
+    absence_max: timedelta = timedelta(days=14)
+    """The longest absence a player may declare (`gm.kernel.absence`)."""
+    absence_total: timedelta = timedelta(days=28)
+    """How long a player's absences in one game may add up to."""
 
 
 @dataclass
@@ -106,6 +110,17 @@ class MailGame:
     """Addresses that watch the game (``gm new --observer``): not seats; they
     are told of the game when it is made and sent the whole game when it
     ends (`gm.kernel.observers`), and can do nothing in it."""
+
+    absent: dict[int, tuple[datetime, datetime]] = field(default_factory=dict)
+    """Each absent player's absence, from and until (`gm.kernel.absence`)."""
+    absence_used: dict[int, timedelta] = field(default_factory=dict)
+    """How long each player's absences that are over lasted."""
+    absence_back: set[int] = field(default_factory=set)
+    """Players back early by the event being applied (to tell the others)."""
+    normal_deadline: datetime | None = None
+    """The deadline as the game set it, before any absence extended it."""
+    extended_deadline: datetime | None = None
+    """The deadline as absences last left it (a different one was set afresh)."""
 
     def __post_init__(self) -> None:
         if not self.missed:

@@ -91,6 +91,10 @@ def _options_lines(options: Options) -> list[str]:
         f"wait-for-deadline: {'yes' if options.wait_for_deadline else 'no'}",
         f"reminder-seconds: {_seconds(options.reminder_before)}",
         f"forfeit-after: {options.forfeit_after}",
+    ] + [  # only when not the default, as games made before absences have them
+        f"{name}-seconds: {_seconds(value)}" for name, value, default in (
+            ("absence-max", options.absence_max, Options.absence_max),
+            ("absence-total", options.absence_total, Options.absence_total)) if value != default
     ]
 
 
@@ -154,6 +158,8 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Op
         wait_for_deadline=fields.get("wait-for-deadline", "no") == "yes",
         reminder_before=_duration_field(fields, "reminder", 12),
         forfeit_after=int(fields.get("forfeit-after", 3)),
+        absence_max=_duration_field(fields, "absence-max", Options.absence_max / timedelta(hours=1)),
+        absence_total=_duration_field(fields, "absence-total", Options.absence_total / timedelta(hours=1)),
     )
     return tuple(seats), fields.get("variant") or rules_named(game_of(fields)).default_variant, options
 

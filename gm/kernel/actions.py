@@ -1,0 +1,157 @@
+"""The operator's actions on a game, as events of its archive (`gm pause`,
+`gm resume`, `gm deadline`, `gm replace`, `gm cancel`, or the owner's mail).
+
+Kept apart from `gm.kernel.engine`, which applies them: each is an event
+like a player's mail, so `gm replay` reproduces what it did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from .model import ENDED, MailGame, Outcome, Seat
+
+if TYPE_CHECKING:
+    from .engine import Notice
+
+
+@dataclass(frozen=True)
+class Paused:
+    """The operator paused the game: the clock stops until `Resumed`."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The operator resumed a paused game: the deadline starts again from now."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
+class DeadlineSet:
+    """The operator set the deadline to ``deadline``, or moved it by ``extend``."""
+
+    at: datetime
+    deadline: datetime | None = None
+    extend: timedelta | None = None
+
+
+@dataclass(frozen=True)
+class AddressReplaced:
+    """The operator gave ``player``'s seat a new address (and so a new secret)."""
+
+    at: datetime
+    player: int
+    address: str
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The operator cancelled the game: it ends with no winner."""
+
+    at: datetime
+    reason: str
+
+
+OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled)
+"""The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
+
+
+def operator_refusal(game: MailGame, event: object) -> str | None:
+    """Why the operator's action cannot be done to the game as it stands
+    (None when it can, or when ``event`` is no action of the operator's).
+    The command line and the daemon both ask, so a refused action is
+    answered and never archived."""
+    if not isinstance(event, OPERATOR_EVENTS):
+        return None
+    if game.phase == ENDED:
+        return f"game {game.id} is over"
+    if isinstance(event, Paused) and game.paused:
+        return f"game {game.id} is paused already"
+    if isinstance(event, Resumed) and not game.paused:
+        return f"game {game.id} is not paused"
+    if isinstance(event, DeadlineSet):
+        if game.paused:
+            return f"game {game.id} is paused: resume it first (its deadline starts again then)"
+        if event.deadline is None and (event.extend is None or game.deadline is None):
+            return "give a new deadline, or a time to extend the deadline by"
+        moved = event.deadline if event.deadline is not None else _moved(game.deadline, event.extend)
+        if moved <= event.at:
+            return f"the new deadline {moved.strftime('%Y-%m-%d %H:%M UTC')} is not in the future"
+    if isinstance(event, AddressReplaced):
+        if not 1 <= event.player <= len(game.seats):
+            return f"game {game.id} has no player {event.player}: its players are 1 to {len(game.seats)}"
+        if "@" not in event.address or any(c.isspace() for c in event.address):
+            return f"{event.address!r} is not a mail address"
+        if game.seat_of(event.address) is not None:
+            return f"{event.address} already plays in game {game.id}"
+    if isinstance(event, Cancelled) and not event.reason.strip():
+        return "say why the game is cancelled: the players are told"
+    return None
+
+
+Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled
+
+
+def operator(game: MailGame, event: Action) -> list[Notice]:
+    if operator_refusal(game, event) is not None:
+        return []  # (the daemon refuses it before it is archived)
+    from .engine import Notice  # the engine imports this module
+
+    rules = game.rules
+
+    def everyone(template: str, subject: str, **data: Any) -> list[Notice]:
+        return [Notice(p, template, subject, rules.common(game, p, event.at) | data) for p in game.players]
+
+    if isinstance(event, Paused):
+        game.paused, game.deadline = event.at, None
+        return everyone("paused", "The game is paused")
+    if isinstance(event, Resumed):
+        game.paused = None
+        game.deadline = event.at + game.options.deadline
+        game.reminded.clear()
+        return everyone("resumed", "The game goes on")
+    if isinstance(event, DeadlineSet):
+        before = game.deadline
+        assert before is not None
+        game.deadline = event.deadline if event.deadline is not None else _moved(before, event.extend)
+        if game.deadline - game.options.reminder_before > event.at:
+            game.reminded.clear()  # a reminder is due again before the new deadline
+        return everyone("deadline_moved", "The deadline has moved", before=before.strftime("%Y-%m-%d %H:%M UTC"))
+    if isinstance(event, AddressReplaced):
+        old = game.seat(event.player)
+        game.seats = tuple(Seat(s.player, event.address, s.alias) if s.player == event.player else s
+                           for s in game.seats)
+        game.replaced[event.player] = game.replaced.get(event.player, 0) + 1
+        game.bouncing.discard(event.player)
+        welcome = Notice(event.player, "seat_replaced", f"You now play {old.alias}",
+                         rules.common(game, event.player, event.at))
+        return [welcome, rules.status(game, event.player, event.at)]
+    assert isinstance(event, Cancelled)
+    game.phase, game.deadline, game.paused = ENDED, None, None
+    game.draw_offers.clear()
+    game.outcome = Outcome(f"the GM cancelled the game: {event.reason.strip()}", None, None, game.turn)
+    return everyone("cancelled", "The game is cancelled", reason=event.reason.strip())
+
+
+def _moved(deadline: datetime | None, extend: timedelta | None) -> datetime:
+    assert deadline is not None and extend is not None
+    return deadline + extend
+
+
+def clock_stopped(game: MailGame, notices: list[Notice]) -> list[Notice]:
+    """A paused game's clock stays stopped, even when a player's mail made a
+    turn run (which sets a new deadline): no deadline, and none shown. A
+    game that ended meanwhile (a resignation) is no longer paused."""
+    game.deadline = None
+    if game.phase == ENDED:
+        game.paused = None
+    for notice in notices:
+        if "deadline" in notice.data:
+            notice.data["deadline"] = None
+            notice.data["remaining"] = None
+    return notices
