@@ -137,3 +137,33 @@ def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     reasons = [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
     assert any(b"which is taken" in r for r in reasons), reasons
     assert gm("games", "--data", data, cwd=tmp_path).stdout.count("g1") == 1
+
+
+def test_games_to_the_plain_address_lists_the_challenges_one_may_accept(tmp_path):
+    """Issue 10, point 9: Bob lost the invitation; 'games' to the GM's own
+    address lists the challenge with the address to accept it at."""
+    from gmtest import ALICE, BOB, GM, World, run, text
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.challenge(world.alice, f"challenge {BOB}\ngame gridfighters")
+            ask = (f"From: {BOB}\r\nTo: {GM}\r\nSubject: my games?\r\nMessage-ID: <games@example.net>\r\n\r\n"
+                   "games\r\n").encode()
+            await world.asend(ask, BOB, [GM])
+            await world.settle()
+            listing = world.bob.latest()
+            assert str(listing["Subject"]) == "[gm] Your games"
+            body = text(listing)
+            assert f"{ALICE} challenges you to a game of Grid Fighters" in body
+            reply_to = body.split("to: ", 1)[1].split()[0]
+            assert reply_to.startswith("gm+c") and ALICE not in reply_to
+            accept = (f"From: {BOB}\r\nTo: {reply_to}\r\nSubject: yes\r\nMessage-ID: <yes@example.net>\r\n\r\n"
+                      "accept\r\n").encode()
+            await world.asend(accept, BOB, [reply_to])
+            await world.settle()
+            await world.settle()  # the acceptance spools the game's creation, made on the next pass
+            assert world.daemon.master.games["g1"].rules.name == "gridfighters"
+            await world.asend(ask.replace(b"<games@", b"<games2@").replace(BOB.encode(), ALICE.encode()), ALICE, [GM])
+            await world.settle()
+            assert "challenges you" not in text(world.alice.latest())
+    run(scenario())

@@ -90,9 +90,30 @@ class OutsideMail:
         self._allowed(address, "games", at)
         games = self._games_of(address)
         active = [g for g in games if g["phase"] != ENDED]
+        challenges = self._challenges_to(address)
         self.send("games-" + _digest(key), address, "[gm] Your games", at, "games",
-                  {"address": address, "games": games}, "auto-replied",
-                  reply_to=active[0]["reply_to"] if len(active) == 1 else None)
+                  {"address": address, "games": games, "challenges": challenges}, "auto-replied",
+                  reply_to=active[0]["reply_to"] if len(active) == 1 and not challenges else None)
+
+    def _challenges_to(self, address: str) -> list[dict[str, Any]]:
+        """The challenges sent to ``address`` that it has not accepted yet
+        (issue 10, point 9), each with the address to accept it at. Only the
+        challenged address is ever sent them, so a forged ``games`` request
+        tells the forger nothing."""
+        store = self.master.store
+        found = []
+        for challenge_id in store.challenges.keys():
+            if f"confirmed-{challenge_id}" not in store.handled or f"accepted-{challenge_id}" in store.handled:
+                continue
+            fields = fields_of(parse_message(store.challenges.get_bytes(challenge_id)), CHALLENGE_HEADER)
+            if fields.get("challenged", "").lower() != address.lower():
+                continue
+            rules = game_named(fields.get("game", DEFAULT_GAME))
+            found.append({"id": challenge_id, "challenger": fields["challenger"], "title": rules.title,
+                          "ruleset": rules.describe_variant(fields["variant"]),
+                          "match": rules.describe_terms(_terms_of(rules, fields)),
+                          "reply_to": self._reply_to(challenge_id, CHALLENGED)})
+        return found
 
     def how_to_play(self, key: str, address: str, why: str) -> None:
         """A player's mail that names no game (sent to the GM's plain address,
