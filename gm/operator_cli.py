@@ -74,7 +74,7 @@ def add_commands(commands: Any, data_option: Callable[[argparse.ArgumentParser],
                  identity_options: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add the operator's commands to ``gm``'s parser."""
     def action(name: str, help: str, identity: bool = True) -> argparse.ArgumentParser:
-        parser = commands.add_parser(name, help=help, description=help + ". The daemon applies it; the players are told. "
+        parser = commands.add_parser(name, help=help, description=help + ". The daemon applies it and tells the players. "
                                      f"Exit {EXIT_REFUSED} (and nothing done) when it cannot be done.")
         parser.add_argument("game")
         data_option(parser)

@@ -195,3 +195,22 @@ def test_edition_1_games_answer_absent_as_before():
         assert (not reply["not_understood"]) == understood, reply
         assert (game.deadline == datetime(2026, 12, 1, tzinfo=timezone.utc)) == understood
     assert read_mail("back\n", lambda word: False).not_understood  # not a command of the kernel's own
+
+
+def test_replacing_a_long_absence_by_a_short_one_does_not_keep_the_long_extension(tmp_path):
+    from datetime import timedelta
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            game = world.daemon.master.games["g1"]
+            normal = game.deadline
+            await world.act(world.alice.reply, "vacation 14d")
+            assert game.deadline > normal + timedelta(days=10)
+            world.clock.advance(minutes=5)
+            await world.act(world.alice.reply, "vacation 1h")  # "a new absence replaces the one running"
+            used = game.absence_used.get(1, timedelta(0))
+            assert used < timedelta(hours=1)
+            # the allowance spent is minutes, yet the deadline stays two weeks away:
+            assert game.deadline <= max(normal, world.clock() + timedelta(hours=13)), (game.deadline, normal, used)
+    run(scenario())

@@ -340,3 +340,16 @@ def test_a_mail_gm_fails_on_goes_to_the_shunt_and_changes_nothing(tmp_path, monk
             assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1"]
             assert store.spool.keys() == []
     run(scenario())
+
+
+def test_first_orders_in_reply_to_the_setup_acknowledgment_are_not_late(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            ack = world.alice.inbox()[-2]
+            assert "Setup accepted" in str(ack["Subject"])
+            await world.act(world.alice.reply, "Rv1", to=ack)  # turn 1's orders, in the setup's thread
+            subject = str(world.alice.inbox()[-2]["Subject"]) + " | " + str(world.alice.latest()["Subject"])
+            assert "had run" not in subject, subject
+            assert world.daemon.master.games["g1"].play.pending.get(1), "turn 1's orders were not taken"
+    run(scenario())

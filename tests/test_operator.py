@@ -312,3 +312,23 @@ def test_the_commands_as_processes_against_a_running_daemon(tmp_path):
         daemon.communicate(timeout=30)
     replay = gm("replay", str(data / "games" / "g1"), cwd=tmp_path)
     assert replay.returncode == 0 and "all identical" in replay.stdout
+
+
+def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
+    from gm.kernel.actions import AddressReplaced
+    from gm.pbem.operator import request_action
+    from gmtest import Player, ALICE
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            request_action(world.daemon.store, world.config.identity, "g1",
+                           AddressReplaced(world.clock(), 1, "carol@example.com"))
+            await world.settle()
+            carol = Player("carol@example.com", world)
+            await world.act(carol.reply, "resign")
+            final = [m for m in carol.inbox() if m.is_multipart() and list(m.iter_attachments())][-1]
+            (attachment,) = final.iter_attachments()
+            mailbox = attachment.get_content()
+            assert ALICE.encode() not in mailbox, "the final mailbox names the replaced player's address"
+    run(scenario())

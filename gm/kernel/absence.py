@@ -111,6 +111,8 @@ def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -
     if end - event.at > allowed:
         reply.ignored.append(f"{where}: " + _refusal(game, player, event.at, end, allowed))
         return []
+    if player in game.absent:  # a new absence replaces the running one: as if back, then away again,
+        game.absence_back.add(player)  # so the old extension does not outlast it (review: the cap held)
     _close(game, player, event.at)
     game.absent[player] = (event.at, end)
     reply.done.append(f"{where}: you are away until {when(end)}; deadlines that fall before then wait for you")
@@ -206,6 +208,8 @@ def _announce_back(game: MailGame, at: datetime, back: set[int]) -> list[Notice]
 
     out = []
     for player in sorted(back):
+        if player in game.absent:
+            continue  # away again, in the same mail: the new absence is announced instead
         alias = game.seat(player).alias
         for seat in game.others(player):
             data: dict[str, Any] = game.rules.common(game, seat.player, at) | {"who": alias}

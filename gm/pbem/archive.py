@@ -395,11 +395,26 @@ def player_mailbox(archive: DurableMaildir, number: int, player: int, earlier: l
     ``number``, then ``earlier`` (this event's messages so far), as an mbox:
     what the player may keep and show. It holds no mail of the opponent's
     (no address, no token, no signature, no Received line), only what the
-    GM relayed in its own mail, and the player's own token is masked."""
+    GM relayed in its own mail, and the player's own token is masked.
+    When the operator gave the seat a new address, only the mail sent to
+    the address it has now is the player's: the mail to the earlier one
+    names that address, which may be another person's."""
     messages = [data for key, data in iter_out(archive)
                 if int(key.split(".")[0]) < number and _addressed_to(data) == player]
     messages += [mask(data) for p, data in earlier if p == player]
+    if messages:
+        now = _recipient(messages[-1])
+        messages = [data for data in messages if _recipient(data) == now]
     return mbox_of(messages, read=True)
+
+
+_TO_LINE = re.compile(rb"^To:[ \t]*(.*)$", re.M | re.I)
+
+
+def _recipient(data: bytes) -> bytes:
+    """The To line of a message of the GM's (its seat's address when sent)."""
+    found = _TO_LINE.search(_HEADER_END.split(data, 1)[0])
+    return found[1].strip().lower() if found else b""
 
 
 def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes | None) -> bytes:

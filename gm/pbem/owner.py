@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from email.message import Message
 from typing import TYPE_CHECKING, Any
 
+from ..kernel.actions import AddressReplaced
 from ..kernel.model import ENDED
 from ..mail.reading import parse_message
 from ..storage import DurableMaildir
@@ -158,7 +159,8 @@ class OwnerMail:
             return release(store, key, at) if what == "release" else discard(store, key)
         assert action.game is not None and action.event is not None
         request_action(store, self.master.identity, action.game, action.event, name=name)
-        return f"{action.line} (the players are told)"
+        told = "the seat's new address is told" if isinstance(action.event, AddressReplaced) else "the players are told"
+        return f"{action.line} ({told})"
 
     def _allowed(self, sender: str, at: datetime) -> None:
         if self.master.counts.add(at, f"owner {sender}") > OWNER_MAILS_PER_DAY:

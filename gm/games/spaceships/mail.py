@@ -345,8 +345,8 @@ def _late(game: MailGame, event: PlayerMail, reply: Reply) -> bool:
     """Orders that answer a turn that has run are not taken for the next
     one without a word [ruling w]: the reply says so, and what is in force."""
     answered = answered_turn(game, event)
-    if answered is None or answered >= game.turn:
-        return False
+    if answered is None or answered < 1 or answered >= game.turn:
+        return False  # (turn 0 is the setup: orders in answer to it are the first turn's)
     pending = game.play.pending.get(event.player)
     reply.data["late"] = {"answered": answered, "turn": game.turn}
     reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
