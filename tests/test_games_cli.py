@@ -167,3 +167,46 @@ def test_games_to_the_plain_address_lists_the_challenges_one_may_accept(tmp_path
             await world.settle()
             assert "challenges you" not in text(world.alice.latest())
     run(scenario())
+
+
+def test_a_player_moves_their_seat_confirmed_from_both_addresses(tmp_path):
+    """Issue 10, point 9: 'address NEW' from the seat's address (its mail
+    carries the secret), then 'confirm' from NEW; the opponent never sees
+    either address, and the game replays byte for byte."""
+    from email.message import EmailMessage
+
+    from gm.pbem.admin import verify_replay
+    from gmtest import ALICE, BOB, Player, World, run, started_game, text
+
+    NEW = "alice.new@example.org"
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            await world.act(world.alice.reply, "address alice.new@example.org")
+            said = text(world.alice.latest()).replace("\n    ", " ")
+            assert f"a mail has gone to {NEW} to confirm it" in said
+            new = Player(NEW, world)
+            (confirmation,) = new.inbox()
+            assert "Confirm: play Player 1 in game g1 from here" in str(confirmation["Subject"])
+            assert world.daemon.master.games["g1"].seat(1).address == ALICE  # not yet
+            forged = EmailMessage()  # a confirm from anyone else changes nothing
+            forged["From"], forged["To"], forged["Subject"] = BOB, str(confirmation["Reply-To"]), "Re: confirm"
+            forged["Message-ID"] = "<forged-move@example.net>"
+            forged.set_content("confirm\n")
+            await world.asend(forged.as_bytes(), BOB, [str(confirmation["Reply-To"])])
+            await world.settle()
+            assert world.daemon.master.games["g1"].seat(1).address == ALICE
+            await world.act(new.reply, "confirm", to=confirmation)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert game.seat(1).address == NEW
+            assert "Turn 1: your sheet" in str(new.latest()["Subject"])
+            await world.act(new.reply, "Rv1")  # the new address plays the seat now
+            assert [str(o) for o in game.play.pending[1]] == ["Rv1"]
+            for message in world.bob.inbox():
+                assert NEW not in message.as_string() and ALICE not in message.as_string()
+            archive = world.daemon.store.games_dir / "g1"
+        count, differences = verify_replay(str(archive))
+        assert differences == [] and count > 8
+    run(scenario())

@@ -117,5 +117,6 @@ ABSENCE_HELP = [
     ("absent until YYYY-MM-DD", "I am away to the end of that day (UTC): deadlines that fall before then wait for me"),
     ("vacation 10d", "I am away for 10 days (or 72h, ...) from now; also: absent 10d"),
     ("absent cancel", "I am back early (also: back): the deadlines no longer wait for me"),
+    ("address NEW", "move your seat to the address NEW, once you confirm it from there"),
 ]
-"""The absence commands (`gm.kernel.absence`), in the help of games that have them."""
+"""The commands of edition 2 on (`gm.kernel.absence`, `gm.kernel.moving`), in the help of games that have them."""

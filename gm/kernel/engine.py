@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Union
 
-from . import absence
+from . import absence, moving
 from . import observers as watchers
 from .actions import (  # noqa: F401  (the operator's events, here beside the others)
     OPERATOR_EVENTS, AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed, clock_stopped, operator,
@@ -224,7 +224,7 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
-    mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game))
+    mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game))
     reply = Reply()
     later: list[Notice] = []
     for line, text, why in mail.not_understood:
@@ -305,6 +305,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         return _draw(game, event, where, reply)
     if keyword in absence.keywords(game):
         return absence.command(game, event, command, reply)
+    if keyword in moving.keywords(game):
+        return moving.command(game, event, command, reply)
     if keyword in ("challenge", "accept"):
         reply.ignored.append(f"{where}: send it to the GM's own address, not within a game")
         return []

@@ -57,6 +57,8 @@ from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
 from ..kernel.model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
+from . import moving
+from .moving import move_tag
 from .owner import OwnerMail, owner_tag
 from .store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..logs import event as log_event
@@ -270,6 +272,10 @@ class GameMaster(Clockwork):
         if confirming:
             self.owner.answer(key, message, sender, *confirming)
             return
+        moving_to = move_tag(tags)
+        if moving_to:
+            moving.answer(self, key, message, sender, *moving_to)
+            return
         text, password = orders_text(message)
         if not tags and self.owner.wants(sender, text):  # the operator's actions, by mail
             self.owner.request(key, sender, text)
@@ -312,6 +318,10 @@ class GameMaster(Clockwork):
         log_event("mail accepted", game=game_id, player=player, key=key)
         if message_id is not None:
             self.applied.setdefault(message_id, set()).add(_digest(text))
+        try:
+            moving.asked(self, key, game, player, text)  # 'address NEW': the new address is asked to confirm
+        except Shunted as reason:  # the mail itself is applied: only the confirmation is not sent
+            log_event("move confirmation not sent", game=game_id, player=player, reason=str(reason))
         if GAMES.search(text):
             try:
                 self.outside.list_games(key, game.seat(player).address.lower())

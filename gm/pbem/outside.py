@@ -75,6 +75,10 @@ class OutsideMail:
     def __init__(self, master: GameMaster):
         self.master = master
 
+    def allowed(self, address: str, what: str, at: datetime) -> None:
+        """Refuse (to the shunt) past the day's allowance of mail to ``address``."""
+        self._allowed(address, what, at)
+
     def _allowed(self, address: str, what: str, at: datetime) -> None:
         """Refuse (to the shunt) past the day's allowance of mail to ``address``."""
         limit = self.master.limits.answers_outside_games_per_day
