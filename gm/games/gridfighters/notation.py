@@ -17,9 +17,9 @@ from importlib.resources import files
 from typing import Any
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ...kernel.errors import NotationError
+from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
 from .board import ROWS, Square
 
 GRAMMAR = files("gm.games.gridfighters").joinpath("gridfighters.lark")
@@ -109,8 +109,6 @@ class Record:
     setup_lines: tuple[int, int] = (0, 0)
 
 
-_AT_END = 0
-"""Line number for an error found only once the whole text was read."""
 
 
 class _ToValues(Transformer):
@@ -171,7 +169,7 @@ class _ToValues(Transformer):
                 setup_lines[player] = line
         if sorted(setups) != [1, 2]:
             missing = "setup 1" if 1 not in setups else "setup 2"
-            raise NotationError(_AT_END, 1, "", [f"'{missing}'"], "a record gives both players' setups")
+            raise NotationError(AT_END, 1, "", [f"'{missing}'"], "a record gives both players' setups")
         return Record(variant, (tuple(setups[1]), tuple(setups[2])), first, tuple(moves),
                       (setup_lines[1], setup_lines[2]))
 
@@ -191,25 +189,8 @@ def parser() -> Lark:
 
 # Spaces that mail clients put in text, each replaced by a plain space so
 # that columns stay where they were; only \n ends a line.
-_PLAIN_SPACE = str.maketrans({c: " " for c in "\xa0\u2007\u202f\u200b\ufeff\x0b\x0c\r\u2028\u2029\x85"})
-
-
 def _parse(text: str, start: str) -> Any:
-    text = text.translate(_PLAIN_SPACE)
-    if not text.endswith("\n"):
-        text += "\n"
-    try:
-        return parser().parse(text, start=start)
-    except (VisitError, NotationError) as error:
-        found = getattr(error, "orig_exc", error)
-        if not isinstance(found, NotationError):
-            raise
-        if found.line == _AT_END:
-            found.line, found.column = _end_position(text)
-            found.args = (found.describe(),)
-        raise found from None
-    except UnexpectedInput as error:
-        raise _explain(error, text) from None
+    return parse_notation(parser(), text, start, _explain)
 
 
 def parse_setup(text: str) -> list[Placement]:
@@ -229,7 +210,7 @@ def parse_move(text: str) -> Move:
     naming that line, since a player makes one move per turn [game play]."""
     moves = parse_moves(text)
     if not moves:
-        line, column = _end_position(text if text.endswith("\n") else text + "\n")
+        line, column = end_position(text if text.endswith("\n") else text + "\n")
         raise NotationError(line, column, "", [_described("PIECE")],
                             "write the move as piece, square, '-', destination, such as Z2 E2-A2",
                             found="no move")
@@ -260,13 +241,13 @@ def _explain(error: UnexpectedInput, text: str) -> NotationError:
         expected = sorted(error.expected)
         token_type = error.token.type
         if token_type == "$END":
-            line, column = _end_position(text)
+            line, column = end_position(text)
     else:  # UnexpectedEOF
         expected = sorted(getattr(error, "expected", ()))
-        line, column = _end_position(text)
+        line, column = end_position(text)
     lines = text.split("\n")
     if not isinstance(line, int) or line < 1 or line > len(lines):
-        line, column = _end_position(text)
+        line, column = end_position(text)
     source_line = lines[line - 1]
     match = _WORD.match(source_line, column - 1)
     word = match.group() if match else source_line[column - 1:column]
@@ -284,11 +265,6 @@ def _explain(error: UnexpectedInput, text: str) -> NotationError:
         if description not in described:
             described.append(description)
     return NotationError(line, column, word, described, hint_for(word, set(expected)), found)
-
-
-def _end_position(text: str) -> tuple[int, int]:
-    lines = text.rstrip("\n").split("\n")
-    return len(lines), len(lines[-1]) + 1
 
 
 _NUMBERED = {"A": "asteroids are A1 to A7", "X": "X fighters are X1 and X2", "Y": "Y fighters are Y1 and Y2",

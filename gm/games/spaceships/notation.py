@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from typing import Any
 
-from ...kernel.errors import NotationError, join_or as _join_or
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
+from ...kernel.errors import join_or as _join_or
 from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType
@@ -127,7 +130,7 @@ class _ToValues(Transformer):
                 setup_lines[player] = line
         if sorted(setups) != [1, 2]:
             missing = "setup 1" if 1 not in setups else "setup 2"
-            raise NotationError(_AT_END, 1, "", [f"'{missing}'"], "a record gives both players' setups")
+            raise NotationError(AT_END, 1, "", [f"'{missing}'"], "a record gives both players' setups")
         return Record(variant, (setups[1], setups[2]), tuple(turns), (setup_lines[1], setup_lines[2]))
 
 
@@ -151,8 +154,6 @@ class Record:
     setup_lines: tuple[int, int] = (0, 0)
 
 
-_AT_END = 0
-"""Line number for an error found only once the whole text was read."""
 
 
 @lru_cache(maxsize=None)
@@ -170,29 +171,8 @@ def _parser() -> Lark:
 
 # Spaces that mail clients and word processors put in text, each replaced by
 # a plain space so that columns stay where they were; only \n ends a line.
-_PLAIN_SPACE = str.maketrans({c: " " for c in "\xa0\u2007\u202f\u200b\ufeff\x0b\x0c\r\u2028\u2029\x85"})
-
-
-def _normalise(text: str) -> str:
-    return text.translate(_PLAIN_SPACE)
-
-
-def _parse(text: str, start: str):
-    text = _normalise(text)
-    if not text.endswith("\n"):
-        text += "\n"
-    try:
-        return _parser().parse(text, start=start)
-    except (VisitError, NotationError) as error:
-        found = getattr(error, "orig_exc", error)
-        if not isinstance(found, NotationError):
-            raise
-        if found.line == _AT_END:
-            found.line, found.column = _end_position(text)
-            found.args = (found.describe(),)
-        raise found from None
-    except UnexpectedInput as error:
-        raise _explain(error, text) from None
+def _parse(text: str, start: str) -> Any:
+    return parse_notation(_parser(), text, start, _explain)
 
 
 def notation_help() -> list[tuple[str, str]]:
@@ -244,12 +224,12 @@ def _explain(error: UnexpectedInput, text: str) -> NotationError:
     elif isinstance(error, UnexpectedToken):
         expected = sorted(error.expected)
         if error.token.type == "$END":
-            line, column = _end_position(text)
+            line, column = end_position(text)
     else:  # UnexpectedEOF
         expected = sorted(getattr(error, "expected", ()))
-        line, column = _end_position(text)
+        line, column = end_position(text)
     if not isinstance(line, int) or line < 1:
-        line, column = _end_position(text)
+        line, column = end_position(text)
     source_line = text.split("\n")[line - 1] if line - 1 < len(text.split("\n")) else ""
     match = _WORD.match(source_line, column - 1)
     word = match.group() if match else source_line[column - 1:column]
@@ -272,11 +252,6 @@ def _explain(error: UnexpectedInput, text: str) -> NotationError:
 
 def _literal(name: str) -> str:
     return f"'{name.lower()}'" if name.isalpha() else name
-
-
-def _end_position(text: str) -> tuple[int, int]:
-    lines = text.rstrip("\n").split("\n")
-    return len(lines), len(lines[-1]) + 1
 
 
 _SLIPS = [
