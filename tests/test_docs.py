@@ -6,9 +6,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _test_names() -> set[str]:
+def names_of_tests(pattern: str = "test_*.py") -> set[str]:
+    """The names of the tests in the test files ``pattern`` matches."""
     names = set()
-    for path in (ROOT / "tests").glob("test_*.py"):
+    for path in (ROOT / "tests").glob(pattern):
         names |= set(re.findall(r"^(?:async )?def (test_\w+)", path.read_text(), re.M))
     return names
 
@@ -17,7 +18,7 @@ def test_every_ruling_names_tests_that_exist():
     text = (ROOT / "docs" / "rulings.md").read_text()
     named = set(re.findall(r"\b(test_\w+)\b(?!\.py)", text))
     assert named, "docs/rulings.md names no tests"
-    missing = sorted(named - _test_names())
+    missing = sorted(named - names_of_tests())
     assert not missing, f"docs/rulings.md names tests that do not exist: {missing}"
 
 

@@ -3,22 +3,17 @@
 import re
 from pathlib import Path
 
+from test_docs import names_of_tests
+
 ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "docs" / "gridfighters" / "rulings.md"
-
-
-def _test_names() -> set[str]:
-    names = set()
-    for path in (ROOT / "tests").glob("test_gridfighters_*.py"):
-        names |= set(re.findall(r"^def (test_\w+)", path.read_text(), re.M))
-    return names
 
 
 def test_every_ruling_names_tests_that_exist_and_cites_the_rules():
     text = RULINGS.read_text()
     sections = re.split(r"^### ", text, flags=re.M)[1:]
     assert len(sections) >= 15
-    names = _test_names()
+    names = names_of_tests("test_gridfighters_*.py")
     for section in sections:
         title = section.splitlines()[0]
         assert re.search(r"\[(summary|setup|game play|clarification|update|procedure[^\]]*)\]", section), title

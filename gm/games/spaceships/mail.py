@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ...kernel.commands import Mail
+from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import Notice, PlayerMail, Reply, answered_turn, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
@@ -64,14 +64,7 @@ def help_commands() -> list[tuple[str, str]]:
         ("check", "check the orders in this mail and say what would happen, without submitting them"),
         ("setup", "(optional) the lines of this mail are your setup, one ship per line"),
         ("status", "send me the current turn sheet again"),
-        ("history", "send me the whole game so far, as I may see it"),
-        ("message TEXT", "pass TEXT to my opponent (your address is never shown); also: press TEXT"),
-        ("draw", "offer a draw, or accept the opponent's offer"),
-        ("resign", "give up this game"),
-        ("games", "list the games I play"),
-        ("challenge ADDRESS", "(to the GM's own address) invite ADDRESS to a new game"),
-        ("accept", "(in reply to a challenge) accept it"),
-        ("help", "send this help"),
+        *KERNEL_HELP[1:],  # the kernel's commands after its own 'status'
     ]
 
 
