@@ -183,7 +183,7 @@ def test_a_player_moves_their_seat_confirmed_from_both_addresses(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
             await started_game(world)
-            await world.act(world.alice.reply, "address alice.new@example.org")
+            await world.act(world.alice.reply, "address alice.new@example.org  ; my new address")
             said = text(world.alice.latest()).replace("\n    ", " ")
             assert f"a mail has gone to {NEW} to confirm it" in said
             new = Player(NEW, world)

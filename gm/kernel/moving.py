@@ -40,6 +40,19 @@ def refusal(game: MailGame, player: int, new: str) -> str | None:
     return None
 
 
+def requested(game: MailGame, player: int, text: str) -> str | None:
+    """The address a player's mail asks to move the seat to, read as the
+    engine reads it (`command`): the first ``address`` line it accepts."""
+    from .commands import read_mail
+
+    if not keywords(game):
+        return None
+    for line in read_mail(text, game.rules.is_notation, KEYWORDS).commands:
+        if line.keyword == "address" and refusal(game, player, line.argument.strip()) is None:
+            return line.argument.strip()
+    return None
+
+
 def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
     """Check an ``address NEW`` line and say what happens next."""
     where = f"line {command.line}: address"

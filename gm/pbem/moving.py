@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from .master import GameMaster
 
 MOVE_HEADER = "X-GM-Move"
-_LINE = re.compile(r"^\s*address\s+(\S+)\s*$", re.I | re.M)
 _MOVE_ID = re.compile(r"a[0-9a-f]{10}")
 
 
@@ -46,12 +45,9 @@ def move_tag(tags: list[list[str]]) -> tuple[str, str] | None:
 def asked(master: GameMaster, key: str, game: MailGame, player: int, text: str) -> None:
     """After a player's mail was applied: if it asked to move the seat (and
     the game has the command), mail the new address a confirmation."""
-    found = _LINE.search(text)
-    if found is None or not moving.keywords(game) or game.phase == ENDED:
-        return
-    new = found.group(1)
-    if moving.refusal(game, player, new):
-        return  # the reply said why
+    new = moving.requested(game, player, text)
+    if new is None or game.phase == ENDED:
+        return  # no such line, or the reply said why it cannot be
     move_id = "a" + hashlib.sha256(key.encode()).hexdigest()[:10]  # the same if redone after a crash
     at = time_of(key)
     master.outside.allowed(new, "move", at)  # the daily allowance to an address that plays no game here
