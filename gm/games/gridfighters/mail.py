@@ -183,8 +183,7 @@ class GridFighters(GameRules):
         game.draw_offers.clear()
         game.reminded.clear()
         if play.grid.result is not None:
-            r = play.grid.result
-            return _finish(game, at, Outcome(r.reason, None, r.winner, r.ended_after_move), None)
+            return _finish_by_rules(game, at, None)
         game.deadline = at + game.options.deadline
         note = {"passes": list(passes), "late": missing}
         return [Notice(p, "turn_sheet", _subject(game, p, f"{sheets.side(missing[0])} missed the deadline"),
@@ -321,8 +320,7 @@ def _start(game: MailGame, at: datetime) -> list[Notice]:
     game.missed = {p: 0 for p in game.players}
     game.draw_offers.clear()
     if play.grid.result is not None:
-        r = play.grid.result
-        return _finish(game, at, Outcome(r.reason, None, r.winner, 0), None)
+        return _finish_by_rules(game, at, None)
     return [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
             for p in game.players]
 
@@ -335,8 +333,7 @@ def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
     game.reminded.clear()
     game.draw_offers.clear()
     if play.grid.result is not None:
-        r = play.grid.result
-        return _finish(game, at, Outcome(r.reason, None, r.winner, r.ended_after_move), report)
+        return _finish_by_rules(game, at, report)
     game.deadline = at + game.options.deadline
     mover = report.by
     return [Notice(p, "turn_sheet",
@@ -344,6 +341,12 @@ def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
                                                               else sheets.announcement(report))),
                    sheets.sheet(game, p, at, report))
             for p in game.players]
+
+
+def _finish_by_rules(game: MailGame, at: datetime, report: MoveReport | None) -> list[Notice]:
+    """The game ended as the rules core says (``grid.result``)."""
+    result = game.play.grid.result
+    return _finish(game, at, Outcome(result.reason, None, result.winner, result.ended_after_move), report)
 
 
 def _finish(game: MailGame, at: datetime, outcome: Outcome, report: MoveReport | None) -> list[Notice]:
