@@ -14,7 +14,7 @@ from email.utils import format_datetime, make_msgid
 
 from gm.mail.reading import parse_message
 from gm.pbem.daemon import Config, Daemon
-from gm.pbem.mailer import Identity
+from gm.pbem.mailer import BANNER, Identity
 
 GM = "gm@example.org"
 ALICE = "alice@example.org"
@@ -27,6 +27,20 @@ SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 def text(message) -> str:
     """A message's plain-text body, with plain newlines."""
     return message.get_body(preferencelist=("plain",)).get_content().replace("\r\n", "\n")
+
+
+def enclosures(message) -> dict[str, str]:
+    """What a reply encloses (help, a sheet, the history), by the title of
+    its banner (`gm.pbem.mailer.BANNER`); the last runs on to the mail's end."""
+    parts = text(message).split(f"\n{BANNER}\n")
+    titles, bodies = parts[1::2], parts[2::2]
+    assert len(titles) == len(bodies) and len(set(titles)) == len(titles), titles
+    return {title: body.removeprefix("\n") for title, body in zip(titles, bodies)}
+
+
+def own_text(message) -> str:
+    """A reply's own text, before anything it encloses."""
+    return text(message).split(f"\n{BANNER}\n")[0]
 
 
 def grids(sheet: str) -> tuple[dict[str, str], dict[str, str]]:

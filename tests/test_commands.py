@@ -20,7 +20,7 @@ import pytest
 
 from gm.games.spaceships.notation import parse_orders, parse_setup
 from gm.kernel.commands import KEYWORDS
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, grids, rows, text
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, enclosures, grids, own_text, rows, text
 
 # Player 1's fleet (SETUP_ALICE) has 7 conventional strikes in turn 1 (DS 1,
 # KC 3, FS 2, MD 1), a missile, a beam and 1 scan; 22 cells.
@@ -123,6 +123,11 @@ def header_lines(body: str) -> list[str]:
     return body.split("\n\n", 1)[0].splitlines()
 
 
+def without_header(body: str) -> str:
+    """A mail's text after its header, as a reply encloses it."""
+    return body.split("\n\n", 1)[1]
+
+
 
 
 def game(world: World):
@@ -134,9 +139,9 @@ def game(world: World):
 @setting_up
 async def test_help_lists_every_keyword_and_the_notation_with_examples(world):
     mine, theirs = await mail(world, world.alice, "help")
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] Help"] and theirs == []
-    assert sections(text(mine[0]))["Done"] == ["line 1: help: the help sheet follows"]
-    sheet = text(mine[1])
+    assert subjects(mine) == ["[gm g1] Help"] and theirs == []
+    assert sections(own_text(mine[0]))["Done"] == ["line 1: help: the help sheet is below"]
+    sheet = enclosures(mine[0])["Help"]
     commands = help_commands(sheet)
     assert all(commands.values()), "a command without its description"
     first_words = {command.split()[0]: command for command in commands}
@@ -172,15 +177,15 @@ async def test_help_lists_every_keyword_and_the_notation_with_examples(world):
 @playing
 async def test_help_works_in_play_and_keeps_the_turn_going(world):
     mine, _ = await mail(world, world.alice, "Help\nRv1 Rv2")
-    assert subjects(mine) == ["[gm g1] Turn 1: orders received", "[gm g1] Help"]
-    assert "Turn 1. Deadline" in text(mine[1])
+    assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
+    assert "Turn 1. Deadline" in own_text(mine[0]) and "Commands, one per line" in enclosures(mine[0])["Help"]
     assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
 
 
 @setting_up
 async def test_help_sheet_lines_fit_78_columns(world):
     mine, _ = await mail(world, world.alice, "help")
-    long = [line for line in text(mine[1]).splitlines() if len(line) > 78]
+    long = [line for line in text(mine[0]).splitlines() if len(line) > 78]
     assert long == []
 
 
@@ -190,9 +195,9 @@ async def test_help_sheet_lines_fit_78_columns(world):
 async def test_status_before_the_game_starts_resends_the_invitation(world):
     (invitation,) = world.alice.inbox()
     mine, theirs = await mail(world, world.alice, "status", advance_minutes=0)
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] Invitation to a game: send your setup"]
-    assert sections(text(mine[0]))["Done"] == ["line 1: status: the current sheet follows"]
-    assert text(mine[1]) == text(invitation)
+    assert subjects(mine) == ["[gm g1] Invitation to a game: send your setup"]
+    assert sections(own_text(mine[0]))["Done"] == ["line 1: status: the current sheet is below"]
+    assert text(mine[0]).endswith("\n" + without_header(text(invitation)))
     assert theirs == []
 
 
@@ -202,34 +207,34 @@ async def test_status_resends_the_current_turn_sheet(world):
     await mail(world, world.bob, "Bz5 Yz2")
     (sheet,) = [m for m in world.alice.inbox() if "Turn 1 results" in str(m["Subject"])]
     mine, theirs = await mail(world, world.alice, "status", advance_minutes=0)
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] Turn 2: your sheet"]
-    assert text(mine[1]) == text(sheet)  # the same sheet, word for word
+    assert subjects(mine) == ["[gm g1] Turn 2: your sheet"]
+    assert text(mine[0]).endswith("\n" + without_header(text(sheet)))  # the same sheet, word for word
+    assert header_lines(text(mine[0])) == header_lines(text(sheet))  # said once, at the top
     assert theirs == []
     # Later, only the time left changes.
     mine, _ = await mail(world, world.alice, "STATUS", advance_minutes=60 * 25)
-    again = text(mine[1])
+    again = text(mine[0])
     assert "Deadline 2026-11-24 12:02 UTC, in 1 day 23 hours." in again
-    assert [a for a in again.splitlines() if a not in text(sheet).splitlines()] == [
-        "Turn 2. Deadline 2026-11-24 12:02 UTC, in 1 day 23 hours."]
+    assert enclosures(mine[0])["Turn 2: your sheet"] == without_header(text(sheet))
 
 
 @playing
 async def test_status_after_the_game_ended_sends_the_final_sheet(world):
     await mail(world, world.bob, "resign")
     mine, _ = await mail(world, world.alice, "status")
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] The game is over: your final sheet"]
-    assert "== The game is over ==\nPlayer 2 resigned.\n" in text(mine[1])
+    assert subjects(mine) == ["[gm g1] The game is over: your final sheet"]
+    assert "== The game is over ==\nPlayer 2 resigned.\n" in enclosures(mine[0])["The game is over: your final sheet"]
 
 
 @setting_up
 async def test_status_after_a_game_ended_in_setup_does_not_invite(world):
     _, (notice,) = await mail(world, world.bob, "resign")
     mine, theirs = await mail(world, world.alice, "status")
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] The game is over"] and theirs == []
-    assert sections(text(mine[0]))["Done"] == ["line 1: status: the current sheet follows"]
-    assert text(mine[1]).endswith("\n\nThe game is over: Player 2 resigned.\nYou win.\n")
-    assert text(mine[1]) == text(notice)  # the notice of the end, again
-    assert "Send your setup" not in text(mine[1])
+    assert subjects(mine) == ["[gm g1] The game is over"] and theirs == []
+    assert sections(own_text(mine[0]))["Done"] == ["line 1: status: the current sheet is below"]
+    assert text(mine[0]).endswith("\n\nThe game is over: Player 2 resigned.\nYou win.\n")
+    assert enclosures(mine[0])["The game is over"] == without_header(text(notice))  # the notice of the end, again
+    assert "Send your setup" not in text(mine[0])
 
 
 # check
@@ -747,9 +752,10 @@ async def test_history_shows_every_past_turn_as_the_player_may_see_it(world):
     turn_sheets = {n: text(m) for m in world.alice.inbox() for n in (1, 2)
                    if f"Turn {n} results" in str(m["Subject"])}
     mine, theirs = await mail(world, world.alice, "history")
-    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm g1] The game so far"] and theirs == []
-    assert sections(text(mine[0]))["Done"] == ["line 1: history: the game so far follows"]
-    history = text(mine[1])
+    assert subjects(mine) == ["[gm g1] The game so far"] and theirs == []
+    assert sections(own_text(mine[0]))["Done"] == ["line 1: history: the game so far is below"]
+    history, footer = enclosures(mine[0])["The game so far"].split("\nTo play, reply to this mail")
+    assert "password " in footer  # how to answer, once, at the end of the mail
     assert "Your setup:\n    DS Rv1-Ow2\n    KC Gv1-Gx2\n    FS Bv1-Bw2\n    MD Yz1 Yz2 Yz3\n    LS Bz5\n" in history
     assert "Yx3-Gy4" not in history  # not the opponent's setup
     assert "== Turn 1 (you reported first) ==" in history and "== Turn 2 (they reported first) ==" in history
@@ -763,7 +769,7 @@ async def test_history_shows_every_past_turn_as_the_player_may_see_it(world):
     assert "    kGv1            REJECTED: " in history
     # Bob's history is Bob's own: his setup and orders.
     mine, _ = await mail(world, world.bob, "history")
-    bob = text(mine[1])
+    bob = enclosures(mine[0])["The game so far"]
     assert "    DS Yx3-Gy4\n" in bob and "DS Rv1-Ow2" not in bob
     assert "    Rv1             strike Rv1\n" in bob and "kGv1" not in bob
 
@@ -771,7 +777,7 @@ async def test_history_shows_every_past_turn_as_the_player_may_see_it(world):
 @setting_up
 async def test_history_before_any_setup(world):
     mine, _ = await mail(world, world.alice, "history")
-    assert "Your setup:\n    (not sent yet)\n" in text(mine[1])
+    assert "Your setup:\n    (not sent yet)\n" in enclosures(mine[0])["The game so far"]
 
 
 # lines that are not understood
@@ -784,13 +790,14 @@ def test_a_mistyped_command_gets_the_nearest_and_the_rest_is_handled(tmp_path, t
     @playing
     async def scenario(world):
         mine, theirs = await mail(world, world.alice, f"{typo}\nRv1 Rv2\nxyzzy\nSTATUS")
-        reply = text(mine[0])
+        reply = own_text(mine[0])
         assert sections(reply) == {
-            "Done": ["your orders for turn 1", "line 4: status: the current sheet follows"],
+            "Done": ["your orders for turn 1", "line 4: status: the current sheet is below"],
             "Not understood": [f"line 1: {typo!r}: did you mean '{nearest}'?",
                                "line 3: 'xyzzy': not a command, an order or a setup line (send 'help' for the list)"],
             "Ignored": []}
-        assert subjects(mine) == ["[gm g1] Turn 1: orders received", "[gm g1] Turn 1: your sheet"]
+        assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
+        assert list(enclosures(mine[0])) == ["Turn 1: your sheet"]
         assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2"]
         assert theirs == [] and game(world).phase == "play"
     scenario(tmp_path)
@@ -827,12 +834,12 @@ def test_orders_after_a_command_on_its_line_are_not_dropped_silently(tmp_path, k
 async def test_commands_and_orders_mixed_in_one_mail(world):
     body = "; turn 1\nhistory\nRv1 Rv2\n\nmessage hello there\n  Rw1 ; and one more\nstatus\n"
     mine, theirs = await mail(world, world.alice, body)
-    assert subjects(mine) == ["[gm g1] Turn 1: orders received", "[gm g1] The game so far",
-                              "[gm g1] Turn 1: your sheet"]
+    assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
+    assert list(enclosures(mine[0])) == ["The game so far", "Turn 1: your sheet"]
     assert subjects(theirs) == ["[gm g1] A message from Player 1"]
-    assert sections(text(mine[0])) == {
-        "Done": ["your orders for turn 1", "line 2: history: the game so far follows",
-                 "line 5: message: passed to Player 2", "line 7: status: the current sheet follows"],
+    assert sections(own_text(mine[0])) == {
+        "Done": ["your orders for turn 1", "line 2: history: the game so far is below",
+                 "line 5: message: passed to Player 2", "line 7: status: the current sheet is below"],
         "Not understood": [], "Ignored": []}
     assert [str(o) for o in game(world).play.pending[1]] == ["Rv1", "Rv2", "Rw1"]
 
@@ -840,8 +847,8 @@ async def test_commands_and_orders_mixed_in_one_mail(world):
 @playing
 async def test_keywords_in_any_case_coordinates_keep_theirs(world):
     mine, _ = await mail(world, world.alice, "ORDERS Rv1 Rv2\nStatus\nHISTORY")
-    assert subjects(mine) == ["[gm g1] Turn 1: orders received", "[gm g1] Turn 1: your sheet",
-                              "[gm g1] The game so far"]
+    assert subjects(mine) == ["[gm g1] Turn 1: orders received"]
+    assert list(enclosures(mine[0])) == ["Turn 1: your sheet", "The game so far"]
     mine, _ = await mail(world, world.alice, "Orders rv1")
     reply = text(mine[0])
     assert subjects(mine) == ["[gm g1] Turn 1: your orders could not be read"]
@@ -870,9 +877,9 @@ async def test_comments_and_blank_lines_are_ignored(world):
 async def test_the_reply_sections_hold_what_they_should(world):
     body = "Rv1 Rv2\nstatus\nsttaus\nchallenge carol@example.com\naccept\nmessage\nfoo bar\n"
     mine, theirs = await mail(world, world.alice, body)
-    reply = text(mine[0])
+    reply = own_text(mine[0])
     assert sections(reply) == {
-        "Done": ["your orders for turn 1", "line 2: status: the current sheet follows"],
+        "Done": ["your orders for turn 1", "line 2: status: the current sheet is below"],
         "Not understood": [
             "line 3: 'sttaus': did you mean 'status'?",
             "line 7: 'foo bar': not a command, an order or a setup line (send 'help' for the list)",

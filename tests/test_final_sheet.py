@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-from gmtest import SETUP_ALICE, SETUP_BOB, World, text
+from gmtest import SETUP_ALICE, SETUP_BOB, World, enclosures, own_text, text
 
 BOB_TURN2 = "bRz1Rz3 Gv1 Gw1 sBv1 sBw1 sBx1 sBy1 sBz1 sOv1 sOw1 sOx1 sOy1 sOz1 sGv1 sGw1 sRz5 sRz4"
 TURNS = [("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
@@ -40,7 +40,7 @@ def play(tmp_path):
             finals = [world.alice.latest(), world.bob.latest()]
             world.clock.advance(hours=1)
             await world.act(world.bob.reply, "status")
-            return finals, world.bob.inbox()[-2:]
+            return finals, world.bob.inbox()[-1]
     return asyncio.run(scenario())
 
 
@@ -84,12 +84,12 @@ def test_the_final_records_are_a_record_gm_referee_reads(tmp_path):
 
 
 def test_status_after_the_end_says_the_game_is_over(tmp_path):
-    (_, final), (reply, sheet) = play(tmp_path)
-    assert "status: the current sheet follows" in text(reply)
-    subject = str(sheet["Subject"])
+    (_, final), reply = play(tmp_path)
+    assert "status: the current sheet is below" in own_text(reply)
+    subject = str(reply["Subject"])
     assert "Turn 4" not in subject and "over" in subject, subject
-    plain = text(sheet)
-    assert "Turn 4" not in plain and "turn 4" not in plain
-    html = sheet.get_body(preferencelist=("html",)).get_content()
+    (plain,) = enclosures(reply).values()
+    assert "Turn 4" not in text(reply) and "turn 4" not in text(reply)
+    html = reply.get_body(preferencelist=("html",)).get_content()
     assert "turn 4" not in html.lower()
     assert "The game is over" in plain and record_of(plain) == record_of(text(final))

@@ -139,7 +139,7 @@ def test_the_history_tells_of_missed_moves():
     engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
     assert game.play.grid.to_move == 2
     notices = mail(game, clock, 1, "history")
-    (history,) = [n for n in notices if n.template == "history"]
+    (history,) = [e for n in notices for e in (n, *n.enclosed) if e.template == "history"]
     written = render_text("history", history.data, "gm.games.gridfighters")
     assert "A deadline:\n  Red sent no move by the deadline: the move passes (ruling 19)." in written, written
 

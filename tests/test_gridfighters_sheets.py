@@ -24,7 +24,7 @@ import pytest
 from gm.kernel import engine
 from gm.kernel.engine import Created, PlayerMail
 from gm.kernel.model import Options, Seat
-from gm.pbem.mailer import render_html, render_text
+from gm.pbem.mailer import body_html, body_text, render_html, render_text
 from gmtest import START
 
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "gridfighters"
@@ -49,8 +49,7 @@ def played() -> dict[int, list[tuple[str, str, str | None]]]:
     def keep(notices):
         for n in notices:
             package = game.rules.templates
-            sent[n.player].append((n.subject, render_text(n.template, n.data, package),
-                                   render_html(n.template, n.data, package)))
+            sent[n.player].append((n.subject, body_text(n, package), body_html(n, package)))
     keep(notices)
     for minutes, (player, text) in enumerate(MAILS, 1):
         keep(engine.apply(game, PlayerMail(START + timedelta(minutes=minutes), player, text)))

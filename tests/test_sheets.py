@@ -43,6 +43,7 @@ from pathlib import Path
 
 import pytest
 
+from gm.pbem.mailer import BANNER
 from gmtest import World, grids, rows, text
 
 HERE = Path(__file__).resolve().parent
@@ -272,6 +273,18 @@ def happened(sheet: str, turn: int) -> list[str]:
 
 
 
+def the_history(reply: str) -> str:
+    """The history a reply encloses, headed by the reply's header (the game, the player, the rules)."""
+    header = reply.split("\n\n", 1)[0]
+    (history,) = enclosures_of(reply).values()
+    return f"{header}\n\n{history.split(chr(10) + 'To play, reply to this mail')[0]}"
+
+
+def enclosures_of(body: str) -> dict[str, str]:
+    parts = body.split(f"\n{BANNER}\n")
+    return {title: part.removeprefix("\n") for title, part in zip(parts[1::2], parts[2::2])}
+
+
 def command_history(sheet: str, turn: int) -> list[str]:
     block = sheet.split(f"== Your orders in turn {turn}: as written, as carried out ==\n", 1)[1]
     return [line[2:] for line in rows(block.split("\n\n", 1)[0])]
@@ -413,6 +426,7 @@ def test_facts_standard_win_player_2(sheets):
 
 def test_facts_kamikaze_burnout_player_1(sheets):
     turn1, turn2, history, final = (sheets[f"kamikaze-burnout.p1.{x}"] for x in ("turn1", "turn2", "history", "final"))
+    history = the_history(history)
     lines = happened(turn1, 1)
     assert lines[:6] == ["you   beam strike Yw1: hit", "you   beam strike Yx2: hit", "you   beam strike Yy3: hit",
                          "you   strike Bz5: explosion  (missile explosion: Bz5 By5)", "you   strike Gz5: miss",
@@ -476,6 +490,7 @@ def test_facts_kamikaze_burnout_player_1(sheets):
 def test_facts_kamikaze_burnout_player_2(sheets):
     begin, turn1, turn2, history, final = (
         sheets[f"kamikaze-burnout.p2.{x}"] for x in ("begin", "turn1", "turn2", "history", "final"))
+    history = the_history(history)
     ten = DIRECTIONS - {"colour+number", "colour+letter+number", "colour-letter+number"}
     assert beam_directions(begin, 1) == ten
     # Only player 1 was told; the records at the end reveal both players' orders [1.4.1], and

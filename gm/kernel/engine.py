@@ -39,18 +39,22 @@ from .actions import (  # noqa: F401  (the operator's events, here beside the ot
     operator_refusal,
 )
 
-from .commands import ABSENCE_HELP, Command, read_mail
+from .commands import ABSENCE_HELP, Command, Mail, read_mail
 from .errors import NotationError
 from .model import ENDED, SETUP, MailGame, Options, Outcome, Seat
 from .text import wrap
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 2
+EDITION = 3
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
 edition 1 is every game made before editions were recorded."""
+ONE_REPLY_EDITION = 3
+"""The first edition that answers ``help``, ``status`` and ``history`` inside
+the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
+earlier editions sent each in a mail of its own."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,9 @@ class Notice:
     answers: str | None = None
     attach_archive: bool = False
     observer: int = 0
+    enclosed: tuple["Notice", ...] = ()
+    """Documents sent inside this notice's mail, after its own text (the
+    help, a sheet, the history a player asked for in the mail it answers)."""
 
 
 @dataclass
@@ -136,6 +143,8 @@ class Reply:
     not_understood: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    enclosed: list[Notice] = field(default_factory=list)
+    """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
 
 
 def rules_named(name: str):  # -> GameRules; imported late: the games import the kernel
@@ -247,7 +256,23 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
     }
     subject = rules.reply_subject(game, reply, later)
-    return [Notice(event.player, "reply", subject, data, event.message_id), *later]
+    if reply.enclosed and _only_asked_to_see(mail, reply):
+        subject = "; ".join(notice.subject for notice in reply.enclosed)
+    enclosed = tuple(reply.enclosed)
+    attach = any(notice.attach_archive for notice in enclosed)
+    return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed),
+            *later]
+
+
+SHOWN = ("help", "status", "history")
+"""The commands that ask to see something, answered inside the reply (`ONE_REPLY_EDITION`)."""
+
+
+def _only_asked_to_see(mail: Mail, reply: Reply) -> bool:
+    """Whether a mail did nothing but ask to see things: its reply is then
+    named for what it holds ("Help; Turn 3: your sheet")."""
+    return (not mail.notation_lines and not mail.not_understood and not reply.not_understood and not reply.ignored
+            and all(command.keyword in SHOWN for command in mail.commands))
 
 
 def syntax_data(error: NotationError, lines: list[str]) -> dict[str, Any]:
@@ -266,21 +291,20 @@ def syntax_data(error: NotationError, lines: list[str]) -> dict[str, Any]:
 def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
     rules, player, keyword = game.rules, event.player, command.keyword
     where = f"line {command.line}: {keyword}"
-    if keyword == "help":
-        reply.done.append(f"{where}: the help sheet follows")
-        data = rules.help_data(game, player, event.at)
-        if absence.keywords(game):  # before the last line, "help"
-            data["commands"] = [*data["commands"][:-1], *ABSENCE_HELP, *data["commands"][-1:]]
-        return [Notice(player, "help", "Help", data)]
-    if keyword == "status":
-        reply.done.append(f"{where}: the current sheet follows")
-        return [rules.status(game, player, event.at)]
+    if keyword in SHOWN:
+        shown = _shown(game, event, keyword)
+        if game.edition < ONE_REPLY_EDITION:
+            reply.done.append(f"{where}: {SHOWN_SAYS[keyword]} follows")
+            return [shown]
+        if any(notice.template == shown.template for notice in reply.enclosed):
+            reply.ignored.append(f"{where}: asked for already in this mail")
+        else:
+            reply.done.append(f"{where}: {SHOWN_SAYS[keyword]} is below")
+            reply.enclosed.append(shown)
+        return []
     if keyword == "games":
         reply.done.append(f"{where}: the list of your games follows in a separate mail")
         return []
-    if keyword == "history":
-        reply.done.append(f"{where}: the game so far follows")
-        return [Notice(player, "history", "The game so far", rules.history(game, player, event.at))]
     if keyword == "message":
         if not command.argument:
             reply.not_understood.append(f"{where}: the message is missing (write: message TEXT)")
@@ -314,6 +338,22 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         return rules.command(game, event, command, reply)
     reply.not_understood.append(f"{where}: not understood")
     return []
+
+
+SHOWN_SAYS = {"help": "the help sheet", "status": "the current sheet", "history": "the game so far"}
+
+
+def _shown(game: MailGame, event: PlayerMail, keyword: str) -> Notice:
+    """What ``help``, ``status`` or ``history`` shows the player."""
+    rules, player = game.rules, event.player
+    if keyword == "status":
+        return rules.status(game, player, event.at)
+    if keyword == "history":
+        return Notice(player, "history", "The game so far", rules.history(game, player, event.at))
+    data = rules.help_data(game, player, event.at)
+    if absence.keywords(game):  # before the last line, "help"
+        data["commands"] = [*data["commands"][:-1], *ABSENCE_HELP, *data["commands"][-1:]]
+    return Notice(player, "help", "Help", data)
 
 
 def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[Notice]:

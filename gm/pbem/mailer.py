@@ -11,12 +11,14 @@ the outbox gets it filled in.
 from __future__ import annotations
 
 import functools
+import re
 import textwrap
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, make_msgid
+from html import escape
 from typing import Any
 
 import jinja2
@@ -125,6 +127,63 @@ def render_text(template: str, data: dict[str, Any], package: str = KERNEL,
     return "\n".join(collapsed) + "\n"
 
 
+BANNER = "=" * 78
+"""Above and below the title of each document a reply encloses."""
+
+
+def body_text(notice: Notice, package: str = KERNEL, folders: tuple[str, ...] = ("templates",)) -> str:
+    """A notice's text, then each document it encloses under a banner naming
+    it. The header naming the game and the player is said once, at the top,
+    and how to answer once, at the end (``bare_header``, ``bare_footer``)."""
+    whole = render_text(notice.template, notice.data, package, folders)
+    if not notice.enclosed:
+        return whole
+    own = render_text(notice.template, notice.data | {"bare_footer": True}, package, folders)
+    text = own
+    for enclosed in notice.enclosed:
+        text += f"\n{BANNER}\n{enclosed.subject}\n{BANNER}\n\n"
+        text += render_text(enclosed.template, enclosed.data | {"bare_header": True, "bare_footer": True},
+                            package, folders)
+    if whole != own:  # the reply says how to answer: at the very end
+        text += "\n" + render_text("_reply", notice.data, package, folders)
+    return text
+
+
+def body_html(notice: Notice, package: str = KERNEL, folders: tuple[str, ...] = ("templates",)) -> str | None:
+    """A notice's HTML alternative, if it or a document it encloses has one.
+
+    A reply that encloses an HTML sheet becomes one page holding the same as
+    its text: the reply and each document without HTML as preformatted
+    text, each HTML document's body as it is (its ``<style>`` blocks moved
+    into the page's head), so that the two alternatives say the same."""
+    own = render_html(notice.template, notice.data, package, folders)
+    pages = [render_html(e.template, e.data, package, folders) for e in notice.enclosed]
+    if not notice.enclosed or not any(pages):
+        return own
+    styles: list[str] = []
+    parts = [_inner(own, styles) if own else _pre(render_text(notice.template, notice.data, package, folders))]
+    for enclosed, page in zip(notice.enclosed, pages):
+        parts.append(f"<hr>\n<h2>{escape(enclosed.subject)}</h2>")
+        parts.append(_inner(page, styles) if page else _pre(render_text(enclosed.template, enclosed.data, package, folders)))
+    head = "".join(styles)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{escape(notice.subject)}</title>'
+            f"{head}</head>\n<body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{escape(text)}</pre>"
+
+
+def _inner(page: str, styles: list[str]) -> str:
+    """The body of a whole HTML page, in a ``div`` that keeps the body's
+    attributes; its ``<style>`` blocks are added to ``styles``."""
+    styles.extend(re.findall(r"<style>.*?</style>", page, re.S))
+    found = re.search(r"<body([^>]*)>(.*)</body>", page, re.S)
+    if found is None:
+        return page
+    return f"<div{found.group(1)}>{found.group(2)}</div>"
+
+
 def message_id(identity: Identity, game: MailGame, event: int, position: int) -> str:
     """The Message-ID of the GM's ``position``-th message for event ``event``.
 
@@ -170,9 +229,8 @@ def build(
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
-    message.set_content(render_text(notice.template, notice.data, package, folders), charset="utf-8",
-                        cte="quoted-printable")
-    html = render_html(notice.template, notice.data, package, folders)
+    message.set_content(body_text(notice, package, folders), charset="utf-8", cte="quoted-printable")
+    html = body_html(notice, package, folders)
     if html is not None:
         message.add_alternative(html, subtype="html", charset="utf-8", cte="quoted-printable")
     if notice.attach_archive and archive is not None:
