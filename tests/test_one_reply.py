@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 
 from gm.pbem.mailer import BANNER
 from gmtest import SETUP_ALICE, SETUP_BOB, World, text
+from test_html_sheet import DESKTOP, chromium, parse  # noqa: F401 (chromium is a fixture)
 
 
 def html(message) -> str:
@@ -111,3 +112,21 @@ def test_grid_fighters_answers_help_status_and_history_in_one_reply(tmp_path):
             assert len(titles) == 3 and titles[1:] == ["The game so far", "Help"], titles
             assert str(reply["Subject"]) == "[gm g1] " + "; ".join(titles)
     asyncio.run(scenario())
+
+
+def test_the_one_page_shows_the_sheet_as_its_own_mail_would_in_chromium(tmp_path, chromium):
+    async def scenario():
+        async with World(tmp_path / "game") as world:
+            await world.new_game()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            await world.act(world.alice.reply, "Rv1 Rw1\nhelp\nstatus\n")
+            return world.alice.latest()
+    reply = asyncio.run(scenario())
+    page = tmp_path / "reply.html"
+    page.write_text(html(reply), encoding="utf-8")
+    dumped = chromium.dump_dom(page, *DESKTOP)
+    sheet = parse(dumped)
+    assert len(sheet.grids) == 10  # the sheet's five grids of each space, drawn as its own mail draws them
+    assert "Your orders for turn 1:" in dumped and "Commands, one per line" in dumped
+    assert dumped.index("Your orders for turn 1:") < dumped.index("Commands, one per line") < dumped.index("Turn 1: your sheet</h2>")
