@@ -11,7 +11,7 @@ The manual (../shared/rules/celestial-empire-manual.tex) fixes: 256 planets
 every planet has one to four (l.166-170); Earth is four jumps by the
 shortest route from every home planet (l.738); about 10% of the planets are
 research planets (l.1695); nine empires at most (l.135); home planets start
-with 60 industry (l.655) and 100 PDUs (l.636); Earth has 60 industry, 200
+with 60 industry (l.657) and 100 PDUs (l.639); Earth has 60 industry, 200
 PDUs (l.2297) and no mines (its income, 320, is 20 + 5 x 60); neutral planets
 have a few mines of a few types, some have industry, under 5% have PDUs
 (l.1660, l.1685, l.162). docs/celestial_empire/galaxy.md gives every
@@ -238,7 +238,7 @@ def _ordinary_contents(rng: random.Random) -> tuple[tuple[int, ...], tuple[int, 
     """Mines and ore of a neutral planet: nine in ten have mines, of one to
     three types, one to five of each (mostly few), a little ore of the types
     mined, and sometimes a little of a type not mined (like planet 107 in
-    the manual's planet summary, l.2237)."""
+    the manual's planet summary, l.2216)."""
     mines = [0] * ORE_TYPES
     ore = [0] * ORE_TYPES
     if rng.randrange(10):
@@ -317,7 +317,7 @@ def generate(seed: int, empires: int) -> Galaxy:
     else:
         raise RuntimeError(f"no galaxy for seed {seed} in {MAX_ATTEMPTS} attempts")
     # Research planets: one equidistant between this sector's home and a
-    # neighbour's if possible (the manual's hint, l.2783), the rest anywhere
+    # neighbour's if possible (the manual's hint, l.2778), the rest anywhere
     # eligible.
     equidistant = [t for t in eligible if dist[0][_node(0, t)] in (dist[1][_node(0, t)], dist[8][_node(0, t)])]
     research = [rng.choice(equidistant or eligible)]

@@ -1,7 +1,7 @@
 """Initial planet names for a Celestial Empire galaxy, made up from syllables.
 
 The manual says planets start named (revision 1.9: "Planets start of named")
-and that a name must be under 24 characters (section Naming, l.349). The
+and that a name must be under 24 characters (section Naming, l.351). The
 original game drew its names from a Latin word list (the turn sheet example
 shows Abduco, Affirmare, Aeternus); gm makes its own instead: two or three
 syllables from a small, bland inventory, plus sometimes an ending, which
