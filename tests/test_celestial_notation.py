@@ -8,6 +8,7 @@ celestial-empire-manual.tex (tests do not read ../shared)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -197,7 +198,7 @@ def test_the_manual_examples_cover_every_order_class():
 
 
 def test_the_manuals_mine_load_without_a_type_is_answered_with_the_fix():
-    """l.2089 writes S306L10M where the syntax (l.626) has S306L10M<type>."""
+    """l.2089 writes S306L10M where the syntax (l.625) has S306L10M<type>."""
     with pytest.raises(NotationError) as caught:
         parse_order("S306L10M")
     error = caught.value
@@ -212,7 +213,7 @@ def test_the_ore_attack_is_written_with_r():
 
 
 def test_quick_reference_global_tend_without_a_ship_is_answered_with_the_fix():
-    """The quick reference (l.2913) writes S<xxx>T; the section (l.1287) S<xxx>TS<zzz>."""
+    """The quick reference (l.2870) writes S<xxx>T; the section (l.1288) S<xxx>TS<zzz>."""
     with pytest.raises(NotationError) as caught:
         parse_order("S103T")
     assert caught.value.column == 6 and "S103TS104" in caught.value.hint
@@ -228,12 +229,20 @@ def test_every_help_example_reads_to_its_kind_and_every_kind_has_help():
     assert kinds == {form.kind for form in COMMANDS_HELP}
 
 
+def test_the_notation_doc_shows_every_form_of_the_help():
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "celestial_empire" / "notation.md").read_text()
+    for form in COMMANDS_HELP:
+        assert f"| `{form.syntax}` | {form.meaning} | `{form.example}` | `{form.kind.__name__}` |" in doc, form
+    assert f"these {len(COMMANDS_HELP)} forms" in doc
+    assert f"{len({form.kind for form in COMMANDS_HELP})} order classes" in doc
+
+
 def test_letters_are_case_insensitive_and_print_upper_case():
     assert parse_order("s132u42r2") == parse_order("S132U42R2")
     assert str(parse_order("s276l(78p)")) == "S276L(78D)"  # P is PDUs too (l.719); gm prints D
     assert str(parse_order("scan 123")) == "SCAN123"
     assert str(parse_order("os123ai")) == "OS123AI"
-    assert parse_order("s123=BlackGuard") == o.NameShip(123, "BlackGuard")  # names keep their case (l.339)
+    assert parse_order("s123=BlackGuard") == o.NameShip(123, "BlackGuard")  # names keep their case (l.340)
     assert parse_order("(friend hi)") == e.AllianceMessage(o.AllianceLevel.FRIENDLY, "hi")
     assert parse_order("(Enemy hi)").level is o.AllianceLevel.HOSTILE
 

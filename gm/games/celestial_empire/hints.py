@@ -92,13 +92,13 @@ def _slip(source: str, before: str, squeezed: str, word: str, expected: set[str]
     upper = word.upper()
     stripped = source.strip()
     if not squeezed and re.match(r"[Pp]\s*[0-9]", stripped):
-        return f"planets are written by number alone, without P (manual l.335): {stripped[1:].strip()}"
+        return f"planets are written by number alone, without P (manual l.338): {stripped[1:].strip()}"
     if upper.startswith("O") and (squeezed[-1:].isdigit() or word[1:2].isdigit()):
         return "the letter O is not a number: write the digit 0"
     if re.fullmatch(r"[0-9]+", squeezed) and upper[:1] in "JLUTZEPR":
         return f"ship orders begin with S and the ship's number, such as S{stripped}"
     if squeezed == "S" and word.isalpha():
-        return "orders name ships and planets by number, not by name (manual l.343): such as S123J120"
+        return "orders name ships and planets by number, not by name (manual l.344): such as S123J120"
     if re.fullmatch(r"S[0-9]+(J[0-9]+)+", squeezed) and (word in (",", "-", "/") or word.isdigit()):
         return "each planet of a jump has its own J, such as S123J120J240"
     if re.fullmatch(r"S[0-9]+A[0-9]*", squeezed) and upper.startswith("P"):

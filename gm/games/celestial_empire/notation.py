@@ -2,7 +2,7 @@
 ``celestial_empire.lark``.
 
 `parse_orders` reads a whole mail body line by line, as the game did (one
-command a line, manual l.164): each line is an order, a blank or comment
+command a line, manual l.184): each line is an order, a blank or comment
 line, or a `NotationError` naming the line, the column, the offending text,
 what was expected there and a hint for the usual slip. One bad line does not
 stop the others: gm answers each bad line and keeps the good ones. `parse_order`
@@ -29,16 +29,16 @@ GRAMMAR = files("gm.games.celestial_empire").joinpath("celestial_empire.lark")
 """The grammar, read through the package: it ships beside this module."""
 
 NAME_LENGTH = 23
-"""Names of ships and planets are under 24 characters (manual l.352)."""
+"""Names of ships and planets are under 24 characters (manual l.351)."""
 
 TYPES = range(10)
-"""Ore and mine types are 0 to 9 (manual l.145)."""
+"""Ore and mine types are 0 to 9 (manual l.160)."""
 
 _LEVELS = {"ALLY": o.AllianceLevel.ALLY, "FRIEND": o.AllianceLevel.FRIENDLY,
            "FRIENDLY": o.AllianceLevel.FRIENDLY, "NEUTRAL": o.AllianceLevel.NEUTRAL,
            "ENEMY": o.AllianceLevel.HOSTILE, "HOSTILE": o.AllianceLevel.HOSTILE}
 """Alliance levels as the manual writes them in prose (ally, friend, neutral,
-enemy, l.432) and on the turn sheet (ALLY, FRIENDLY, HOSTILE, l.2234)."""
+enemy, l.432) and on the turn sheet (ALLY, FRIENDLY, HOSTILE, l.2239)."""
 
 _UNITS = {"cargo_units": o.Unit.CARGO, "fighter_units": o.Unit.FIGHTER,
           "tractor_units": o.Unit.TRACTOR, "shield_units": o.Unit.SHIELD}
@@ -54,7 +54,7 @@ class Line:
     """One line of a mail body: its 1-based ``number`` and ``text``; the
     ``order`` it holds, or the ``error`` that stopped it, or neither (a blank
     or comment line); ``comment`` is the text after ``;`` (research orders
-    are written as comments, manual l.1795), or None."""
+    are written as comments, manual l.1798), or None."""
 
     number: int
     text: str
@@ -248,7 +248,7 @@ class _ToOrders(Transformer):
         if len(items) > e.MAX_JUMPS:
             extra = items[e.MAX_JUMPS]
             raise NotationError(extra.line or 1, extra.column or 1, str(extra), ["the end of the order"],
-                                f"a ship jumps at most {e.MAX_JUMPS} links a turn (manual l.1450)")
+                                f"a ship jumps at most {e.MAX_JUMPS} links a turn (manual l.1448)")
         path = tuple(_number(item) for item in items)
         return lambda ship: e.Jump(ship, path)
 
@@ -371,7 +371,7 @@ def _name(token: Token) -> str:
         start = (token.column or 1) + len(str(token)) - len(str(token).lstrip())
         raise NotationError(token.line or 1, start + NAME_LENGTH, name[NAME_LENGTH:],
                             ["the end of the name"],
-                            f"names are at most {NAME_LENGTH} characters (manual l.352)")
+                            f"names are at most {NAME_LENGTH} characters (manual l.351)")
     return name
 
 

@@ -15,7 +15,7 @@ empire's orders (alliances, scans, game length), standing orders and
 messages.
 
 Each order class carries ``phase``: the step of the manual's turn sequence
-("Turn Sequence", manual l.195-305) in which it is carried out, because the
+("Turn Sequence", manual l.207-320) in which it is carried out, because the
 manual lists every order kind there. Messages are not in the sequence, so
 theirs is None. The order *within* a step (industry before spacemines when
 unloading, bids from the highest...) is the rules core's business.
@@ -64,7 +64,7 @@ class Unit(enum.Enum):
 
 class AllianceLevel(enum.Enum):
     """The four alliance levels, by the word the turn sheet's ALLY STATUS uses
-    (manual l.2234); alliance messages name one."""
+    (manual l.2237-2240); alliance messages name one."""
 
     ALLY = "ALLY"
     FRIENDLY = "FRIENDLY"
@@ -101,7 +101,7 @@ class ShipOrder(Order):
 @dataclass(frozen=True)
 class PlanetOrder(Order):
     """An order to planet ``planet``: written as the bare number, no ``P``
-    (manual l.335), then the action."""
+    (manual l.338), then the action."""
 
     planet: int
 

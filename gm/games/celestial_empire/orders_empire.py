@@ -123,7 +123,7 @@ class BuildUnits(ShipOrder):
 
 
 MAX_JUMPS = 5
-"""A ship jumps at most five links a turn (manual l.1450, l.1520)."""
+"""A ship jumps at most five links a turn (manual l.1448, l.1519)."""
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,8 @@ class Jump(ShipOrder):
         return "".join(f"J{planet}" for planet in self.path)
 
 
-# Planets [Naming l.373, Gifts l.410, Spacemines l.921, Battle l.1226 and
-# l.1247, Transmutation l.1529, Building l.1390]
+# Planets [Naming l.373, Gifts l.410, Spacemines l.925, Battle l.1195 and
+# l.1238, Transmutation l.1529, Building l.1385]
 
 @dataclass(frozen=True)
 class NamePlanet(PlanetOrder):
@@ -358,7 +358,7 @@ class ClearPlanetStandingOrder(Order):
 
 
 # Messages [Diplomacy l.1805]: one line each, not in the turn sequence
-# (phase None) nor in the command history (manual l.2372).
+# (phase None) nor in the command history (manual l.2369-2373).
 
 @dataclass(frozen=True)
 class Broadcast(Order):
