@@ -65,7 +65,14 @@ def test_ingest_benchmark_quick():
         assert re.search(rf"^target: {re.escape(target)}: (MET|NOT MET)$", output, re.MULTILINE), output
 
 
-@pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py"])
+def test_celestial_parse_benchmark_quick():
+    output = run_quick("celestial_parse.py")  # exit 0: the mail read back to the orders it was made of
+    for label in ("lines", "orders", "microseconds/line Lark (parse_orders)",
+                  "microseconds/line reference (split, strip comment, lower)", "ratio Lark/reference"):
+        assert figure(output, label) > 0, label
+
+
+@pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py"])
 def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
