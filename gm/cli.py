@@ -224,6 +224,8 @@ def _games(args: argparse.Namespace) -> int:
         state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
         state += " paused" if game.paused else ""
         deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
+        deadline += "".join(f"  {alias} away until {until}" for alias, until in d["absent"].items())
+        deadline += f"  {len(d['observers'])} watching" if d["observers"] else ""
         rows.append((game_id, f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
     if not rows:
         print("no games")

@@ -10,6 +10,7 @@ byte."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from gm.cli import main
 from gm.pbem.admin import request_game, verify_replay
@@ -80,6 +81,9 @@ def test_an_observer_gets_a_note_nothing_during_play_and_the_whole_game_at_the_e
             records = [part.get_content() for part in end.iter_attachments()]
             assert "Rv1-Ow2" in records[0] and "Yx3-Gy4" in records[1]  # both setups, revealed at the end
             assert "== Turn 1" in records[0] and "== Turn 1" in records[1]
+            for number, record in enumerate(records, 1):  # whose record it is, not "you are Player 1"
+                assert record.startswith(f"Spaceships game g1: the record of Player {number}, as the GM sent it")
+                assert "you are Player" not in record and "password" not in record
             for watcher in (CAROL, DAVE):
                 blobs = [b for raw in delivered_to(world, watcher) for b in texts(raw)]
                 assert len(delivered_to(world, watcher)) in (2, 3)  # note, end (and perhaps a stranger's note)
@@ -151,6 +155,26 @@ def test_gm_new_observer_from_the_command_line(tmp_path):
             assert f"observer-1: {CAROL}".encode() in created and f"observer-2: {DAVE}".encode() in created
     asyncio.run(scenario())
     assert verify_replay(str(tmp_path / "data" / "games" / "g1"))[1] == []
+
+
+def test_gm_show_and_gm_games_name_the_observers_and_who_is_away(tmp_path, capsys):
+    async def scenario():
+        async with World(tmp_path) as world:
+            observed_game(world, [CAROL])
+            await world.settle()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            await world.act(world.alice.reply, "vacation 5d")
+            return world.config.data
+    data = asyncio.run(scenario())
+    capsys.readouterr()
+    assert main(["show", "g1", "--data", data]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["observers"] == [CAROL]
+    assert list(shown["absent"]) == ["Player 1"] and shown["absent"]["Player 1"].startswith("2026-11-26 ")
+    assert main(["games", "--data", data]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "Player 1 away until 2026-11-26 " in line and "1 watching" in line, line
 
 
 def test_a_game_without_observers_records_none(tmp_path):

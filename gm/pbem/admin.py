@@ -115,6 +115,8 @@ def describe_game(game: "MailGame") -> dict:
         "waiting_for": [game.seat(p).alias for p in game.waiting_for],
         "bouncing": [game.seat(p).alias for p in sorted(game.bouncing)],
         "paused": None if game.paused is None else game.paused.strftime("%Y-%m-%d %H:%M UTC"),
+        "absent": {game.seat(p).alias: until.strftime("%Y-%m-%d %H:%M UTC") for p, (_, until) in sorted(game.absent.items())},
+        "observers": list(game.observers),
         "outcome": None if game.outcome is None else {
             "reason": game.outcome.reason,
             "scores": game.outcome.scores,

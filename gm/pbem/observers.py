@@ -27,6 +27,21 @@ def _masked(text: str) -> str:
     return text.replace(PLACEHOLDER, MASK)
 
 
+OBSERVED_RECORD_EDITION = 3
+"""From this edition on, a player's record sent to an observer says whose it
+is at its top, in place of the player's own header ("you are Player 1")."""
+
+
+def _as_observed(game: MailGame, record: dict) -> dict:
+    """What a record's template is given besides the player's own data: for
+    an observer, no header of the player's, and a heading naming whose record
+    it is, and who "you" is in it."""
+    if game.edition < OBSERVED_RECORD_EDITION:
+        return {}
+    return {"bare_header": True, "observed": f"{game.rules.title} game {game.id}: the record of {record['alias']}, "
+            f"as the GM sent it to them (\"you\" in it is {record['alias']})"}
+
+
 def build_observer(notice: Notice, game: MailGame, identity, event: int, position: int, at: datetime,
                    thread: list[str]) -> EmailMessage:
     """The message for a notice to observer ``notice.observer``."""
@@ -48,7 +63,7 @@ def build_observer(notice: Notice, game: MailGame, identity, event: int, positio
     message.set_content(_masked(render_text(notice.template, notice.data, package, folders)),
                         charset="utf-8", cte="quoted-printable")
     for record in notice.data.get("records", []):
-        text = _masked(render_text("history", record["data"], package, folders))
+        text = _masked(render_text("history", record["data"] | _as_observed(game, record), package, folders))
         message.add_attachment(text, charset="utf-8", cte="quoted-printable",
                                filename=f"game-{game.id}-player-{record['player']}.txt")
     _fix_boundaries(message, f"gm-{game.id}-{event}-{position}")
