@@ -14,6 +14,7 @@ from gm.kernel.model import ENDED
 from gm.pbem.admin import verify_replay
 from gm.pbem.limits import Limits
 from gm.pbem.operator import check_action, request_action
+from gm.pbem.owner import QUESTION_WORDS
 from gmtest import ALICE, BOB, GM, Player, World, run, shunt_reasons, started_game, text
 
 OWNER = "owner@example.org"
@@ -235,6 +236,31 @@ def test_the_owner_acts_by_mail_once_a_reply_confirms_it(tmp_path):
             assert sum("The game is paused" in s for s in subjects(world.alice)) == 1
             assert OWNER not in "".join(text(m) + str(m["To"]) for m in world.alice.inbox() + world.bob.inbox())
             replayed(world)
+    run(scenario())
+
+
+def test_an_auto_reply_that_quotes_the_question_without_a_mark_confirms_nothing(tmp_path):
+    """An out-of-office answer from the owner's own address, with no
+    Auto-Submitted header, that copies the question's body unquoted (its
+    'confirm' line too) is not taken for the owner's confirmation; a real
+    reply that quotes the question with '>' is."""
+    async def scenario():
+        async with World(tmp_path, owner=OWNER) as world:
+            await started_game(world)
+            game = world.daemon.master.games["g1"]
+            owner = Player(OWNER, world)
+            await world.asend(owner_mail("pause g1"), OWNER, [GM])
+            await world.settle()
+            asked = owner.latest()
+            question = text(asked)
+            assert QUESTION_WORDS in " ".join(question.split())
+            await world.act(owner.reply, "I am away until Monday.\n\n" + question, to=asked)
+            assert game.paused is None
+            assert any(b"taken for an auto-reply" in reason for reason in shunt_reasons(world))
+            quoted = "\n".join("> " + line for line in question.splitlines())
+            await world.act(owner.reply, "confirm\n\nOn Monday the GM wrote:\n" + quoted, to=asked)
+            await world.settle()
+            assert game.paused is not None
     run(scenario())
 
 

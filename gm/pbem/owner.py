@@ -54,6 +54,10 @@ CHECK_EVERY = timedelta(minutes=1)
 SHOWN_BYTES = 20_000
 """How much of a shunted message ``shunt show`` quotes."""
 _REQUEST_ID = re.compile(r"o[0-9a-f]{10}")
+QUESTION_WORDS = "Nothing is done yet. To do it, reply to this mail with the line"
+"""Words of the question (templates/owner.txt). An answer that holds them
+outside a '>' quote copied the question whole, as an auto-reply that quotes
+without '>' does: its ``confirm`` line is the question's own, not the owner's."""
 _CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 
 
@@ -105,6 +109,9 @@ class OwnerMail:
         text, _ = orders_text(message)
         if not _CONFIRM.search(text):
             raise Shunted(f"answer to the owner's request {request_id} without 'confirm'")
+        if QUESTION_WORDS in " ".join(text.split()):
+            raise Shunted(f"answer to the owner's request {request_id} holds the question's own words unquoted: "
+                          "taken for an auto-reply, not a confirmation")
         if f"done-{request_id}" in store.handled:
             raise Shunted(f"the owner's request {request_id} was done already")
         at = time_of(key)
