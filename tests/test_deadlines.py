@@ -180,7 +180,7 @@ def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
 
 
 def test_creation_keeps_deadlines_exact_to_the_microsecond():
-    from gm.pbem.archive import parse_fields, request_fields, seats_and_options
+    from gm.pbem.creation import parse_fields, request_fields, seats_and_options
     from gm.kernel.model import Options, Seat
 
     seats = (Seat(1, "a@x", "A"), Seat(2, "b@x", "B"))

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..games import game_named
 from ..kernel.engine import DEFAULT_GAME
-from .archive import event_message, request_fields
+from .archive import event_message
+from .creation import request_fields
 from .mailer import Identity
 from ..kernel.model import MailGame, Options, Seat
 from .store import Store, spool_key
@@ -55,7 +56,7 @@ def requested_id(raw: bytes) -> str | None:
     """The game id a spooled creation request reserved (None in requests
     spooled before ids were reserved)."""
     from ..mail.reading import parse_message
-    from .archive import parse_fields
+    from .creation import parse_fields
 
     return parse_fields(parse_message(raw).get_content()).get("id")
 
@@ -63,7 +64,8 @@ def requested_id(raw: bytes) -> str | None:
 def pending_requests(store: Store) -> list[dict[str, Any]]:
     """Creation requests spooled and not yet made into games, for ``gm games``."""
     from ..mail.reading import parse_message
-    from .archive import EVENT_HEADER, game_of, parse_fields, seats_and_options
+    from .archive import EVENT_HEADER
+    from .creation import game_of, parse_fields, seats_and_options
     from .store import origin_of
 
     found = []
@@ -132,7 +134,8 @@ def export_mbox(store: Store, game_id: str, path: str, player: int | None = None
     with ``player``, only what the GM sent that player is written, which is
     what may be handed to a player."""
     from ..mail.reading import parse_message
-    from .archive import mbox_of, parse_fields, player_mailbox, seats_and_options
+    from .archive import mbox_of, player_mailbox
+    from .creation import parse_fields, seats_and_options
 
     archive = store.archive(game_id)
     keys = archive.keys()

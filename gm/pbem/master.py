@@ -47,9 +47,9 @@ from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
 from .archive import (
     ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time, is_inbound,
-    answering, created_event, notice_messages, orders_text, parse_fields, player_message_id, prepend_header, replay,
-    spool_key_of, to_event,
+    answering, notice_messages, orders_text, player_message_id, prepend_header, replay, spool_key_of, to_event,
 )
+from .creation import created_event, parse_fields
 from .clockwork import Clockwork
 from .crashpoints import crashpoint
 from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal

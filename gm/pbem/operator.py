@@ -46,7 +46,8 @@ SHUNT_HEADER = "X-GM-Shunt-Reason"
 
 def event_fields(event: Event) -> tuple[str, list[str]]:
     """The kind and body lines of the message that stands for ``event``."""
-    from .archive import _seconds, exact_time
+    from .archive import exact_time
+    from .creation import exact_seconds
 
     if isinstance(event, Paused):
         return "pause", []
@@ -56,7 +57,7 @@ def event_fields(event: Event) -> tuple[str, list[str]]:
         if event.deadline is not None:
             return "set-deadline", [f"deadline: {exact_time(event.deadline)}"]
         assert event.extend is not None
-        return "set-deadline", [f"extend-seconds: {_seconds(event.extend)}"]
+        return "set-deadline", [f"extend-seconds: {exact_seconds(event.extend)}"]
     if isinstance(event, AddressReplaced):
         return "replace-address", [f"player: {event.player}", f"address: {event.address}"]
     if isinstance(event, Cancelled):

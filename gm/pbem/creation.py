@@ -1,0 +1,97 @@
+"""A game's creation event, as fields: which game, who plays and watches,
+under which rules, options and edition. `request_fields` writes them (for
+`gm new` and challenges); `created_event` reads them back into the kernel's
+`Created`, for the daemon and for `gm replay` alike."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..kernel.engine import DEFAULT_GAME, EDITION, Created, rules_named
+from ..kernel.model import Options, Seat
+
+
+def exact_seconds(duration: timedelta) -> str:
+    """A duration in seconds, exactly (to the microsecond), as text."""
+    micro = duration // timedelta(microseconds=1)
+    whole, part = divmod(micro, 1_000_000)
+    return str(whole) if not part else f"{whole}.{part:06d}".rstrip("0")
+
+
+def _duration_field(fields: dict[str, str], name: str, default_hours: float) -> timedelta:
+    """``NAME-seconds`` (exact), or ``NAME-hours`` as archives before it wrote."""
+    if f"{name}-seconds" in fields:
+        return timedelta(seconds=float(fields[f"{name}-seconds"]))
+    return timedelta(hours=float(fields.get(f"{name}-hours", default_hours)))
+
+
+def _options_lines(options: Options) -> list[str]:
+    return [
+        f"deadline-seconds: {exact_seconds(options.deadline)}",
+        f"wait-for-deadline: {'yes' if options.wait_for_deadline else 'no'}",
+        f"reminder-seconds: {exact_seconds(options.reminder_before)}",
+        f"forfeit-after: {options.forfeit_after}",
+    ] + [  # only when not the default, as games made before absences have them
+        f"{name}-seconds: {exact_seconds(value)}" for name, value, default in (
+            ("absence-max", options.absence_max, Options.absence_max),
+            ("absence-total", options.absence_total, Options.absence_total)) if value != default
+    ]
+
+
+def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
+                   game: str = DEFAULT_GAME, observers: tuple[str, ...] = ()) -> list[str]:
+    """The body of a creation event: which game, who plays (and who
+    watches), under which rules and options (and the game's own terms, such
+    as a Spaceships match)."""
+    lines = [f"game: {game}", f"edition: {EDITION}"]
+    for seat in seats:
+        lines.append(f"player-{seat.player}: {seat.address}")
+        lines.append(f"alias-{seat.player}: {seat.alias}")
+    lines += [f"observer-{n}: {address}" for n, address in enumerate(observers, 1)]
+    lines.append(f"variant: {variant}")
+    return lines + rules_named(game).creation_fields(terms) + _options_lines(options)
+
+
+def parse_fields(text: str) -> dict[str, str]:
+    fields = {}
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            fields[name.strip().lower()] = value.strip()
+    return fields
+
+
+def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Options]:
+    """The seats, variant and options a creation event names; an event
+    without a ``game`` line is a Spaceships game, as every archive before
+    the kernel is."""
+    seats: list[Seat] = []
+    while f"player-{len(seats) + 1}" in fields:
+        p = len(seats) + 1
+        seats.append(Seat(p, fields[f"player-{p}"], fields.get(f"alias-{p}") or f"Player {p}"))
+    options = Options(
+        deadline=_duration_field(fields, "deadline", 72),
+        wait_for_deadline=fields.get("wait-for-deadline", "no") == "yes",
+        reminder_before=_duration_field(fields, "reminder", 12),
+        forfeit_after=int(fields.get("forfeit-after", 3)),
+        absence_max=_duration_field(fields, "absence-max", Options.absence_max / timedelta(hours=1)),
+        absence_total=_duration_field(fields, "absence-total", Options.absence_total / timedelta(hours=1)),
+    )
+    return tuple(seats), fields.get("variant") or rules_named(game_of(fields)).default_variant, options
+
+
+def game_of(fields: dict[str, str]) -> str:
+    """The game a creation event is for (Spaceships when it names none)."""
+    return fields.get("game", DEFAULT_GAME).lower()
+
+
+def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created:
+    """The `Created` event a creation event's fields stand for."""
+    seats, variant, options = seats_and_options(fields)
+    name = game_of(fields)
+    observers: list[str] = []
+    while f"observer-{len(observers) + 1}" in fields:
+        observers.append(fields[f"observer-{len(observers) + 1}"])
+    return Created(at, game_id, seats, variant, options, rules_named(name).creation_terms(fields),
+                   fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers))
