@@ -1,0 +1,4 @@
+"""The modules that carry out the turn's steps, imported so that each
+registers its steps with `gm.games.celestial_empire.turn`."""
+
+from . import empire_steps  # noqa: F401  steps 2, 3, 5, 18, 19 and messages

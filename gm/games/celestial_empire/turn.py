@@ -1,0 +1,157 @@
+"""One Celestial Empire turn: every empire's orders carried out in the
+manual's sequence of steps (§Turn Sequence, l.207-326; spec section 7).
+
+`run_turn(state, orders)` is pure: it copies the state, runs each step on
+the copy, and returns the copy with the turn's `Report` (each empire's
+command history, what each empire saw happen, the messages). The steps live
+in their own modules; each is a function
+
+    step(state, orders, report) -> None
+
+given the orders of its step in processing order (`in_rotation`, ruling
+R-11), which it carries out on ``state`` and answers in ``report``: every
+order gets a line in its empire's command history, carried out (perhaps in
+part, with the limit that cut it, ruling P1) or refused with the reason. An
+order no step takes is answered too, never dropped (R-5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .orders import Order, Phase
+from .state import GameState
+
+SEATS = 9
+
+
+@dataclass
+class Entry:
+    """One line of an empire's command history (l.2368-2417): the order as
+    desired, and what was carried out, or why not."""
+
+    written: str
+    done: str = ""
+    why: str = ""
+    standing: bool = False
+    """A standing order, run on the empire's behalf (l.1574-1619)."""
+
+    @property
+    def carried_out(self) -> bool:
+        return bool(self.done)
+
+
+@dataclass
+class Report:
+    """What a turn did, for the turn sheets: by empire, only what it may know."""
+
+    turn: int
+    history: dict[int, list[Entry]] = field(default_factory=dict)
+    seen: dict[int, list[str]] = field(default_factory=dict)
+    """Events each empire saw or was told of: battles it fought or was fought
+    in, losses, planets and ships changing hands, Earth's retaliation."""
+    messages: dict[int, list[str]] = field(default_factory=dict)
+    """The messages each empire receives this turn, as the sheet prints them."""
+    scanned: dict[int, list[int]] = field(default_factory=dict)
+    """The planets each empire scanned this turn."""
+    operator: list[str] = field(default_factory=list)
+    """What the game's operator must answer by hand (research results, R-66)."""
+    standing_orders: set[int] = field(default_factory=set)
+    """The ids of this turn's orders that are standing orders, so that their
+    lines in the history say so whichever step answers them."""
+
+    def did(self, empire: int, order: Order | str, done: str, standing: bool = False) -> Entry:
+        """Record that ``order`` was carried out: ``done`` says how much."""
+        entry = Entry(str(order), done=done, standing=standing or id(order) in self.standing_orders)
+        self.history.setdefault(empire, []).append(entry)
+        return entry
+
+    def refused(self, empire: int, order: Order | str, why: str, standing: bool = False) -> Entry:
+        """Record that ``order`` could not be carried out at all, and why."""
+        entry = Entry(str(order), why=why, standing=standing or id(order) in self.standing_orders)
+        self.history.setdefault(empire, []).append(entry)
+        return entry
+
+    def tell(self, empire: int, text: str) -> None:
+        """Something ``empire`` learns this turn (shown on its sheet)."""
+        self.seen.setdefault(empire, []).append(text)
+
+
+Step = Callable[[GameState, Sequence[tuple[int, Order]], Report], None]
+
+STEPS: dict[Phase | None, Step] = {}
+"""The step function of each phase that gm carries out, filled by `step`;
+None is the messages', which are in no step of the manual's sequence."""
+
+END_OF_TURN: list[tuple[str, Callable[[GameState, Report], None]]] = []
+"""Steps 20 to 24 (spacemine attacks, mining, damage, ownership, score),
+which take no orders, in the manual's order."""
+
+
+def step(phase: Phase | None) -> Callable[[Step], Step]:
+    """Register the function that carries out ``phase``'s orders."""
+    def register(function: Step) -> Step:
+        STEPS[phase] = function
+        return function
+    return register
+
+
+def in_rotation(turn: int, orders: dict[int, list[Order]]) -> list[tuple[int, Order]]:
+    """Every empire's orders, empire by empire, starting on turn t with
+    empire ((t - 1) mod 9) + 1 and wrapping; each empire's in the order
+    written (R-11): fair over nine turns, and the same on every replay."""
+    first = (turn - 1) % SEATS + 1
+    empires = sorted(orders, key=lambda e: (e - first) % SEATS)
+    return [(empire, order) for empire in empires for order in orders[empire]]
+
+
+def standing(state: GameState, empire: int, report: Report) -> list[Order]:
+    """The standing orders of ``empire``'s ships and planets, read now (they
+    were not checked when set, l.1592-1594); one that cannot be read, or is
+    not an order of its own ship or planet, is answered every turn (R-62)."""
+    from ...kernel.errors import NotationError
+    from .notation import parse_order
+    from .orders import PlanetOrder, ShipOrder
+
+    found: list[Order] = []
+    texts: list[tuple[str | None, type, int]] = [(s.standing, ShipOrder, s.number) for s in state.ships_of(empire)]
+    texts += [(p.standing, PlanetOrder, p.number) for p in state.planets_of(empire)]
+    for text, kind, number in texts:
+        if text is None:
+            continue
+        try:
+            order = parse_order(text)
+        except NotationError as error:
+            report.refused(empire, text, f"standing order cannot be read: {error}", standing=True)
+            continue
+        subject = order.ship if isinstance(order, ShipOrder) else order.planet if isinstance(order, PlanetOrder) else None
+        if not isinstance(order, kind) or subject != number:
+            report.refused(empire, text, "a standing order must be an order of its own ship or planet", standing=True)
+            continue
+        found.append(order)
+        report.standing_orders.add(id(order))
+    return found
+
+
+def run_turn(state: GameState, orders: dict[int, list[Order]]) -> tuple[GameState, Report]:
+    """Carry out one turn: ``orders`` are each empire's, as its mail gave them
+    (standing orders are added by their own step). ``state`` is not changed."""
+    from . import steps  # noqa: F401 (registers the steps)
+
+    after = state.copy()
+    report = Report(state.turn)
+    ordered = in_rotation(state.turn, {e: list(orders.get(e, [])) + standing(after, e, report)
+                                       for e in sorted(set(orders) | set(after.empires))})
+    phases: list[Phase | None] = [*sorted(Phase), None]
+    for phase in phases:
+        mine = [(empire, order) for empire, order in ordered if order.phase == phase]
+        if phase in STEPS:
+            STEPS[phase](after, mine, report)
+        else:
+            for empire, order in mine:
+                report.refused(empire, order, "gm does not carry out this order yet")
+    for _, end in END_OF_TURN:
+        end(after, report)
+    after.turn += 1
+    return after, report

@@ -1,0 +1,112 @@
+"""The Celestial Empire turn: the frame every step runs in (`turn.run_turn`)
+and the empire's own steps (`empire_steps`), each pinned to the ruling it
+follows (docs/celestial_empire/rulings.md)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gm.games.celestial_empire.galaxy import generate
+from gm.games.celestial_empire.notation import parse_orders
+from gm.games.celestial_empire.orders import AllianceLevel
+from gm.games.celestial_empire.state import GameState, new_game
+from gm.games.celestial_empire.turn import in_rotation, run_turn
+
+
+@pytest.fixture(scope="module")
+def start() -> GameState:
+    return new_game(generate(7, 3), ["Grok", "Winter", "Master"])
+
+
+def orders(text: str):
+    lines = parse_orders(text)
+    assert [str(line.error) for line in lines if line.error] == []
+    return [line.order for line in lines if line.order]
+
+
+def history(report, empire=1) -> list[tuple[str, str, str]]:
+    return [(e.written, e.done, e.why) for e in report.history.get(empire, [])]
+
+
+def test_a_turn_leaves_the_state_it_was_given_unchanged(start):
+    before = copy.deepcopy(start)
+    ship = start.ships_of(1)[0].number
+    after, _ = run_turn(start, {1: orders(f"S{ship}=Black\n+Winter\n")})
+    assert start == before and after != before and after.turn == start.turn + 1
+
+
+def test_orders_are_taken_empire_by_empire_in_a_rotation_by_turn_r11():
+    mailed = {1: ["a"], 2: ["b"], 3: ["c"], 9: ["z"]}
+    assert [e for e, _ in in_rotation(1, mailed)] == [1, 2, 3, 9]
+    assert [e for e, _ in in_rotation(3, mailed)] == [3, 9, 1, 2]
+    assert [e for e, _ in in_rotation(10, mailed)] == [1, 2, 3, 9]  # nine turns make a round
+
+
+def test_names_own_things_only_and_cut_to_23_characters_r13(start):
+    from gm.games.celestial_empire.orders import NameShip
+    mine, theirs = start.ships_of(1)[0].number, start.ships_of(2)[0].number
+    assert parse_orders(f"S{mine}=The Very Long Name Of A Ship")[0].error is not None  # by mail: refused as written
+    after, report = run_turn(start, {1: [NameShip(mine, "The Very Long Name Of A Ship"), *orders(f"S{theirs}=Mine")]})
+    assert after.ships[mine].name == "The Very Long Name Of A"  # an order made otherwise than by mail is cut too
+    assert history(report)[1] == (f"S{theirs}=Mine", "", f"ship {theirs} is not yours")
+    assert after.ships[theirs].name == ""
+
+
+def test_a_rating_moves_one_level_a_turn_increases_first_r16(start):
+    after, report = run_turn(start, {1: orders("-Winter\n+Winter\n+Winter\n+Nobody\n+Grok\n")})
+    assert after.empires[1].rating(2) == AllianceLevel.FRIENDLY  # +Winter ran first (step 5a)
+    answered = history(report)
+    assert [written for written, _, _ in answered] == ["+Winter", "+Winter", "+Nobody", "+Grok", "-Winter"]
+    whys = [why for _, _, why in answered]
+    assert whys[0] == "" and "one level a turn" in whys[1] and "one level a turn" in whys[4]
+    assert "no empire called Nobody" in whys[2] and "yourself" in whys[3]
+    after, _ = run_turn(after, {1: orders("+WINTER\n")})  # names in any case (R-2)
+    assert after.empires[1].rating(2) == AllianceLevel.ALLY and after.empires[2].rating(1) == AllianceLevel.NEUTRAL
+
+
+def test_one_scan_for_the_home_planet_and_a_planet_once_r61(start):
+    earth, other = start.earth, next(p for p in start.planets if p != start.earth)
+    _, report = run_turn(start, {1: orders(f"SCAN{earth}\nSCAN{earth}\nSCAN{other}\n")})
+    assert report.scanned[1] == [earth]
+    assert [why for _, _, why in history(report)] == ["", "no scans left: you have 1 this turn"]
+
+
+def test_a_standing_order_runs_from_the_next_turn_in_its_own_step_every_turn_r62(start):
+    home = start.empires[1].home
+    after, report = run_turn(start, {1: orders(f"O{home}=Capital\n")})
+    assert after.planets[home].name == start.planets[home].name != "Capital"
+    assert after.planets[home].standing == f"{home}=Capital"
+    after, report = run_turn(after, {})  # no mail from the empire: it runs all the same
+    assert after.planets[home].name == "Capital"
+    (entry,) = report.history[1]
+    assert entry.standing and entry.done
+    after, report = run_turn(after, {1: orders(f"X{home}\n")})
+    assert report.history[1][0].standing  # it ran once more, this turn, before it was cleared
+    assert after.planets[home].standing is None
+
+
+def test_a_standing_order_of_something_else_is_answered_every_turn_r62(start):
+    home = start.empires[1].home
+    state = copy.deepcopy(start)
+    state.planets[home].standing = "SCAN200"
+    _, report = run_turn(state, {})
+    (entry,) = report.history[1]
+    assert entry.standing and "its own ship or planet" in entry.why
+
+
+def test_the_game_length_vote_is_kept_in_range_and_the_median_rules_r72(start):
+    from gm.games.celestial_empire.empire_steps import ending_turn
+    after, report = run_turn(start, {1: orders("TURN 5\n"), 2: orders("TURN40\n"), 3: orders("TURN 200\n")})
+    assert [e.vote for e in after.empires.values()] == [10, 40, 100]
+    assert "votes are 10 to 100" in history(report)[0][1]
+    assert ending_turn(after) == 40
+
+
+def test_messages_reach_only_their_recipients_with_the_senders_name_r80(start):
+    mailed = {1: orders("{hello all}\n&winter just you&\n(ALLY friends?)\n"), 2: orders("+Master\n")}
+    after, report = run_turn(start, mailed)
+    assert report.messages[2] == ["Grok: hello all", "From Grok: just you"]
+    assert report.messages[3] == ["Grok: hello all"]
+    assert history(report) == [("(ALLY friends?)", "", "you rate no empire ALLY")]  # messages are not history
