@@ -62,3 +62,26 @@ def test_replay_notices_a_tampered_archive(tmp_path, capsys):
     sent.write_bytes(sent.read_bytes().replace(b"strike Rv1", b"strike Rv2", 1))
     assert main(["replay", f"{data}/games/g1"]) == 1
     assert "000004.out.1: differs from the archived copy" in capsys.readouterr().out
+
+
+def test_aliases_given_for_some_seats_leave_the_rest_to_the_games_defaults(tmp_path, capsys):
+    from gm.games import game_named
+    from gm.pbem.admin import seat_aliases
+
+    spaceships = game_named("spaceships")
+    assert seat_aliases(spaceships, 2, ["Ann"]) == ["Ann", "Player 2"]
+    assert seat_aliases(spaceships, 2, []) == ["Player 1", "Player 2"]
+    for given, why in ((["A", "B", "C"], "3 aliases for 2 players"), (["Ann", "ann"], "an alias of their own"),
+                       (["  "], "at least one letter")):
+        try:
+            seat_aliases(spaceships, 2, given)
+        except ValueError as error:
+            assert why in str(error)
+        else:
+            raise AssertionError(f"{given} accepted")
+    data = str(tmp_path / "data")
+    Store(data)
+    assert main(["new", "--data", data, "--player", "a@x.example", "--player", "b@y.example", "--alias", "Ann"]) == 0
+    assert main(["new", "--data", data, "--player", "a@x.example", "--player", "b@y.example",
+                 "--alias", "Ann", "--alias", "ANN"]) == 2
+    assert "an alias of their own" in capsys.readouterr().err

@@ -177,6 +177,19 @@ def test_missed_deadlines_forfeit_only_the_seat_that_missed_them():
     assert game.outcome.winner is None  # two seats remain: the game decides what that means
 
 
+def test_a_game_whose_silent_seats_play_on_forfeits_nobody():
+    rules = game_named("tally")
+    try:
+        rules.forfeit_for_silence = False  # as Celestial Empire, whose standing orders run for the silent
+        game = three(deadline=timedelta(hours=1), forfeit_after=2)
+        for turn in range(4):
+            mail(game, 1, "1", minutes=turn * 60 + 1)
+            engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
+        assert game.phase != ENDED and game.missed[3] == 4
+    finally:
+        del rules.forfeit_for_silence
+
+
 def test_three_players_by_mail_through_the_daemon_then_replay(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:

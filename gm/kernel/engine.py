@@ -389,7 +389,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for
     for player in missing:  # a seat's count starts again when it sends what it owes
         game.missed[player] += 1
-    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after]
+    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after and game.rules.forfeit_for_silence]
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]
         winner = remaining[0] if len(remaining) == 1 else None

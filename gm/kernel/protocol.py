@@ -55,6 +55,10 @@ class GameRules:
     templates: str = ""
     """The package whose ``templates`` folder holds the game's own templates;
     the kernel's templates (``gm.templates``) are found after them."""
+    forfeit_for_silence: bool = True
+    """Whether a seat that misses ``Options.forfeit_after`` deadlines in a
+    row forfeits. A game whose seats play on when silent (Celestial Empire's
+    standing orders) says no."""
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """The folders of the game's package its templates are read from, for
@@ -80,6 +84,14 @@ class GameRules:
         Spaceships match, for one); None when there are none."""
         return None
 
+    def fresh_terms(self, terms: Any, seed: int) -> Any:
+        """The terms of a game being made now, given a ``seed`` drawn at the
+        edge (`gm.pbem.creation.fresh_terms`): a game that needs chance (a
+        generated map) records the seed in its terms, so that its creation
+        event holds it and a replay rebuilds the same game. Called only when
+        a game or challenge is requested, never on replay."""
+        return terms
+
     def creation_fields(self, terms: Any) -> list[str]:
         """The creation event's lines for those terms."""
         return []
@@ -96,6 +108,14 @@ class GameRules:
 
     def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
         raise NotImplementedError
+
+    def default_aliases(self, count: int) -> list[str]:
+        """What the seats are called when the operator names none."""
+        return [f"Player {n}" for n in range(1, count + 1)]
+
+    def alias_problem(self, alias: str) -> str | None:
+        """Why ``alias`` cannot name a seat of this game, or None if it can."""
+        return None if alias.strip() else "an alias needs at least one letter"
 
     # Reading players' mail
 

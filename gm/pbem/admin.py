@@ -12,11 +12,28 @@ from typing import Any
 
 from ..games import game_named
 from ..kernel.engine import DEFAULT_GAME
+from ..kernel.protocol import GameRules
 from .archive import event_message
-from .creation import request_fields
+from .creation import fresh_terms, request_fields
 from .mailer import Identity
 from ..kernel.model import MailGame, Options, Seat
 from .store import Store, spool_key
+
+
+def seat_aliases(rules: GameRules, count: int, given: list[str]) -> list[str]:
+    """The seats' aliases: those given, in seat order, then the game's
+    defaults for the rest; ValueError for too many, a repeated one, or one
+    the game refuses (`GameRules.alias_problem`)."""
+    if len(given) > count:
+        raise ValueError(f"{len(given)} aliases for {count} players")
+    aliases = [*given, *rules.default_aliases(count)[len(given):]]
+    for alias in given:
+        problem = rules.alias_problem(alias)
+        if problem:
+            raise ValueError(f"alias {alias!r}: {problem}")
+    if len({a.lower() for a in aliases}) != len(aliases):
+        raise ValueError("each player needs an alias of their own")
+    return aliases
 
 
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
@@ -40,13 +57,14 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
             raise ValueError(f"observer {address!r} is not a mail address")
     if len({o.lower() for o in observers} | {p.lower() for p in players}) != len(observers) + len(players):
         raise ValueError("an observer needs an address of their own, neither a player's nor another observer's")
-    aliases = aliases or [f"Player {n}" for n in range(1, len(players) + 1)]
+    aliases = seat_aliases(rules, len(players), aliases or [])
     seats = tuple(Seat(n, address, alias) for n, (address, alias) in enumerate(zip(players, aliases), 1))
     key = spool_key(at, "admin", name)
     if key in store.spool:  # a redo: the request, and its id, are there already
         return key, requested_id(store.spool.get_bytes(key)) or ""
     game_id = store.reserve_game_id()
-    fields = [f"id: {game_id}", *request_fields(seats, variant, options, match, rules.name, tuple(observers))]
+    terms = fresh_terms(rules.name, match)
+    fields = [f"id: {game_id}", *request_fields(seats, variant, options, terms, rules.name, tuple(observers))]
     raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, fields)
     store.spool.add(raw, key)
     return key, game_id

@@ -5,6 +5,7 @@ under which rules, options and edition. `request_fields` writes them (for
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,6 +38,12 @@ def _options_lines(options: Options) -> list[str]:
             ("absence-max", options.absence_max, Options.absence_max),
             ("absence-total", options.absence_total, Options.absence_total)) if value != default
     ]
+
+
+def fresh_terms(game: str, terms: Any) -> Any:
+    """The game's terms for a game being requested now, with a seed drawn
+    here, at the edge, for a game that needs one (`GameRules.fresh_terms`)."""
+    return rules_named(game).fresh_terms(terms, secrets.randbits(32))
 
 
 def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
