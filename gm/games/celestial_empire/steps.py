@@ -2,3 +2,5 @@
 registers its steps with `gm.games.celestial_empire.turn`."""
 
 from . import empire_steps  # noqa: F401  steps 2, 3, 5, 18, 19 and messages
+from . import movement  # noqa: F401  step 17
+from . import endturn  # noqa: F401  steps 21, 23, 24 (END_OF_TURN: mining, ownership, score)
