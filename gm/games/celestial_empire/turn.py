@@ -134,13 +134,18 @@ def standing(state: GameState, empire: int, report: Report) -> list[Order]:
     return found
 
 
-def run_turn(state: GameState, orders: dict[int, list[Order]]) -> tuple[GameState, Report]:
+def run_turn(state: GameState, orders: dict[int, list[Order]],
+             research: dict[int, list[str]] | None = None) -> tuple[GameState, Report]:
     """Carry out one turn: ``orders`` are each empire's, as its mail gave them
-    (standing orders are added by their own step). ``state`` is not changed."""
+    (standing orders are added here, after them), and ``research`` its
+    ``;RP`` lines, which run first, on research turns (step 1, R-67).
+    ``state`` is not changed."""
     from . import steps  # noqa: F401 (registers the steps)
+    from .research import research_all
 
     after = state.copy()
     report = Report(state.turn)
+    research_all(after, research or {}, report)
     ordered = in_rotation(state.turn, {e: list(orders.get(e, [])) + standing(after, e, report)
                                        for e in sorted(set(orders) | set(after.empires))})
     phases: list[Phase | None] = [*sorted(Phase), None]
