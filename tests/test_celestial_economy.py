@@ -209,7 +209,7 @@ def test_units_are_built_on_a_ship_from_the_planets_ore_and_on_an_allys_ship_r55
     assert report.industry_used[planet.number] == 5 + 4 + 6
 
 
-def test_units_are_not_built_from_a_planet_not_yours_nor_over_earth_but_by_a_bid_r10(state):
+def test_units_are_not_built_from_a_planet_not_yours_nor_over_earth_but_by_a_bid_r8_r10(state):
     at_theirs, at_earth = ship_of(state, 1, at=home(state, 2).number), state.ships_of(1)[1]
     at_earth.planet = state.earth
     _, report = run_turn(state, {1: orders(f"S{at_theirs.number}B1C\nS{at_earth.number}B4C\n")})
