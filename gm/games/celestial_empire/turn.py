@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .orders import Order, Phase
-from .state import GameState
+from .state import GameState, Planet, no_ore
 
 SEATS = 9
 
@@ -43,6 +43,20 @@ class Entry:
 
 
 @dataclass
+class EarthTrade:
+    """What Earth's market did this turn, for its end-of-turn adjustment (R-27)."""
+
+    bought: list[int] = field(default_factory=no_ore)
+    """Units of each ore type empires bought from Earth."""
+    sold: list[int] = field(default_factory=no_ore)
+    """Units of each ore type empires sold to Earth."""
+    industry_asked: int = 0
+    """Industry the turn's valid bids asked Earth for."""
+    industry_offered: int = 0
+    """Industry Earth had for hire when the bids were taken."""
+
+
+@dataclass
 class Report:
     """What a turn did, for the turn sheets: by empire, only what it may know."""
 
@@ -60,6 +74,25 @@ class Report:
     standing_orders: set[int] = field(default_factory=set)
     """The ids of this turn's orders that are standing orders, so that their
     lines in the history say so whichever step answers them."""
+    industry_start: dict[int, int] = field(default_factory=dict)
+    """Each planet's industry when the turn began: only that may be used this
+    turn; industry built, unloaded or made this turn waits for the next (R-53)."""
+    industry_used: dict[int, int] = field(default_factory=dict)
+    """Industry of each planet used so far this turn, by every step that uses
+    industry (contracting at Earth, unbuilding, transmuting, building): each
+    industry once a turn (l.1347-1349, R-53)."""
+    earth_trade: EarthTrade = field(default_factory=EarthTrade)
+
+    def free_industry(self, planet: Planet) -> int:
+        """The industry of ``planet`` still usable this turn: what it had at
+        the start and still has, less what was used (R-53)."""
+        start = self.industry_start.get(planet.number, planet.industry)
+        return max(0, min(planet.industry, start) - self.industry_used.get(planet.number, 0))
+
+    def use_industry(self, planet: Planet, amount: int) -> None:
+        """Mark ``amount`` of ``planet``'s industry used for the rest of the turn."""
+        assert 0 <= amount <= self.free_industry(planet), "industry used twice in a turn"
+        self.industry_used[planet.number] = self.industry_used.get(planet.number, 0) + amount
 
     def did(self, empire: int, order: Order | str, done: str, standing: bool = False) -> Entry:
         """Record that ``order`` was carried out: ``done`` says how much."""
@@ -144,7 +177,7 @@ def run_turn(state: GameState, orders: dict[int, list[Order]],
     from .research import research_all
 
     after = state.copy()
-    report = Report(state.turn)
+    report = Report(state.turn, industry_start={n: p.industry for n, p in after.planets.items()})
     research_all(after, research or {}, report)
     ordered = in_rotation(state.turn, {e: list(orders.get(e, [])) + standing(after, e, report)
                                        for e in sorted(set(orders) | set(after.empires))})
