@@ -203,7 +203,7 @@ START_FUEL = 4
 START_PRICES = (10, 16, 6, 6, 15, 6, 5, 3, 12, 14)
 START_STOCK = (89, 76, 99, 98, 71, 100, 95, 90, 81, 74)
 START_MINIMUM_BIDS = {Unit.CARGO: 1, Unit.FIGHTER: 3, Unit.SHIELD: 2, Unit.TRACTOR: 2}
-START_SCORE_PER_CREDIT = 3
+START_SCORE_PER_CREDIT = 2
 
 
 def new_game(galaxy: Galaxy, names: list[str]) -> GameState:

@@ -122,6 +122,13 @@ END_OF_TURN: list[tuple[str, Callable[[GameState, Report], None]]] = []
 which take no orders, in the manual's order."""
 
 
+AUTOMATIC = ("spacemine attacks", "mining", "damage", "ownership", "score", "earth market")
+"""The steps that take no orders, in the manual's order: 20 to 24, then
+Earth's market at the end of the turn (R-27). Each module appends its own
+to `END_OF_TURN` under one of these names; they run in this order whatever
+order the modules were imported in."""
+
+
 def step(phase: Phase | None) -> Callable[[Step], Step]:
     """Register the function that carries out ``phase``'s orders."""
     def register(function: Step) -> Step:
@@ -189,7 +196,7 @@ def run_turn(state: GameState, orders: dict[int, list[Order]],
         else:
             for empire, order in mine:
                 report.refused(empire, order, "gm does not carry out this order yet")
-    for _, end in END_OF_TURN:
+    for _, end in sorted(END_OF_TURN, key=lambda named: AUTOMATIC.index(named[0])):
         end(after, report)
     after.turn += 1
     return after, report
