@@ -204,6 +204,22 @@ def test_the_research_block_on_research_turns():
     assert "COMMAND HISTORY\nNo turn has run yet." in text
 
 
+def test_after_a_research_turn_every_empire_sees_who_owns_research_planets_and_is_told_its_events():
+    state = STATE.copy()
+    research = next(p for _, p in sorted(state.planets.items()) if p.research)
+    research.owner = MASTER
+    report = copy.deepcopy(REPORT)
+    report.turn = 10
+    report.tell(GROK, "Planet 102 defeated by Space Attack")
+    state.empires[GROK].vote, state.empires[WINTER].vote = 20, 40
+    text, html = render(state, report)
+    assert "RESEARCH PLANETS OWNED AT THE END OF THE RESEARCH TURN\n" \
+           f"{research.number} Master   : Nearby Planets {' '.join(map(str, research.links))}" in text
+    assert "SCAN194              planet 194 scanned\n\nPlanet 102 defeated by Space Attack\n" in text
+    assert "The game ends after turn 20 (the middle vote); your vote: 20" in text
+    assert "Planet 102 defeated by Space Attack" in html and f"<td class=\"l\">Master</td>" in html
+
+
 def test_the_header_names_the_adapters_keys():
     assert set(ADAPTER_KEYS) == {"game", "alias", "phase", "turn", "deadline", "remaining", "token"}
     assert TEXT.startswith("Celestial Empire game ce1: you are Alice\nOrders for turn 2. Deadline 2024-05-01")
