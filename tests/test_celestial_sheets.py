@@ -220,6 +220,16 @@ def test_after_a_research_turn_every_empire_sees_who_owns_research_planets_and_i
     assert "Planet 102 defeated by Space Attack" in html and f"<td class=\"l\">Master</td>" in html
 
 
+def test_standing_orders_are_marked_in_the_history_and_shown_with_their_ship_or_planet():
+    state = STATE.copy()
+    home = state.empires[GROK].home
+    state.planets[home].standing = f"{home}=Fortress"
+    after, report = run_turn(state, {})
+    text, html = render(after, report)
+    assert f"{f'{home}=Fortress':<20} (standing order) planet {home} is named Fortress" in text
+    assert f"Standing Order:{home}=Fortress" in text and "(standing order) planet" in html
+
+
 def test_the_header_names_the_adapters_keys():
     assert set(ADAPTER_KEYS) == {"game", "alias", "phase", "turn", "deadline", "remaining", "token"}
     assert TEXT.startswith("Celestial Empire game ce1: you are Alice\nOrders for turn 2. Deadline 2024-05-01")
