@@ -24,6 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import formulas
+from .endturn import income, planet_income
+from .research import is_research_turn
 from .empire_steps import ending_turn, scans_available
 from .galaxy import ORE_TYPES
 from .orders import AllianceLevel, Unit
@@ -42,9 +44,6 @@ ADAPTER_KEYS = {
 """What the templates need besides `sheet_data`'s keys: the adapter passes
 them (``common | sheet_data(...)``), as Grid Fighters' ``common`` does."""
 
-FIRST_RESEARCH_TURN = 10
-RESEARCH_EVERY = 4
-"""Research benefits on turn 10 and every 4 turns after (l.1697-1698)."""
 AMNESTY_ENDS = 15
 """No shots at Earth until turn 15 (l.757-760, R-31)."""
 DEFAULT_WINNING = "Earth Score=30000 Planets=64 Income=2000 Credits=2500"
@@ -55,26 +54,6 @@ CLASSES = ("Cargo", "Ship", "Battle", "Deathstar")
 SHIP_TYPES = ("Empty Ship", *(f"{size} {kind}" for kind in CLASSES for size in SIZES))
 """The 25 ship types of Table "types" (l.1857-1886) in its order; the
 table's names govern over the summary example's (R-76)."""
-
-
-def is_research_turn(turn: int) -> bool:
-    """Turn 10, 14, 18, ...: a turn on which research orders are given (l.1697-1698)."""
-    return turn >= FIRST_RESEARCH_TURN and (turn - FIRST_RESEARCH_TURN) % RESEARCH_EVERY == 0
-
-
-def planet_income(planet: Planet) -> int:
-    """A planet's income: 20, one a mine, five an industry (Table "income", l.1936-1951;
-    the example's planets: 21 for one mine, 320 for Earth's 60 industry)."""
-    return formulas.INCOME_PLANET + formulas.INCOME_MINE * sum(planet.mines) + formulas.INCOME_INDUSTRY * planet.industry
-
-
-def income(state: GameState, empire: int) -> int:
-    """An empire's income (R-69): its planets', the mines and industry its
-    ships carry, and the research bonus for its research planets."""
-    planets = state.planets_of(empire)
-    carried = sum(formulas.INCOME_MINE * s.hold.mines + formulas.INCOME_INDUSTRY * s.hold.industry
-                  for s in state.ships_of(empire))
-    return sum(planet_income(p) for p in planets) + carried + formulas.research_bonus(sum(p.research for p in planets))
 
 
 def owner_name(state: GameState, owner: int) -> str:
