@@ -156,6 +156,15 @@ def test_ship_and_pdus_fire_at_full_strength_at_the_same_time_r40_r45():
     assert any("took 366 shots from the PDUs of planet 102" in line for line in report.seen[GROK])
 
 
+def test_two_ships_fire_at_each_other_with_all_they_had_at_the_start_r40():
+    state = world()
+    big, small = add(state, 201, GROK, 101, f=100, c=10), add(state, 321, WINTER, 101, f=20, c=5)
+    fire_big, fire_small = shots(big), shots(small)
+    after, _ = turn(state, {GROK: "S201AS321\n", WINTER: "S321AS201\n"})
+    assert after.ships[201].fighters == 100 - fire_small  # 321 fired in full although it was wiped out
+    assert (after.ships[321].fighters, after.ships[321].cargo_units) == (0, max(0, 5 - (fire_big - 20)))
+
+
 def test_pdus_answer_each_attacking_ship_in_full_but_not_attacks_on_spacemines_r45():
     state = world()
     state.planets[102].pdus, state.planets[102].industry, state.planets[102].deployed = 20, 10, 10
@@ -199,6 +208,16 @@ def test_pdu_shots_never_destroy_cargo_units_r44():
     assert (after.ships[321].fighters, after.ships[321].tractors, after.ships[321].cargo_units) == (0, 0, 40)
 
 
+def test_in_a_mixed_pool_the_pdu_shots_count_first_r42_r44():
+    state = world()
+    state.planets[101].pdus = 8  # 11 shots
+    state.empires[GROK].ratings[WINTER] = AllianceLevel.HOSTILE
+    add(state, 321, WINTER, 101, t=11, c=40)
+    gunner(state, 201, GROK, 101, 10)
+    after, _ = turn(state, {GROK: "101AS321\nS201AS321\n"})
+    assert (after.ships[321].tractors, after.ships[321].cargo_units) == (0, 30)
+
+
 def test_who_may_fire_at_what_r47():
     state = world()
     state.empires[GROK].ratings.update({WINTER: AllianceLevel.FRIENDLY, MASTER: AllianceLevel.ALLY})
@@ -226,13 +245,14 @@ def test_who_may_fire_at_what_r47():
 def test_earth_amnesty_until_turn_15_and_earth_hostility_after_r31_r32():
     state = world(turn=14)
     state.planets[EARTH].pdus, state.planets[EARTH].deployed = 200, 10
-    add(state, 201, GROK, EARTH, f=50, s=500)
+    add(state, 201, GROK, EARTH, f=50, s=500, c=10, spacemines=5)
     add(state, 202, GROK, 104, f=1, s=500)
     state.planets[104].pdus = 4
     add(state, 321, WINTER, EARTH, c=10)
-    after, report = turn(state, {GROK: "S201AD\nS201AS321\n"})
-    assert [why for _, _, why in history(report)] == [
-        "Earth amnesty in effect until turn 15: no shots allowed (ruling R-31)"] * 2
+    after, report = turn(state, {GROK: "S201AD\nS201AS321\nS201D5\n"})
+    assert [why for _, _, why in history(report)] == [  # spacemines are no shots: they may be deployed
+        "", "Earth amnesty in effect until turn 15: no shots allowed (ruling R-31)",
+        "Earth amnesty in effect until turn 15: no shots allowed (ruling R-31)"]
     assert not after.empires[GROK].hostile_to_earth and report.fought == set()
     state.turn = 15
     after, report = turn(state, {GROK: "S201AD\n"})
@@ -251,8 +271,12 @@ def test_only_an_attack_carried_out_initiates_battle_r49():
     add(state, 202, GROK, 101, f=0)
     add(state, 321, WINTER, 101, c=10)
     state.empires[GROK].ratings[MASTER] = AllianceLevel.FRIENDLY
-    _, report = turn(state, {GROK: "S201AS321\nS202AS321\n"})
+    _, report = turn(state, {GROK: "S201AS321\nS202AS321\nS201AD\n"})
     assert report.fought == {201}
+    assert history(report)[2][2] == "planet 101 is yours (ruling R-47)"
+    state.planets[101].owner = MASTER
+    _, report = turn(state, {GROK: "S201AD\n"})  # no PDUs there: nothing to attack, no battle begun
+    assert history(report)[0][2] == "planet 101 has no PDUs: nothing to attack" and report.fought == set()
 
 
 def test_what_no_longer_fits_falls_mines_first_then_ore_from_type_9_r50():
