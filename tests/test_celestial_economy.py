@@ -383,8 +383,8 @@ def test_damaged_earth_withholds_half_its_ore_and_industry_r27(state):
 
 def test_the_market_runs_last_at_the_end_of_the_turn():
     from gm.games.celestial_empire import steps  # noqa: F401
-    from gm.games.celestial_empire.turn import AUTOMATIC, END_OF_TURN
-    assert AUTOMATIC[-1] == "earth market" and ("earth market", earth_market) in END_OF_TURN
+    from gm.games.celestial_empire.turn import END_OF_TURN, END_ORDER
+    assert END_ORDER[-1] == "earth market" and ("earth market", earth_market) in END_OF_TURN
     assert sum(1 for name, _ in END_OF_TURN if name == "earth market") == 1
 
 

@@ -19,9 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .orders import Order, Phase
 from .state import GameState, Planet, no_ore
+
+if TYPE_CHECKING:
+    from .damage import Volley
 
 SEATS = 9
 
@@ -94,6 +98,26 @@ class Report:
         assert 0 <= amount <= self.free_industry(planet), "industry used twice in a turn"
         self.industry_used[planet.number] = self.industry_used.get(planet.number, 0) + amount
 
+    # What the battle steps (10, 11, 20, 22: battle.py, spacemines.py,
+    # damage.py) leave for the steps after them, this turn only.
+    fought: set[int] = field(default_factory=set)
+    """Ships that initiated battle in step 11 (R-49): movement (step 17)
+    refuses their own jumps ("initiated battle"); they can still be towed."""
+    towing: dict[int, int] = field(default_factory=dict)
+    """Tractor links made in step 11k (R-59), engager -> target: movement
+    moves each target with its engager, free of fuel, and refuses the
+    target's own jump ("held by tractor beams"). A ship is in at most one
+    link, as engager or as target. The links end with the turn."""
+    retrieved: set[int] = field(default_factory=set)
+    """Ships that retrieved spacemines in step 10c: their tractors cannot engage (R-39)."""
+    minefield: list[tuple[int, int]] = field(default_factory=list)
+    """(ship, planet): each entry of a ship into a planet during movement,
+    in the order of jumping, queued by `spacemines.spacemine_attack` for
+    step 20 (R-37, R-38)."""
+    volleys: list[Volley] = field(default_factory=list)
+    """Shots waiting for the damage resolution of step 22: PDU passage fire
+    (`damage.pdu_passage_fire`, R-48) and spacemine attacks (step 20)."""
+
     def did(self, empire: int, order: Order | str, done: str, standing: bool = False) -> Entry:
         """Record that ``order`` was carried out: ``done`` says how much."""
         entry = Entry(str(order), done=done, standing=standing or id(order) in self.standing_orders)
@@ -119,14 +143,23 @@ None is the messages', which are in no step of the manual's sequence."""
 
 END_OF_TURN: list[tuple[str, Callable[[GameState, Report], None]]] = []
 """Steps 20 to 24 (spacemine attacks, mining, damage, ownership, score),
-which take no orders, in the manual's order."""
+which take no orders. Modules append theirs by these names; `run_turn`
+runs them in the manual's order (`END_ORDER`) whatever order the modules
+were imported in."""
+
+END_ORDER = ("spacemine attacks", "mining", "damage", "ownership", "score", "earth market")
+"""The names of steps 20 to 24, in the manual's order (l.207-320), then
+Earth's market at the very end of the turn (R-27)."""
 
 
-AUTOMATIC = ("spacemine attacks", "mining", "damage", "ownership", "score", "earth market")
-"""The steps that take no orders, in the manual's order: 20 to 24, then
-Earth's market at the end of the turn (R-27). Each module appends its own
-to `END_OF_TURN` under one of these names; they run in this order whatever
-order the modules were imported in."""
+def end_of_turn_in_order() -> list[Callable[[GameState, Report], None]]:
+    """The steps of `END_OF_TURN` in the manual's order; a name not in
+    `END_ORDER` runs after them, in the order it was added."""
+    def rank(item: tuple[int, tuple[str, Callable[[GameState, Report], None]]]) -> tuple[int, int]:
+        added, (name, _) = item
+        return (END_ORDER.index(name) if name in END_ORDER else len(END_ORDER), added)
+
+    return [end for _, (_, end) in sorted(enumerate(END_OF_TURN), key=rank)]
 
 
 def step(phase: Phase | None) -> Callable[[Step], Step]:
@@ -196,7 +229,7 @@ def run_turn(state: GameState, orders: dict[int, list[Order]],
         else:
             for empire, order in mine:
                 report.refused(empire, order, "gm does not carry out this order yet")
-    for _, end in sorted(END_OF_TURN, key=lambda named: AUTOMATIC.index(named[0])):
+    for end in end_of_turn_in_order():
         end(after, report)
     after.turn += 1
     return after, report

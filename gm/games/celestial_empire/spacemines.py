@@ -1,0 +1,143 @@
+"""Spacemines: deploying and retrieving them (step 10) and their attacks on
+ships that came into a planet (step 20) (§Spacemines l.877-934; spec 7.10,
+7.20; rulings R-36 to R-39).
+
+Deployed spacemines belong to nobody and attack every ship entering their
+planet, the owner's own included. Movement (step 17) reports each entry of
+a ship into a planet with `spacemine_attack`, in the order of jumping; step
+20 resolves them in that order, each attack with the spacemines deployed at
+that moment, and queues the shots for the damage resolution of step 22.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .damage import Volley
+from .orders import DeployFromShip, Order, Phase, Retrieve
+from .orders_empire import DeployFromPlanet
+from .state import GameState, Ship
+from .turn import END_OF_TURN, Report, step
+
+
+def partly(actual: Order, limit: str, done: str) -> str:
+    """The history line of an order carried out in part (P1, R-25): the
+    order as carried out, the limit that cut it, what was done."""
+    return f"{done} (limit {limit}: {actual})"
+
+
+@step(Phase.SPACEMINES)
+def spacemines(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
+    """Step 10: a planets deploy from their stockpile, b ships deploy from
+    their hold, c ships retrieve deployed spacemines (R-39)."""
+    for empire, order in orders:
+        if isinstance(order, DeployFromPlanet):
+            deploy_from_planet(state, empire, order, report)
+    for empire, order in orders:
+        if isinstance(order, DeployFromShip):
+            deploy_from_ship(state, empire, order, report)
+    for empire, order in orders:
+        if isinstance(order, Retrieve):
+            retrieve(state, empire, order, report)
+
+
+def deploy_from_planet(state: GameState, empire: int, order: DeployFromPlanet, report: Report) -> None:
+    """``234D2``: only the planet's owner deploys its stockpile (R-39)."""
+    planet = state.planets.get(order.planet)
+    if planet is None or planet.owner != empire:
+        report.refused(empire, order, f"planet {order.planet} is not yours")
+        return
+    n = min(order.amount, planet.spacemines)
+    if n <= 0:
+        why = "nothing to deploy" if order.amount <= 0 else f"planet {order.planet} has no spacemines stored"
+        report.refused(empire, order, why)
+        return
+    planet.spacemines -= n
+    planet.deployed += n
+    done = f"{n} spacemines deployed around planet {order.planet}"
+    report.did(empire, order, done if n == order.amount else partly(DeployFromPlanet(order.planet, n), "SM", done))
+
+
+def _own_ship(state: GameState, empire: int, number: int, order: Order, report: Report) -> Ship | None:
+    ship = state.ships.get(number)
+    if ship is None or ship.owner != empire:
+        report.refused(empire, order, f"ship {number} is not yours")
+        return None
+    return ship
+
+
+def deploy_from_ship(state: GameState, empire: int, order: DeployFromShip, report: Report) -> None:
+    """``S123D34``: from the ship's hold, at any planet, owned or not (l.908-909, R-39)."""
+    ship = _own_ship(state, empire, order.ship, order, report)
+    if ship is None:
+        return
+    n = min(order.amount, ship.hold.spacemines)
+    if n <= 0:
+        why = "nothing to deploy" if order.amount <= 0 else f"ship {order.ship} carries no spacemines"
+        report.refused(empire, order, why)
+        return
+    ship.hold.spacemines -= n
+    state.planets[ship.planet].deployed += n
+    done = f"{n} spacemines deployed around planet {ship.planet}"
+    report.did(empire, order, done if n == order.amount else partly(DeployFromShip(order.ship, n), "SM", done))
+
+
+def retrieve(state: GameState, empire: int, order: Retrieve, report: Report) -> None:
+    """``S123R23``: one tractor unit and one free cargo unit a spacemine,
+    always locking on (l.911-915, l.1924-1926); any ship at any planet; a
+    ship that retrieves cannot engage tractors this turn (R-39)."""
+    ship = _own_ship(state, empire, order.ship, order, report)
+    if ship is None:
+        return
+    planet = state.planets[ship.planet]
+    limits = [(planet.deployed, "SM", f"no spacemines are deployed around planet {ship.planet}"),
+              (ship.tractors, "tractor units", f"ship {order.ship} has no tractor units"),
+              (ship.free_space(), "C", f"ship {order.ship} has no free cargo units")]
+    n, limit, why = min([(order.amount, "", "nothing to retrieve"), *limits], key=lambda item: item[0])
+    if n <= 0:
+        report.refused(empire, order, why)
+        return
+    planet.deployed -= n
+    ship.hold.spacemines += n
+    report.retrieved.add(ship.number)
+    done = f"{n} spacemines retrieved from around planet {ship.planet}"
+    report.did(empire, order, done if n == order.amount else partly(Retrieve(order.ship, n), limit, done))
+
+
+def spacemine_attack(state: GameState, ship: Ship, planet: int, report: Report) -> None:
+    """For movement (step 17): ``ship`` has just entered ``planet``, passing
+    through or ending its jump there, jumping or towed. Call it for every
+    entry, in the order of jumping (jumps of 1 link first, then R-11 order,
+    then along the path; a towed ship right after its tower): step 20
+    resolves the attacks in that order (R-37). Ships that did not move, were
+    built or placed by research are not attacked (R-38): do not call it for
+    them. Nothing changes until step 20."""
+    report.minefield.append((ship.number, planet))
+
+
+def shots_of(deployed: int) -> int:
+    """Shots of an attack by ``deployed`` spacemines: two to destroy a ship unit (l.890-891, R-36)."""
+    return deployed // 2
+
+
+def losses_of(deployed: int) -> int:
+    """Spacemines destroyed by their own attack: 10%, rounded up (l.895-897)."""
+    return -(-deployed // 10)
+
+
+def spacemine_attacks(state: GameState, report: Report) -> None:
+    """Step 20, spacemine attack resolution: each queued entry in turn is
+    attacked by all the spacemines then deployed at the planet, floor(d/2)
+    shots (R-36) queued for step 22, and ceil(d/10) of them are destroyed
+    at once, before the next entry (l.895-898, R-37)."""
+    for number, planet in report.minefield:
+        there = state.planets[planet]
+        d = there.deployed
+        if d <= 0 or number not in state.ships:
+            continue
+        there.deployed -= losses_of(d)
+        report.volleys.append(Volley(number, shots_of(d), f"{d} spacemines at planet {planet}"))
+    report.minefield = []
+
+
+END_OF_TURN.append(("spacemine attacks", spacemine_attacks))
