@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from celestial_small import EARTH, add_ship, small_state
 from gm.games.celestial_empire.formulas import effective_efficiency, fuel, pdu_shots
 from gm.games.celestial_empire.galaxy import generate
-from gm.games.celestial_empire.movement import AMNESTY_ENDS, Entering, Passage, movement
+from gm.games.celestial_empire.damage import AMNESTY_ENDS
+from gm.games.celestial_empire.movement import movement
 from gm.games.celestial_empire.notation import parse_order
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.orders_empire import Jump
@@ -81,7 +82,7 @@ def test_jumps_go_by_length_and_spacemines_queue_in_the_order_of_jumping_r37():
     add_ship(state, 500, 1, 101, fuel=10)
     add_ship(state, 600, 2, 103, fuel=10)
     report = move(state, {1: ["S500J102J103"], 2: ["S600J102"]})
-    assert report.entering == [Entering(600, 102, 1), Entering(500, 102, 2), Entering(500, 103, 2)]
+    assert report.minefield == [(600, 102), (500, 102), (500, 103)]
 
 
 def test_every_ship_that_enters_is_queued_for_spacemines_even_at_home_r38():
@@ -89,7 +90,7 @@ def test_every_ship_that_enters_is_queued_for_spacemines_even_at_home_r38():
     add_ship(state, 500, 1, 102, fuel=10)
     add_ship(state, 501, 1, 101, fuel=10)  # stays: not queued
     report = move(state, {1: ["S500J101"]})
-    assert report.entering == [Entering(500, 101, 1)]  # 101 is its owner's home
+    assert report.minefield == [(500, 101)]  # 101 is its owner's home
 
 
 def test_a_route_flown_in_part_pays_in_full_r58():
@@ -99,7 +100,7 @@ def test_a_route_flown_in_part_pays_in_full_r58():
     assert state.ships[500].planet == 103 and state.ships[500].hold.ore[0] == 10 - 9
     (written, done, _), = answers(report)
     assert "at planet 103, 9 fuel used as for the whole route; planet 105 is not linked to 103" in done
-    assert [e.planet for e in report.entering] == [102, 103]
+    assert [planet for _, planet in report.minefield] == [102, 103]
 
 
 def test_a_jump_that_cannot_start_costs_nothing_r60():
@@ -111,7 +112,7 @@ def test_a_jump_that_cannot_start_costs_nothing_r60():
     assert whys == ["planet 101 is not linked to planet 101: no fuel used (ruling R-60)",
                     "planet 999 is not linked to planet 101: no fuel used (ruling R-60)",
                     "planet 103 is not linked to planet 101: no fuel used (ruling R-60)"]
-    assert getattr(report, "entering", []) == []
+    assert report.minefield == []
 
 
 def test_without_the_fuel_for_the_whole_route_the_ship_stays_r58():
@@ -135,7 +136,7 @@ def test_a_ship_that_initiated_battle_does_not_jump_r49():
     state = small_state()
     add_ship(state, 500, 1, 101, fuel=10)
     report = Report(state.turn)
-    report.fought = {500}  # type: ignore[attr-defined]  # as battle records it in step 11
+    report.fought = {500}  # as battle records it in step 11
     move(state, {1: ["S500J102"]}, report)
     assert state.ships[500].planet == 101 and state.ships[500].hold.ore[0] == 10
     assert "initiated battle" in answers(report)[0][2]
@@ -146,15 +147,15 @@ def test_a_towed_ship_follows_its_tower_free_and_cannot_jump_itself_r58():
     add_ship(state, 500, 1, 101, fuel=10, tractors=30)
     add_ship(state, 600, 2, 101, fuel=10)
     report = Report(state.turn)
-    report.towing = {500: 600}  # type: ignore[attr-defined]  # as battle records it in step 11k
+    report.towing = {500: 600}  # as battle records it in step 11k
     move(state, {1: ["S500J102J103"], 2: ["S600J107"]}, report)
     assert (state.ships[500].planet, state.ships[600].planet) == (103, 103)
     assert state.ships[500].hold.ore[0] == 6 and state.ships[600].hold.ore[0] == 10
     assert "held by tractor beams" in answers(report, 2)[0][2]
     assert answers(report)[0][1].endswith("towing ship 600")
     assert report.seen[2] == ["Ship 600 was towed by tractor beams to planet 103"]
-    assert report.entering == [Entering(500, 102, 2), Entering(600, 102, 2),  # right after its tower
-                               Entering(500, 103, 2), Entering(600, 103, 2)]
+    assert report.minefield == [(500, 102), (600, 102),  # right after its tower
+                               (500, 103), (600, 103)]
 
 
 def test_pdus_fire_at_ships_passing_through_unless_friendly_r48():
@@ -165,13 +166,13 @@ def test_pdus_fire_at_ships_passing_through_unless_friendly_r48():
     add_ship(state, 501, 1, 101, fuel=20)  # ends at 102: not fired at
     add_ship(state, 502, 1, 101, fuel=20, fighters=0, cargo=10, shields=5)  # unarmed: fired at
     report = move(state, {1: ["S500J102J103J104", "S501J102", "S502J102J103"]})
-    assert report.passing == [Passage(502, 102, pdu_shots(20)), Passage(500, 102, 40), Passage(500, 103, 4)]
+    assert [(v.ship, v.shots) for v in report.volleys] == [(502, pdu_shots(20)), (500, 40), (500, 4)]
     state = small_state()
     state.planets[102].owner, state.planets[102].pdus = 2, 20
     state.empires[2].ratings[1] = AllianceLevel.FRIENDLY  # Winter rates Grok friendly: its PDUs hold
     add_ship(state, 500, 1, 101, fuel=20)
     report = move(state, {1: ["S500J102J103"]})
-    assert getattr(report, "passing", []) == []
+    assert report.volleys == []
 
 
 def test_no_passage_fire_from_own_planets_at_empty_hulls_nor_from_earth_in_the_amnesty_r48():
@@ -183,13 +184,13 @@ def test_no_passage_fire_from_own_planets_at_empty_hulls_nor_from_earth_in_the_a
     add_ship(state, 501, 1, 102, fuel=20)
     add_ship(state, 900, 3, 104, fighters=0, cargo=0)  # an empty hull, towed through
     report = Report(state.turn)
-    report.towing = {500: 900}  # type: ignore[attr-defined]
+    report.towing = {500: 900}
     move(state, {1: ["S500J105J106J199J106", "S501J103J104"]}, report)
-    assert getattr(report, "passing", []) == []
+    assert report.volleys == []
     state.turn = AMNESTY_ENDS
     state.ships[500].planet = 106
     report = move(state, {1: ["S500J199J106"]})
-    assert report.passing == [Passage(500, EARTH, pdu_shots(200))]
+    assert [(v.ship, v.shots) for v in report.volleys] == [(500, pdu_shots(200))]
 
 
 def test_a_ship_moves_once_a_turn():
