@@ -340,6 +340,13 @@ def test_a_global_load_with_an_unknown_item_or_nothing_to_take_is_refused_r24(st
     assert answer(report, "S276L") == f"refused: nothing loaded: planet {home(state)} had nothing the order takes"
 
 
+def test_earths_ore_is_bought_not_loaded_but_a_ship_may_unload_there_l676(state):
+    ship(state, 123, planet=state.earth, ore=ore(r3=5))
+    after, report = run_turn(state, {GROK: orders("S123L10R2\nS123U5R3\n")})
+    assert answer(report, "S123L10R2") == "refused: Earth's ore is bought, not loaded (SxxxPyyRz, l.676-677)"
+    assert after.planets[state.earth].ore[3] == state.planets[state.earth].ore[3] + 5  # "onto any planet" (l.483-485)
+
+
 def test_cargo_unloaded_by_one_ship_is_loaded_by_another_the_same_turn_l597(state):
     ship(state, 101, ore=ore(r5=50))
     ship(state, 102)

@@ -203,6 +203,8 @@ def may_load(state: GameState, empire: int, planet: Planet, item: Item) -> str:
     """Why ``empire`` may not load ``item`` from ``planet`` ("" if it may): the
     planet must be its own or its owner must rate it ALLY, judged now (R-17,
     R-21); mines and industry come only from a home planet held by its empire (R-22)."""
+    if planet.number == state.earth and planet.owner == NEUTRAL:
+        return "Earth's ore is bought, not loaded (SxxxPyyRz, l.676-677)"
     if state.rating(planet.owner, empire) != AllianceLevel.ALLY:
         return f"planet {planet.number} is not yours, nor an ally's that rates you ALLY (ruling R-17)"
     if item.kind in ("mines", "industry") and not is_held_home(planet):
@@ -227,7 +229,8 @@ def load_limit(ship: Ship, planet: Planet, item: Item, amount: int) -> tuple[int
         return n, f"the hold had room for {free} (C)"
     if stock < stocked(planet, item):
         kept = FLOOR[item.kind]
-        return n, f"planet {planet.number} had {stocked(planet, item)} and its population keeps {kept} (POP, ruling R-20)"
+        return n, (f"planet {planet.number} had {stocked(planet, item)} and its population keeps {kept}"
+                   " (POP, ruling R-20)")
     return n, f"planet {planet.number} had {stock}"
 
 
@@ -246,7 +249,8 @@ def loading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
             load_all(state, empire, ship, planet, order, report)
             continue
         item, amount = asked(order)
-        why = bad_type(item) or ("the order asks for none" if amount <= 0 else "") or may_load(state, empire, planet, item)
+        why = (bad_type(item) or ("the order asks for none" if amount <= 0 else "")
+               or may_load(state, empire, planet, item))
         n, limit = (0, "") if why else load_limit(ship, planet, item, amount)
         if not why and n == 0:
             why = f"nothing loaded: {limit}"
@@ -264,7 +268,8 @@ def load_all(state: GameState, empire: int, ship: Ship, planet: Planet, order: L
     one once, fuel only if listed; then ore 1 to 9; each as much as fits (R-24)."""
     unknown = [entry for entry in order.priority if entry.upper() not in PRIORITY_ITEMS]
     if unknown:
-        report.refused(empire, order, f"{unknown[0]} in the priority list is not an ore type, D, P or S (ruling R-24)")
+        report.refused(empire, order,
+                       f"{unknown[0]} in the priority list is not an ore type, D, P or S (ruling R-24)")
         return
     items: list[Item] = []
     for entry in [*(p.upper() for p in order.priority), *(str(t) for t in GLOBAL_ORE)]:
@@ -287,14 +292,16 @@ def load_all(state: GameState, empire: int, ship: Ship, planet: Planet, order: L
                        else f"nothing loaded: planet {planet.number} had nothing the order takes")
         return
     what = ", ".join(item.words(n) for item, n in moved)
-    report.did(empire, order, f"loaded {what} from planet {planet.number}" + (": the hold is full (C)" if left_behind else ""))
+    full = ": the hold is full (C)" if left_behind else ""
+    report.did(empire, order, f"loaded {what} from planet {planet.number}{full}")
     told_owner(state, empire, ship, planet, what, report)
 
 
 def told_owner(state: GameState, empire: int, ship: Ship, planet: Planet, what: str, report: Report) -> None:
     """An ally that lets another empire load from its planet is told what was taken."""
     if planet.owner not in (empire, NEUTRAL):
-        report.tell(planet.owner, f"{name(state, empire)}'s ship S{ship.number} loaded {what} from your planet {planet.number}")
+        report.tell(planet.owner,
+                    f"{name(state, empire)}'s ship S{ship.number} loaded {what} from your planet {planet.number}")
 
 
 # Step 12: tending -----------------------------------------------------------
