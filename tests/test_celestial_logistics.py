@@ -485,4 +485,4 @@ def test_a_turn_never_changes_the_state_it_was_given(state):
 def test_load_mines_of_a_type_outside_0_to_9_is_refused_not_a_crash(state):
     ship(state, 101)
     _, report = run_turn(state, {GROK: [LoadMines(101, 1, 12)]})
-    assert answer(report, "S101L1M12") == "refused: there is no mines type 12"
+    assert answer(report, "S101L1M12") == "refused: there is no mine type 12 (types are 0 to 9)"

@@ -129,7 +129,7 @@ def asked(order: Order) -> tuple[Item, int]:
 def bad_type(item: Item) -> str:
     """Why an order naming an ore or mine type outside 0 to 9 cannot run ("" if it can)."""
     if item.type is not None and not 0 <= item.type < ORE_TYPES:
-        return f"there is no {item.kind} type {item.type}"
+        return f"there is no {'mine' if item.kind == 'mines' else 'ore'} type {item.type} (types are 0 to 9)"
     return ""
 
 
