@@ -245,7 +245,7 @@ def test_who_may_fire_at_what_r47():
 def test_earth_amnesty_until_turn_15_and_earth_hostility_after_r31_r32():
     state = world(turn=14)
     state.planets[EARTH].pdus, state.planets[EARTH].deployed = 200, 10
-    add(state, 201, GROK, EARTH, f=50, s=500, c=10, spacemines=5)
+    add(state, 201, GROK, EARTH, f=300, s=500, c=10, spacemines=5)  # destroys more PDUs than Earth rebuilds
     add(state, 202, GROK, 104, f=1, s=500)
     state.planets[104].pdus = 4
     add(state, 321, WINTER, EARTH, c=10)

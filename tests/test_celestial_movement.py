@@ -240,8 +240,8 @@ def test_fuel_never_goes_negative_and_ships_move_only_along_links(galaxy_state, 
     report = Report(state.turn)
     movement(state, [(1, order) for order in mailed], report)
     entered: dict[int, list[int]] = {}
-    for entry in getattr(report, "entering", []):
-        entered.setdefault(entry.ship, []).append(entry.planet)
+    for number, planet in report.minefield:
+        entered.setdefault(number, []).append(planet)
     for order in mailed:
         ship = state.ships[order.ship]
         start, fuel_before, efficiency = before[ship.number]
