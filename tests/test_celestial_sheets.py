@@ -4,10 +4,10 @@ well-formed HTML, and above all secret: an empire's sheet, text and HTML,
 is byte-identical whatever happens to what that empire cannot see
 (spec section 8), and changes when something it can see does.
 
-The game: three empires on galaxy seed 7, one turn of the orders the steps
-built so far carry out (naming, alliances, scans, messages) and one they do
-not yet (a jump), then, by hand, a ship of Winter's over Grok's home and one
-of Master's over Earth, so that Grok's sheet shows others' ships.
+The game: three empires on galaxy seed 7, one turn of orders (naming,
+alliances, scans, messages, a jump that takes an unarmed neutral planet),
+then, by hand, a ship of Winter's over Grok's home and one of Master's over
+Earth, so that Grok's sheet shows others' ships.
 
 The golden sheet is compared whole with tests/sheets/celestial_empire/.
 Regenerate with ``GM_UPDATE_GOLDEN=1``: the test rewrites its file and
@@ -60,7 +60,7 @@ def played() -> tuple[GameState, Report]:
                        f"SCAN{home}\n"),
         MASTER: orders("-Grok\n-Winter\n&Winter Grok is weak&\n{Master rules the stars}\nSCAN100\n"),
     })
-    after.ships[winter[1].number].planet = home  # by hand: movement is not built yet
+    after.ships[winter[1].number].planet = home  # by hand, as if it had jumped there
     after.ships[master[0].number].planet = after.earth
     return after, report
 
@@ -151,14 +151,14 @@ def test_the_html_is_well_formed_and_needs_no_script(empire):
 
 
 def test_the_html_carries_what_the_text_carries():
-    for fact in ("Black Arrow", "Capital", "Let us be friends", "Spy", "gm does not carry out this order yet",
+    for fact in ("Black Arrow", "Capital", "Let us be friends", "Spy", "liberated from NEUTRAL",
                  "PLANET SCANNED THIS TURN", "Earth amnesty in effect", "password "):
         assert fact in HTML and fact in TEXT
 
 
-def test_the_history_shows_desired_and_actual_and_what_gm_cannot_do_yet():
+def test_the_history_shows_desired_and_actual_and_why_not():
     jump = next(e for e in REPORT.history[GROK] if "J" in e.written and not e.written.startswith("+"))
-    assert f"{jump.written:<20} NOT DONE: gm does not carry out this order yet" in TEXT
+    assert f"{jump.written:<20} {jump.written}: at planet " in TEXT
     named = STATE.ships_of(GROK)[0].number
     assert f"{f'S{named}=Black Arrow':<20} ship {named} is named Black Arrow" in TEXT
     assert "NOT DONE: ship" in TEXT and "is not yours" in TEXT  # naming Winter's ship
@@ -178,10 +178,10 @@ def test_the_sheet_holds_only_planets_of_interest():
     data = sheet_data(STATE, REPORT, GROK)
     home = STATE.empires[GROK].home
     jumped = STATE.planets[home].links[0]
-    assert [p["number"] for p in data["planets"]] == sorted({home, STATE.earth})
-    assert jumped not in interest(STATE, REPORT, GROK)  # the jump was not carried out
+    assert [p["number"] for p in data["planets"]] == sorted({home, STATE.earth, jumped})
+    assert jumped in interest(STATE, REPORT, GROK)  # where its ship jumped to (and took: it was unarmed)
     scanned = {p["number"]: p["scanned"] for p in data["planets"]}
-    assert scanned == {home: True, STATE.earth: True}  # Winter scanned Grok's home: Grok sees it was scanned
+    assert scanned == {home: True, STATE.earth: True, jumped: False}  # Winter scanned Grok's home: Grok sees it
 
 
 def test_the_ship_type_summary_counts_every_ship_on_even_turns_r77():
@@ -215,7 +215,8 @@ def test_after_a_research_turn_every_empire_sees_who_owns_research_planets_and_i
     text, html = render(state, report)
     assert "RESEARCH PLANETS OWNED AT THE END OF THE RESEARCH TURN\n" \
            f"{research.number} Master   : Nearby Planets {' '.join(map(str, research.links))}" in text
-    assert "SCAN194              planet 194 scanned\n\nPlanet 102 defeated by Space Attack\n" in text
+    assert "SCAN194              planet 194 scanned\n\nPlanet 201 liberated from NEUTRAL\n" \
+           "Planet 102 defeated by Space Attack\n" in text
     assert "The game ends after turn 20 (the middle vote); your vote: 20" in text
     assert "Planet 102 defeated by Space Attack" in html and f"<td class=\"l\">Master</td>" in html
 
