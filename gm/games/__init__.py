@@ -13,6 +13,7 @@ from ..kernel.protocol import GameRules
 GAMES = {
     "spaceships": ("gm.games.spaceships.mail", "Spaceships"),
     "gridfighters": ("gm.games.gridfighters.mail", "GridFighters"),
+    "celestial-empire": ("gm.games.celestial_empire.mail", "CelestialEmpire"),
 }
 """Each game's name, and where its `GameRules` class lives."""
 

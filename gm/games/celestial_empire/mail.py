@@ -1,0 +1,278 @@
+"""Celestial Empire behind the kernel's interface: 2 to 9 empires by mail.
+
+The conventions are the manual's and PBEM players': one command a line,
+``;`` comments, a mail with readable orders replaces every order the empire
+sent before for the turn (R-12), and the turn runs once every empire still
+playing is in, or at the deadline; an empire that sent nothing has its
+standing orders, defences, mining and score all the same (R-84), so silence
+forfeits nothing. Each empire gets its own sheet after every turn
+(`sheets.sheet_data`), holding only what it may know.
+
+The galaxy is generated from a seed drawn when the game is requested
+(`fresh_terms`) and kept in the creation event (``seed: N``), so a replay
+rebuilds the same galaxy and the same turns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ...kernel.commands import KERNEL_HELP, Mail
+from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.model import ENDED, PLAY, MailGame, Outcome
+from ...kernel.protocol import GameRules, TurnPolicy
+from . import sheets
+from .command_help import COMMANDS_HELP
+from .galaxy import generate
+from .notation import parse_orders
+from .orders import Order
+from .state import GameState, new_game
+from .turn import Report, run_turn
+from .variants import Variant, variant_named
+
+NAMES = ("Altair", "Boreas", "Cygnus", "Draco", "Eridani", "Fornax", "Gemini", "Hydra", "Indus")
+"""The empires' names when the operator gives none: nine stars and constellations."""
+NAME_RULE = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,8}$")
+RESERVED = {"neutral", "earth", "ally", "friend", "friendly", "enemy", "hostile"}
+"""Words an empire may not be called, since orders and messages use them (R-14)."""
+RESEARCH_LINE = re.compile(r"^\s*;\s*RP\s*\d", re.I)
+"""A research order, written as a comment (l.1798, R-67): ``;RP219 LINK 220``."""
+_NOTATION_WORD = re.compile(r"^(?:[0-9+\-{&(]|[SsOoXx][0-9Ss]|scan|turn)", re.I)
+"""A first word that makes a line an order: a planet or ship number, an
+alliance change, a message, a standing order, a scan or a vote."""
+
+
+MANY_PLAYERS = {
+    "message": "pass TEXT to every other empire's player, naming your empire (your address is never shown); "
+               "also: press TEXT",
+    "draw": "offer a draw; the game is drawn when every player still playing offers one",
+    "resign": "give up: your empire stays in the galaxy and plays on by its standing orders",
+}
+"""The kernel's commands in the words of a game of many empires."""
+COMMANDS = [(command, MANY_PLAYERS.get(command.split()[0], what)) for command, what in KERNEL_HELP]
+
+
+@dataclass(frozen=True)
+class Terms:
+    """The creation terms: the seed the galaxy and every draw derive from."""
+
+    seed: int
+
+
+@dataclass
+class Play:
+    """A game of Celestial Empire by mail, as only this module reads it."""
+
+    terms: Terms
+    variant: Variant
+    state: GameState
+    pending: dict[int, list[Order]] = field(default_factory=dict)
+    """Each empire's orders for the turn being collected (the last mail's, R-12)."""
+    research: dict[int, list[str]] = field(default_factory=dict)
+    """Each empire's research lines (``;RP ...``) for the turn (R-67)."""
+    reports: list[Report] = field(default_factory=list)
+    resigned: set[int] = field(default_factory=set)
+    """Empires whose players resigned: they play on by their standing orders (R-84)."""
+
+
+class CelestialEmpire(GameRules):
+    """Celestial Empire: 2 to 9 empires, simultaneous turns."""
+
+    name = "celestial-empire"
+    title = "Celestial Empire"
+    seats = range(2, 10)
+    policy = TurnPolicy.SIMULTANEOUS
+    default_variant = "standard"
+    templates = "gm.games.celestial_empire"
+    forfeit_for_silence = False
+
+    def describe_variant(self, variant: str) -> str:
+        return variant_named(variant).describe()
+
+    def default_aliases(self, count: int) -> list[str]:
+        return list(NAMES[:count])
+
+    def alias_problem(self, alias: str) -> str | None:
+        """An empire's name: 1 to 9 letters and digits, starting with a
+        letter, and no word orders use (R-14)."""
+        if not NAME_RULE.match(alias):
+            return "an empire's name is 1 to 9 letters and digits, starting with a letter (ruling R-14)"
+        if alias.lower() in RESERVED:
+            return f"orders use the word {alias}: choose another name (ruling R-14)"
+        return None
+
+    def fresh_terms(self, terms: Any, seed: int) -> Terms:
+        return terms if isinstance(terms, Terms) else Terms(seed)
+
+    def creation_fields(self, terms: Any) -> list[str]:
+        return [f"seed: {terms.seed}"] if isinstance(terms, Terms) else []
+
+    def creation_terms(self, fields: dict[str, str]) -> Terms | None:
+        return Terms(int(fields["seed"])) if "seed" in fields else None
+
+    def new_play(self, game: MailGame, terms: Any) -> Play:
+        if not isinstance(terms, Terms):
+            raise ValueError("a game of Celestial Empire is made with a seed (its creation event has none)")
+        galaxy = generate(terms.seed, len(game.seats))
+        game.phase = PLAY  # no setup: every empire starts from its home planet
+        return Play(terms, variant_named(game.variant), new_game(galaxy, [s.alias for s in game.seats]))
+
+    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+        return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})
+                for p in game.players]
+
+    def is_notation(self, first_word: str) -> bool:
+        return bool(_NOTATION_WORD.match(first_word))
+
+    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+        """Read the mail's orders line by line: the lines that read stand,
+        each line that does not is answered with its line and column. A mail
+        with any readable order replaces all the empire sent before (R-12)."""
+        play: Play = game.play
+        empire = event.player
+        if empire in play.resigned:
+            reply.ignored.append("your orders: you resigned; your empire plays on by its standing orders")
+            return []
+        lines = parse_orders(mail.notation)
+        orders = [line.order for line in lines if line.order is not None]
+        errors = [line.error for line in lines if line.error is not None]
+        for error in errors:
+            found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
+            reply.not_understood.append(f"line {error.line}, column {error.column}: unexpected {found} (see below)")
+        if errors:
+            reply.data["syntax"] = syntax_data(errors[0], mail.lines)
+            reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+        research = [raw.strip() for raw in mail.lines if RESEARCH_LINE.match(raw)]
+        if mail.mode == "check":
+            reply.data["checked"] = [str(order) for order in orders]
+            reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)}: not submitted, as you asked")
+            return []
+        if orders or research:
+            play.pending[empire] = orders
+            play.research[empire] = research
+            game.missed[empire] = 0
+            reply.done.append(f"your orders for turn {play.state.turn}: {len(orders)} read"
+                              + (f", {len(errors)} not" if errors else "") + ", replacing all you sent before")
+        elif errors:
+            reply.ignored.append("no order could be read, so the orders you sent before stand")
+        reply.data["turn"] = play.state.turn
+        reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
+        waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
+        reply.data["waiting_for"] = waiting
+        reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
+        return []
+
+    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        if game.phase == PLAY and not self.waiting_for(game):
+            return self._run(game, event.at)
+        return []
+
+    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+        if "turn" not in reply.data:
+            return "Re: your mail"
+        state = "checked" if "checked" in reply.data else "received"
+        some = f", {len(reply.not_understood)} line{'s' * (len(reply.not_understood) != 1)} not understood" \
+            if reply.not_understood else ""
+        return f"Turn {reply.data['turn']}: orders {state}{some}"
+
+    def waiting_for(self, game: MailGame) -> list[int]:
+        play: Play = game.play
+        if game.phase != PLAY:
+            return []
+        return [p for p in game.players if p not in play.pending and p not in play.resigned]
+
+    def turn(self, game: MailGame) -> int:
+        return int(game.play.state.turn)
+
+    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+        play: Play = game.play
+        return super().common(game, player, at) | {
+            "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
+
+    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        return self.common(game, player, at) | {
+            "commands": [("check", "check the orders in this mail without submitting them"), *COMMANDS],
+            "forms": [(form.syntax, form.meaning, form.example) for form in COMMANDS_HELP]}
+
+    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+        play: Play = game.play
+        last = play.reports[-1] if play.reports else None
+        subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {play.state.turn}: your sheet"
+        return Notice(player, "turn_sheet", subject, self._sheet(game, player, at, last))
+
+    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        play: Play = game.play
+        turns = [{"turn": r.turn, "entries": r.history.get(player, []), "seen": r.seen.get(player, [])}
+                 for r in play.reports]
+        return self.common(game, player, at) | {"turns": turns}
+
+    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+            losers: tuple[int, ...] = ()) -> list[Notice]:
+        """A resignation leaves the empire in play, run by its standing
+        orders (R-84), while two or more empires are still played; an agreed
+        draw, or the last resignation but one, ends the game."""
+        play: Play = game.play
+        playing = [p for p in game.players if p not in play.resigned and p not in losers]
+        if losers and len(playing) >= 2:
+            play.resigned.update(losers)
+            for p in losers:
+                play.pending.pop(p, None)
+            names = " and ".join(game.seat(p).alias for p in losers)
+            notices = [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
+                       for p in game.players]
+            if not self.waiting_for(game):
+                notices += self._run(game, at)
+            return notices
+        if winner is None and losers and len(playing) == 1:
+            winner = playing[0]
+        return self._finish(game, at, Outcome(reason, None, winner, play.state.turn - 1))
+
+    def draw_lapses(self, game: MailGame) -> str:
+        return f"turn {game.play.state.turn} runs"
+
+    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+        """The turn runs without the missing empires' orders: their standing
+        orders, defences, mining and score go on (R-84)."""
+        return self._run(game, at)
+
+    def reminder_what(self, game: MailGame) -> str:
+        return f"orders for turn {game.play.state.turn}"
+
+    # The turn
+
+    def _run(self, game: MailGame, at: datetime) -> list[Notice]:
+        play: Play = game.play
+        after, report = run_turn(play.state, play.pending, play.research)
+        play.state = after
+        play.reports.append(report)
+        play.pending.clear()
+        play.research.clear()
+        game.draw_offers.clear()
+        game.reminded.clear()
+        result = play.variant.result(after, report)
+        if result is not None:
+            reason, winners = result
+            winner = winners[0] if len(winners) == 1 else None
+            return self._finish(game, at, Outcome(reason, None, winner, report.turn), report)
+        game.deadline = at + game.options.deadline
+        return [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
+                       self._sheet(game, p, at, report)) for p in game.players]
+
+    def _finish(self, game: MailGame, at: datetime, outcome: Outcome, report: Report | None = None) -> list[Notice]:
+        play: Play = game.play
+        game.outcome = outcome
+        game.phase = ENDED
+        game.deadline = None
+        last = report or (play.reports[-1] if play.reports else None)
+        return [Notice(p, "turn_sheet", "The game is over: your final sheet",
+                       self._sheet(game, p, at, last) | {"outcome": outcome.reason}, attach_archive=True)
+                for p in game.players]
+
+    def _sheet(self, game: MailGame, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
+        play: Play = game.play
+        return self.common(game, player, at) | sheets.sheet_data(play.state, report, player,
+                                                                  play.variant.conditions.printed()) | {
+            "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

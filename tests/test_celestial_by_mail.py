@@ -1,0 +1,107 @@
+"""Celestial Empire played by mail through the real daemon: three empires
+made with `gm new`'s request, orders by mail (one mail replacing the last),
+the turn run early once every empire is in and at the deadline for the
+silent, a resignation that leaves the empire to its standing orders, and a
+fixed-length game played to its end; then `gm replay` rebuilds every
+message byte for byte, and no empire's mail holds another's address,
+token or holdings."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import timedelta
+
+from gm.kernel.model import Options
+from gm.pbem.admin import request_game, verify_replay
+from gmtest import GM, Player, World, enclosures, text
+from gm.pbem.tokens import token
+from test_secrecy_whole_game import texts
+
+ADDRESSES = ("ann@example.org", "bea@example.net", "cy@example.com")
+
+
+async def three_empires(world: World, variant: str = "standard+turns=3") -> list[Player]:
+    request_game(world.daemon.store, world.config.identity, list(ADDRESSES), variant,
+                 Options(deadline=timedelta(hours=48)), world.clock(), aliases=["Grok", "Winter"],
+                 game="celestial-empire")
+    await world.settle()
+    return [Player(address, world) for address in ADDRESSES]
+
+
+def own_ships(sheet: str) -> list[int]:
+    """The ship numbers of the sheet's SUMMARY OF SHIPS."""
+    block = sheet.split("SUMMARY OF SHIPS", 1)[1].split("SUMMARY OF PLANETS", 1)[0]
+    return [int(n) for n in re.findall(r"^S(\d+) ", block, re.M)]
+
+
+def test_three_empires_play_a_fixed_length_game_by_mail_to_its_end(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            players = await three_empires(world)
+            game = world.daemon.master.games["g1"]
+            firsts = [p.latest() for p in players]
+            assert [str(m["Subject"]) for m in firsts] == ["[gm g1] The game begins: turn 1"] * 3
+            assert "Celestial Empire game g1: you are Grok" in text(firsts[0])
+            assert "you are Winter" in text(firsts[1]) and "you are Cygnus" in text(firsts[2])  # a default name
+            ann, bea, cy = players
+            ships = own_ships(text(firsts[0]))
+            assert len(ships) == 5
+            home = game.play.state.empires[1].home
+
+            # Ann's first mail has a slip; her second replaces it whole.
+            await world.act(ann.reply, f"S{ships[0]}=Arrow\nS{ships[1]}Q7\n; a comment\n")
+            reply = ann.latest()
+            assert str(reply["Subject"]) == "[gm g1] Turn 1: orders received, 1 line not understood"
+            assert "line 2, column" in text(reply) and f"    S{ships[0]}=Arrow\n" in text(reply)
+            await world.act(ann.reply, f"S{ships[0]}=Black Arrow\n{home}=Capital\n+Winter\nstatus\n")
+            reply = ann.latest()
+            assert "Turn 1: your sheet" in enclosures(reply)  # one mail answers orders and status
+            assert f"    S{ships[0]}=Black Arrow\n    {home}=Capital\n    +Winter\n" in text(reply)
+            assert game.turn == 1 and sorted(game.waiting_for) == [2, 3]
+
+            await world.act(bea.reply, "+Grok\n{Hello from Winter}\n")
+            await world.act(cy.reply, "resign\n")  # Cy's empire plays on by its standing orders
+            assert game.phase == "play" and game.turn == 2  # everyone still playing was in: the turn ran
+            sheet = text(ann.latest())
+            assert "Turn 1 results; orders for turn 2" in str(ann.latest()["Subject"])
+            assert "Black Arrow" in sheet and "Winter: Hello from Winter" in sheet
+            assert "COMMAND HISTORY OF TURN 1" in sheet and "+Winter" in sheet
+            assert any("Cygnus resigned" in str(m["Subject"]) for m in bea.inbox())
+
+            # Turn 2: nobody writes; the deadline runs it.
+            world.clock.advance(hours=49, seconds=0.3)
+            await world.settle()
+            assert game.turn == 3 and game.phase == "play"
+            # Turn 3, the last: Ann and Bea send orders; the game ends with the most score.
+            await world.act(ann.reply, f"SCAN{game.play.state.earth}\n")
+            await world.act(bea.reply, "TURN 50\n")
+            assert game.phase == "ended", game.phase
+            assert "the game's length ran out" in game.outcome.reason or "won after turn 3" in game.outcome.reason
+            for player in players:
+                final = player.latest()
+                assert "The game is over" in str(final["Subject"])
+                assert any(part.get_filename() == "game-g1.mbox" for part in final.iter_attachments())
+
+            key = world.daemon.store.key
+            for number, player in enumerate(players, 1):
+                blobs = b"\n".join(b for m in player.inbox() for b in texts(m.as_bytes())).lower()
+                for other in (1, 2, 3):
+                    if other != number:
+                        assert ADDRESSES[other - 1].encode() not in blobs, (number, other)
+                        assert token(key, "g1", other).encode() not in blobs, (number, other)
+            return tmp_path / "data" / "games" / "g1"
+    archive = asyncio.run(scenario())
+    count, differences = verify_replay(str(archive))
+    assert differences == [] and count > 20
+
+
+def test_an_empire_name_must_be_one_word_orders_can_use(tmp_path):
+    world = World(tmp_path)
+    try:
+        request_game(world.daemon.store, world.config.identity, list(ADDRESSES[:2]), "standard", Options(),
+                     world.clock(), aliases=["Grok the Great"], game="celestial-empire")
+    except ValueError as error:
+        assert "1 to 9 letters and digits" in str(error)
+    else:
+        raise AssertionError("an empire name with spaces was accepted")
