@@ -105,3 +105,49 @@ def test_an_empire_name_must_be_one_word_orders_can_use(tmp_path):
         assert "1 to 9 letters and digits" in str(error)
     else:
         raise AssertionError("an empire name with spaces was accepted")
+
+
+def test_after_a_resignation_the_players_still_playing_may_agree_a_draw():
+    """A resigned empire plays on by its standing orders (R-84) but has no say
+    in a draw: the offers of the players still playing are enough."""
+    from datetime import datetime, timezone
+
+    from gm.games.celestial_empire.mail import Terms
+    from gm.kernel import engine
+    from gm.kernel.engine import Created, PlayerMail
+    from gm.kernel.model import Seat
+
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+    seats = tuple(Seat(n, address, name) for n, (address, name) in
+                  enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
+    game, _ = engine.create(Created(at, "g1", seats, "standard", Options(), Terms(7), game="celestial-empire"))
+    engine.apply(game, PlayerMail(at + timedelta(minutes=1), 3, "resign"))
+    assert game.phase == "play" and game.rules.playing(game) == [1, 2]
+    again = engine.apply(game, PlayerMail(at + timedelta(minutes=2), 3, "resign"))
+    assert [n.template for n in again] == ["reply"]  # resigned already: nobody is told twice
+    engine.apply(game, PlayerMail(at + timedelta(minutes=3), 1, "draw"))
+    assert game.phase == "play"
+    engine.apply(game, PlayerMail(at + timedelta(minutes=4), 2, "draw"))
+    assert game.phase == "ended" and game.outcome.reason == "a draw was agreed" and game.outcome.winner is None
+
+
+def test_a_challenge_by_mail_starts_a_game_of_two_empires_with_its_own_seed(tmp_path):
+    from gmtest import BOB, run
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.challenge(world.alice, f"challenge {BOB}\ngame celestial-empire\nvariant standard+turns=20")
+            (invite,) = world.bob.inbox()
+            assert "challenges you to Celestial Empire" in str(invite["Subject"])
+            await world.act(world.bob.reply, "accept", to=invite)
+            await world.settle()
+            game = world.daemon.master.games["g1"]
+            assert game.rules.name == "celestial-empire" and game.variant == "standard+turns=20"
+            assert [seat.alias for seat in game.seats] == ["Altair", "Boreas"]
+            created = next((tmp_path / "data" / "games" / "g1" / "cur").glob("000001.in.*")).read_text()
+            assert re.search(r"^seed: \d+$", created, re.M)
+            assert "Celestial Empire game g1: you are Boreas" in text(world.bob.latest())
+            return tmp_path / "data" / "games" / "g1"
+    archive = run(scenario())
+    count, differences = verify_replay(str(archive))
+    assert differences == [] and count == 2  # the two first sheets

@@ -357,10 +357,11 @@ def _shown(game: MailGame, event: PlayerMail, keyword: str) -> Notice:
 
 
 def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[Notice]:
-    """A draw is agreed when every seat has offered one; an offer lapses when
-    the game moves on (`GameRules.draw_lapses`)."""
+    """A draw is agreed when every seat still playing (`GameRules.playing`)
+    has offered one; an offer lapses when the game moves on
+    (`GameRules.draw_lapses`)."""
     player = event.player
-    if game.draw_offers and all(p in game.draw_offers for p in game.players if p != player):
+    if game.draw_offers and all(p in game.draw_offers for p in game.rules.playing(game) if p != player):
         reply.done.append(f"{where}: you accept the offer of a draw")
         return game.rules.end(game, event.at, "a draw was agreed", None)
     game.draw_offers.add(player)

@@ -155,6 +155,12 @@ class GameRules:
         """What the reply says of ``orders``/``setup``/``check`` alone."""
         return f"{mode}: there were no moves with it"
 
+    def playing(self, game: MailGame) -> list[int]:
+        """The seats still playing: all of them, unless the game lets a seat
+        leave and play on without it (a resigned Celestial Empire empire).
+        An agreed draw needs an offer from each of these."""
+        return game.players
+
     def waiting_for(self, game: MailGame) -> list[int]:
         """Seats whose setup, orders or move the game waits for."""
         raise NotImplementedError

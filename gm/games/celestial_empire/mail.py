@@ -178,6 +178,9 @@ class CelestialEmpire(GameRules):
             if reply.not_understood else ""
         return f"Turn {reply.data['turn']}: orders {state}{some}"
 
+    def playing(self, game: MailGame) -> list[int]:
+        return [p for p in game.players if p not in game.play.resigned]
+
     def waiting_for(self, game: MailGame) -> list[int]:
         play: Play = game.play
         if game.phase != PLAY:
@@ -215,6 +218,8 @@ class CelestialEmpire(GameRules):
         orders (R-84), while two or more empires are still played; an agreed
         draw, or the last resignation but one, ends the game."""
         play: Play = game.play
+        if losers and all(p in play.resigned for p in losers):
+            return []  # resigned already
         playing = [p for p in game.players if p not in play.resigned and p not in losers]
         if losers and len(playing) >= 2:
             play.resigned.update(losers)
