@@ -221,9 +221,10 @@ def test_silence_costs_only_that_turns_orders_r84(start):
 
 # A. Late orders, by mail -------------------------------------------------------
 
-def test_a_mail_after_its_turn_ran_counts_for_the_turn_being_collected_r12(tmp_path):
-    """R-12: a reply to turn 1's sheet that comes after turn 1 ran is taken as
-    turn 2's orders, and the reply says which turn they count for."""
+def test_a_mail_answering_a_turn_that_ran_is_not_used_for_the_next_r12(tmp_path):
+    """R-12: a reply to turn 1's sheet that comes after turn 1 ran is not
+    taken as turn 2's orders (ruling w): the orders already sent for turn 2
+    stand, and the reply says so."""
     import asyncio
     from datetime import timedelta
 
@@ -245,9 +246,12 @@ def test_a_mail_after_its_turn_ran_counts_for_the_turn_being_collected_r12(tmp_p
             await world.act(ann.reply, "+Winter\n")
             await world.act(bea.reply, "+Grok\n")
             assert game.turn == 2
+            await world.act(ann.reply, "SCAN200\n")  # turn 2's orders, in reply to turn 2's sheet
             await world.act(ann.reply, "-Winter\n", to=first)  # answers turn 1, which has run
-            reply = text(ann.latest())
-            assert "your orders for turn 2: 1 read" in reply
-            assert [str(o) for o in game.play.pending[1]] == ["-Winter"]
+            reply = ann.latest()
+            assert str(reply["Subject"]) == "[gm g1] Turn 2: your mail answers turn 1: not used"
+            assert "they answer turn 1, which ran before your mail came" in text(reply)
+            assert "    SCAN200\n" in text(reply)  # what is in force now
+            assert [str(o) for o in game.play.pending[1]] == ["SCAN200"]
 
     asyncio.run(scenario())

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.engine import Notice, PlayerMail, Reply, answered_turn, syntax_data
 from ...kernel.model import ENDED, PLAY, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
 from . import sheets
@@ -136,6 +136,16 @@ class CelestialEmpire(GameRules):
         if empire in play.resigned:
             reply.ignored.append("your orders: you resigned; your empire plays on by its standing orders")
             return []
+        answered = answered_turn(game, event)
+        if answered is not None and 1 <= answered < play.state.turn and mail.mode != "check":
+            reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, so "
+                                 f"they were not used for turn {play.state.turn}; to use them, send them again "
+                                 f"in reply to the turn {play.state.turn} sheet (ruling R-12)")
+            reply.data["turn"] = play.state.turn
+            reply.data["late"] = answered
+            reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
+            reply.data["waiting_for"] = []
+            return []
         lines = parse_orders(mail.notation)
         orders = [line.order for line in lines if line.order is not None]
         errors = [line.error for line in lines if line.error is not None]
@@ -173,6 +183,8 @@ class CelestialEmpire(GameRules):
     def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
         if "turn" not in reply.data:
             return "Re: your mail"
+        if "late" in reply.data:
+            return f"Turn {reply.data['turn']}: your mail answers turn {reply.data['late']}: not used"
         state = "checked" if "checked" in reply.data else "received"
         some = f", {len(reply.not_understood)} line{'s' * (len(reply.not_understood) != 1)} not understood" \
             if reply.not_understood else ""
