@@ -151,3 +151,21 @@ def test_a_challenge_by_mail_starts_a_game_of_two_empires_with_its_own_seed(tmp_
     archive = run(scenario())
     count, differences = verify_replay(str(archive))
     assert differences == [] and count == 2  # the two first sheets
+
+
+def test_a_resigned_empire_cannot_win_r84():
+    """An empire whose player resigned plays on, but meeting a winning
+    condition does not end the game for it; the others still can win."""
+    from gm.games.celestial_empire.turn import Report
+    from gm.games.celestial_empire.variants import variant_named
+    from gm.games.celestial_empire.galaxy import generate
+    from gm.games.celestial_empire.state import new_game
+
+    state = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
+    state.turn = 2  # as run_turn leaves it after turn 1
+    state.empires[3].score = 40_000
+    variant = variant_named("standard")
+    assert variant.result(state, Report(1)) == ("won after turn 1 (Master: score 40000)", [3])
+    assert variant.result(state, Report(1), frozenset({3})) is None
+    state.empires[1].score = 30_000
+    assert variant.result(state, Report(1), frozenset({3})) == ("won after turn 1 (Grok: score 30000)", [1])

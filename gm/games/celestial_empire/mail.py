@@ -269,7 +269,7 @@ class CelestialEmpire(GameRules):
         play.research.clear()
         game.draw_offers.clear()
         game.reminded.clear()
-        result = play.variant.result(after, report)
+        result = play.variant.result(after, report, frozenset(play.resigned))
         if result is not None:
             reason, winners = result
             winner = winners[0] if len(winners) == 1 else None

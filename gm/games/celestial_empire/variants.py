@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from .state import GameState
 from .turn import Report
-from .winning import Conditions, Length, Resource, game_over, winners
+from .winning import Conditions, Length, Resource, game_over, last_turn, winners
 
 _NUMBERS = {"score", "planets", "income", "credits"}
 
@@ -41,11 +41,17 @@ class Variant:
         wins = c.printed() or "none but the game's length"
         return f"Celestial Empire, winning conditions: {wins}; {length}"
 
-    def result(self, state: GameState, report: Report) -> tuple[str, list[int]] | None:
-        """Why the game ended after the turn just played, and who won; None while it goes on."""
+    def result(self, state: GameState, report: Report,
+               resigned: frozenset[int] = frozenset()) -> tuple[str, list[int]] | None:
+        """Why the game ended after the turn just played, and who won; None
+        while it goes on. A resigned empire cannot win (R-84): meeting a
+        condition alone, it does not end the game."""
         if not game_over(state, self.conditions):
             return None
-        won = winners(state, self.conditions)
+        won = {e: why for e, why in winners(state, self.conditions).items() if e not in resigned}
+        end = last_turn(state, self.conditions)
+        if not won and (end is None or state.turn - 1 < end):
+            return None
         if not won:
             return f"the game's length ran out after turn {report.turn}", []
         names = "; ".join(f"{state.empires[e].name}: {why}" for e, why in won.items())
