@@ -169,3 +169,19 @@ def test_a_resigned_empire_cannot_win_r84():
     assert variant.result(state, Report(1), frozenset({3})) is None
     state.empires[1].score = 30_000
     assert variant.result(state, Report(1), frozenset({3})) == ("won after turn 1 (Grok: score 30000)", [1])
+
+
+def test_when_the_length_runs_out_the_most_among_the_empires_still_played_wins_r84():
+    from gm.games.celestial_empire.galaxy import generate
+    from gm.games.celestial_empire.state import new_game
+    from gm.games.celestial_empire.turn import Report
+    from gm.games.celestial_empire.variants import variant_named
+
+    state = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
+    state.turn = 11  # after turn 10, the last of a ten-turn game
+    for empire, score in ((1, 500), (2, 700), (3, 900)):
+        state.empires[empire].score = score
+    variant = variant_named("standard+turns=10+earth=no+score=no+planets=no")
+    assert variant.result(state, Report(10)) == ("won after turn 10 (Master: the most score (900) after turn 10)", [3])
+    assert variant.result(state, Report(10), frozenset({3})) == (
+        "won after turn 10 (Winter: the most score (700) of the empires still played)", [2])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from .state import GameState
 from .turn import Report
-from .winning import Conditions, Length, Resource, game_over, last_turn, winners
+from .winning import Conditions, Length, Resource, amount, game_over, last_turn, winners
 
 _NUMBERS = {"score", "planets", "income", "credits"}
 
@@ -50,10 +50,17 @@ class Variant:
             return None
         won = {e: why for e, why in winners(state, self.conditions).items() if e not in resigned}
         end = last_turn(state, self.conditions)
-        if not won and (end is None or state.turn - 1 < end):
+        length_ran_out = end is not None and state.turn - 1 >= end
+        if not won and not length_ran_out:
             return None
-        if not won:
-            return f"the game's length ran out after turn {report.turn}", []
+        if not won:  # the length ran out and the most of the resource was a resigned empire's
+            playing = [e for e in sorted(state.empires) if e not in resigned]
+            if not playing:
+                return f"the game's length ran out after turn {report.turn}", []
+            resource = self.conditions.resource
+            best = max(amount(state, resource, e) for e in playing)
+            won = {e: f"the most {resource.value} ({best}) of the empires still played"
+                   for e in playing if amount(state, resource, e) == best}
         names = "; ".join(f"{state.empires[e].name}: {why}" for e, why in won.items())
         return f"won after turn {report.turn} ({names})", sorted(won)
 
