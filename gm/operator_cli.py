@@ -1,5 +1,5 @@
 """The operator's commands on the command line: pause, resume, deadline,
-replace, cancel (each spooled for the daemon as an event of the game's,
+replace, cancel, answer (each spooled for the daemon as an event of the game's,
 `gm.pbem.operator`) and shunt (list, show, release, discard)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ over, a deadline in the past...): nothing was spooled."""
 
 def _action(args: argparse.Namespace) -> int:
     from .cli import _identity, _store
-    from .kernel.engine import AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed
+    from .kernel.engine import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
     from .pbem.admin import load_games
     from .pbem.operator import check_action, clean_address, duration, moment, request_action
 
@@ -34,6 +34,8 @@ def _action(args: argparse.Namespace) -> int:
             event = DeadlineSet(now, deadline=moment(args.at)) if args.at else DeadlineSet(now, extend=duration(args.extend))
         elif name == "replace":
             event = AddressReplaced(now, args.player, clean_address(args.new_address))
+        elif name == "answer":
+            event = Answered(now, args.player, args.text)
         else:
             event = Cancelled(now, args.reason)
         why = check_action(dict(load_games(store)), args.game, event)
@@ -96,6 +98,10 @@ def add_commands(commands: Any, data_option: Callable[[argparse.ArgumentParser],
                          help="the player's new address")
     cancel = action("cancel", "cancel a game: it ends with no winner, every player told why")
     cancel.add_argument("--reason", required=True, metavar="TEXT")
+    answer = action("answer", "answer a player on what the rules leave to the GM (a research order); "
+                    "gm show lists what waits for an answer")
+    answer.add_argument("--player", type=int, required=True, metavar="N")
+    answer.add_argument("--text", required=True, metavar="TEXT", help="what the player is told")
 
     shunt = commands.add_parser("shunt", help="list, show, release (handle again) or discard shunted mail")
     shunt.add_argument("what", choices=("list", "show", "release", "discard"))

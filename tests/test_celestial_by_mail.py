@@ -185,3 +185,36 @@ def test_when_the_length_runs_out_the_most_among_the_empires_still_played_wins_r
     assert variant.result(state, Report(10)) == ("won after turn 10 (Master: the most score (900) after turn 10)", [3])
     assert variant.result(state, Report(10), frozenset({3})) == (
         "won after turn 10 (Winter: the most score (700) of the empires still played)", [2])
+
+
+def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
+    """A research order the rules leave to the GM goes to the operator
+    (`gm show`, the owner's summary), and `gm answer` sends the empire the
+    answer, an event of the archive like the operator's other actions."""
+    from datetime import datetime, timezone
+
+    from gm.games.celestial_empire.mail import Terms
+    from gm.kernel import engine
+    from gm.kernel.engine import Answered, Created, DeadlinePassed, PlayerMail
+    from gm.kernel.model import Seat
+    from gm.pbem.admin import describe_game
+    from gm.pbem.mailer import body_text
+
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+    seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
+    game, _ = engine.create(Created(at, "g1", seats, "standard", Options(), Terms(7), game="celestial-empire"))
+    state = game.play.state
+    state.turn = 10  # a research turn (l.1697)
+    research = next(p for _, p in sorted(state.planets.items()) if p.research)
+    research.owner = 1
+    engine.apply(game, PlayerMail(at, 1, f";RP{research.number} Tell me the secret of the ancients\n"))
+    assert game.rules.awaiting_operator(game) == []  # not yet: research runs with the turn
+    engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
+    (waiting,) = game.rules.awaiting_operator(game)
+    assert waiting.startswith("player 1 (Grok): research, turn 10: ;RP") and "ancients" in waiting
+    assert describe_game(game)["awaiting_operator"] == [waiting]
+    (notice,) = engine.apply(game, Answered(at + timedelta(hours=1), 1, "The ancients left no secret."))
+    assert notice.player == 1 and notice.subject == "The GM answers your research order"
+    mail = body_text(notice, "gm.games.celestial_empire")
+    assert "Tell me the secret of the ancients" in mail and "The ancients left no secret." in mail
+    assert game.rules.awaiting_operator(game) == []

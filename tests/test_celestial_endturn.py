@@ -316,8 +316,8 @@ def test_research_reports_go_only_to_the_orderer_r66():
 def test_what_gm_cannot_read_goes_to_the_operator_r67():
     state = research_state()
     report = run_research(state, {1: [";RP103 Increase efficiency of S100", ";RP102 TELEPORT S1 101 102"]})
-    assert report.operator == ["research, turn 10, Grok (empire 1): ;RP103 Increase efficiency of S100",
-                               "research, turn 10, Grok (empire 1): ;RP102 TELEPORT S1 101 102"]
+    assert report.operator == [(1, "research, turn 10: ;RP103 Increase efficiency of S100"),
+                               (1, "research, turn 10: ;RP102 TELEPORT S1 101 102")]
     assert all("passed to the operator" in e.why for e in report.history[1])
 
 

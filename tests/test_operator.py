@@ -358,3 +358,34 @@ def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
             mailbox = attachment.get_content()
             assert ALICE.encode() not in mailbox, "the final mailbox names the replaced player's address"
     run(scenario())
+
+
+def test_the_operator_answers_a_player_and_the_answer_is_an_event_of_the_archive(tmp_path):
+    from gm.kernel.engine import Answered
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            assert check_action(world.daemon.master.games, "g1", Answered(world.clock(), 3, "hi")) == \
+                "game g1 has no player 3: its players are 1 to 2"
+            assert check_action(world.daemon.master.games, "g1", Answered(world.clock(), 1, "  ")) is not None
+            await operator(world, "g1", Answered(world.clock(), 1, "Your question about the rules: yes, "
+                                                                    "a kamikaze may strike its own ship."))
+            answer = world.alice.latest()
+            assert str(answer["Subject"]) == "[gm g1] The GM answers you"
+            assert "a kamikaze may strike its own ship" in text(answer)
+            assert "The GM answers" not in " ".join(subjects(world.bob))  # to that player only
+            assert replayed(world) > 5
+    run(scenario())
+
+
+def test_gm_answer_from_the_command_line_refuses_what_cannot_be_done(tmp_path, capsys):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            return world.config.data
+    data = run(scenario())
+    assert main(["answer", "g1", "--data", data, "--player", "2", "--text", "no"]) == 0
+    assert "answer of g1 requested" in capsys.readouterr().out
+    assert main(["answer", "g9", "--data", data, "--player", "2", "--text", "no"]) == 2
+    assert "no game g9" in capsys.readouterr().err

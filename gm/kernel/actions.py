@@ -1,5 +1,6 @@
 """The operator's actions on a game, as events of its archive (`gm pause`,
-`gm resume`, `gm deadline`, `gm replace`, `gm cancel`, or the owner's mail).
+`gm resume`, `gm deadline`, `gm replace`, `gm cancel`, `gm answer`, or the
+owner's mail).
 
 Kept apart from `gm.kernel.engine`, which applies them: each is an event
 like a player's mail, so `gm replay` reproduces what it did.
@@ -57,7 +58,18 @@ class Cancelled:
     reason: str
 
 
-OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled)
+@dataclass(frozen=True)
+class Answered:
+    """The operator answers ``player`` on something the rules leave to the
+    GM (a Celestial Empire research result): the player is sent ``text``,
+    and the game may act on it (`GameRules.answer`)."""
+
+    at: datetime
+    player: int
+    text: str
+
+
+OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
 
 
@@ -91,10 +103,15 @@ def operator_refusal(game: MailGame, event: object) -> str | None:
             return f"{event.address} already plays in game {game.id}"
     if isinstance(event, Cancelled) and not event.reason.strip():
         return "say why the game is cancelled: the players are told"
+    if isinstance(event, Answered):
+        if not 1 <= event.player <= len(game.seats):
+            return f"game {game.id} has no player {event.player}: its players are 1 to {len(game.seats)}"
+        if not event.text.strip():
+            return "give the answer's text: the player is sent it"
     return None
 
 
-Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled
+Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
 
 
 def operator(game: MailGame, event: Action) -> list[Notice]:
@@ -131,6 +148,8 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
         welcome = Notice(event.player, "seat_replaced", f"You now play {old.alias}",
                          rules.common(game, event.player, event.at))
         return [welcome, rules.status(game, event.player, event.at)]
+    if isinstance(event, Answered):
+        return rules.answer(game, event.at, event.player, event.text.strip())
     assert isinstance(event, Cancelled)
     game.phase, game.deadline, game.paused = ENDED, None, None
     game.draw_offers.clear()

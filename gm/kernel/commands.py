@@ -58,16 +58,23 @@ class Mail:
         return any(c.keyword == keyword for c in self.commands)
 
 
-def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tuple[str, ...] = ()) -> Mail:
+def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tuple[str, ...] = (),
+              is_notation_comment: Callable[[str], bool] | None = None) -> Mail:
     """Sort a player's text into commands and notation lines; a line is the
     game's notation when ``is_notation`` says so of its first word, and a
     command when its first word is the kernel's or one of ``game_keywords``
-    (the game's own commands, `GameRules.keywords`)."""
+    (the game's own commands, `GameRules.keywords`). A comment line is
+    notation when ``is_notation_comment`` says so of it (Celestial Empire's
+    research orders are written as comments); it is kept whole."""
     keywords = KEYWORDS + game_keywords
     mail = Mail(lines=text.split("\n"))
     notation: list[str] = []
     for number, raw in enumerate(mail.lines, 1):
         line = raw.split(";", 1)[0].strip()
+        if not line and is_notation_comment is not None and is_notation_comment(raw):
+            notation.append(raw)
+            mail.notation_lines += 1
+            continue
         if not line:
             notation.append("")
             continue

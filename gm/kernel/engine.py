@@ -17,7 +17,7 @@ Events:
 - `DeadlinePassed` and `ReminderDue`: the GM's clock, written into the
   archive as messages of the GM's own;
 - `Bouncing`: mail to a player failed for good;
-- `Paused`, `Resumed`, `DeadlineSet`, `AddressReplaced`, `Cancelled`: the
+- `Paused`, `Resumed`, `DeadlineSet`, `AddressReplaced`, `Cancelled`, `Answered`: the
   operator's actions (`OPERATOR_EVENTS`), archived like the clock's.
 
 Each returns `Notice` values: who is told what, as a template name and data
@@ -35,7 +35,7 @@ from typing import Any, Union
 from . import absence, moving
 from . import observers as watchers
 from .actions import (  # noqa: F401  (the operator's events, here beside the others)
-    OPERATOR_EVENTS, AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed, clock_stopped, operator,
+    OPERATOR_EVENTS, AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed, clock_stopped, operator,
     operator_refusal,
 )
 
@@ -110,7 +110,7 @@ class Bouncing:
 
 
 Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing,
-              Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled]
+              Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered]
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,8 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
-    mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game))
+    mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
+                     rules.is_notation_comment)
     reply = Reply()
     later: list[Notice] = []
     for line, text, why in mail.not_understood:

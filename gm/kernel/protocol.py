@@ -124,6 +124,11 @@ class GameRules:
         (setup, orders or a move) rather than a command."""
         raise NotImplementedError
 
+    def is_notation_comment(self, line: str) -> bool:
+        """Whether a comment line (one that starts with ``;``) is the game's
+        notation all the same; none is, by default."""
+        return False
+
     keywords: tuple[str, ...] = ()
     """The game's own commands (lower case), beside the kernel's (help,
     status, history, message, draw, resign, games, ...): each line starting
@@ -214,6 +219,19 @@ class GameRules:
         """The deadline passed with ``missing`` seats not in (and none of
         them forfeit): run the turn, pass the move, or chase setups."""
         raise NotImplementedError
+
+    def answer(self, game: MailGame, at: datetime, player: int, text: str) -> list[Notice]:
+        """The operator answers ``player`` (`gm answer`): by default the
+        player is sent the text; a game that routes questions to the
+        operator (`awaiting_operator`) also clears what was answered."""
+        from .engine import Notice
+
+        return [Notice(player, "answer", "The GM answers you", self.common(game, player, at) | {"text": text})]
+
+    def awaiting_operator(self, game: MailGame) -> list[str]:
+        """What the game waits for the operator to answer, in words (shown by
+        `gm show` and the owner's daily summary); none by default."""
+        return []
 
     def referee(self, record: str) -> Refereed:
         """Referee a whole record of this game (``gm referee``)."""

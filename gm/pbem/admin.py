@@ -137,6 +137,7 @@ def describe_game(game: "MailGame") -> dict:
         "paused": None if game.paused is None else game.paused.strftime("%Y-%m-%d %H:%M UTC"),
         "absent": {game.seat(p).alias: until.strftime("%Y-%m-%d %H:%M UTC") for p, (_, until) in sorted(game.absent.items())},
         "observers": list(game.observers),
+        "awaiting_operator": game.rules.awaiting_operator(game),
         "outcome": None if game.outcome is None else {
             "reason": game.outcome.reason,
             "scores": game.outcome.scores,

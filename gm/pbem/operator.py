@@ -15,6 +15,7 @@ in the game like any event, so ``gm replay`` repeats it.
     set-deadline      deadline: ISO    or    extend-seconds: N
     replace-address   player: N, address: ADDR
     cancel            reason: TEXT
+    answer            player: N, text: TEXT
 
 The shunt is not a game: `shunt_entries`, `release` and `discard` work on
 its Maildir directly, each step safe to redo.
@@ -30,14 +31,14 @@ from email.utils import parseaddr
 from typing import Any
 
 from ..kernel.engine import (
-    AddressReplaced, Cancelled, DeadlineSet, Event, Paused, Resumed, operator_refusal,
+    AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed, operator_refusal,
 )
 from ..kernel.model import MailGame
 from ..mail.reading import parse_message
 from .mailer import Identity
 from .store import Store, origin_of, spool_key
 
-KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel")
+KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel", "answer")
 """The ``X-GM-Event`` kinds of the operator's actions."""
 SHUNT_HEADER = "X-GM-Shunt-Reason"
 
@@ -62,6 +63,8 @@ def event_fields(event: Event) -> tuple[str, list[str]]:
         return "replace-address", [f"player: {event.player}", f"address: {event.address}"]
     if isinstance(event, Cancelled):
         return "cancel", [f"reason: {' '.join(event.reason.split())}"]
+    if isinstance(event, Answered):
+        return "answer", [f"player: {event.player}", f"text: {' '.join(event.text.split())}"]
     raise TypeError(f"no action of the operator's: {event!r}")
 
 
@@ -80,6 +83,8 @@ def operator_event(kind: str, at: datetime, fields: dict[str, str]) -> Event | N
         return AddressReplaced(at, int(fields["player"]), fields["address"])
     if kind == "cancel":
         return Cancelled(at, fields.get("reason", ""))
+    if kind == "answer":
+        return Answered(at, int(fields["player"]), fields.get("text", ""))
     return None
 
 
@@ -140,7 +145,7 @@ class Action:
         return self.shunt is not None and self.shunt[0] in ("list", "show")
 
 
-WORDS = ("pause", "resume", "deadline", "replace", "cancel", "shunt")
+WORDS = ("pause", "resume", "deadline", "replace", "cancel", "answer", "shunt")
 OPERATOR_LINE = re.compile(rf"^\s*({'|'.join(WORDS)})\b", re.I | re.M)
 
 
@@ -151,6 +156,7 @@ def read_action(line: str, at: datetime) -> Action:
     usage = {
         "pause": "pause GAME", "resume": "resume GAME", "deadline": "deadline GAME +24h (or an ISO time)",
         "replace": "replace GAME PLAYER NEW-ADDRESS", "cancel": "cancel GAME REASON",
+        "answer": "answer GAME PLAYER TEXT",
         "shunt": "shunt list | shunt show KEY | shunt release KEY | shunt discard KEY",
     }
     if word not in usage:
@@ -181,6 +187,10 @@ def read_action(line: str, at: datetime) -> Action:
         if len(words) != 4 or not words[2].isdigit():
             raise wrong
         return Action(line, game, AddressReplaced(at, int(words[2]), clean_address(words[3])))
+    if word == "answer":
+        if len(words) < 4 or not words[2].isdigit():
+            raise wrong
+        return Action(line, game, Answered(at, int(words[2]), line.split(None, 3)[3].strip()))
     reason = line.split(None, 2)[2] if len(words) > 2 else ""
     if not reason.strip():
         raise ValueError("write: cancel GAME REASON (the players are told the reason)")

@@ -207,9 +207,10 @@ class OwnerMail:
 
     def attention(self, now: datetime) -> dict[str, list[str]]:
         """What the operator should look at: shunted mail, failing addresses,
-        games stalled past their deadline, paused games."""
+        games stalled past their deadline, paused games, and what games wait
+        for the operator to answer (`GameRules.awaiting_operator`)."""
         master, store = self.master, self.master.store
-        failing, stalled, paused = [], [], []
+        failing, stalled, paused, awaiting = [], [], [], []
         undeliverable = _undeliverable_addresses(store.undeliverable)
         for game in master.games.values():
             if game.phase == ENDED:
@@ -220,13 +221,14 @@ class OwnerMail:
                     why.append("mail refused for good")
                 if why:
                     failing.append(f"{game.id} player {seat.player} <{seat.address}>: {', '.join(why)}")
+            awaiting += [f"{game.id}: {what}" for what in game.rules.awaiting_operator(game)]
             if game.paused is not None:
                 paused.append(f"{game.id}: paused since {game.paused.strftime('%Y-%m-%d %H:%M UTC')}")
             elif game.deadline is not None and (game.id in master.stuck or game.deadline < now - STALLED_AFTER):
                 stalled.append(f"{game.id}: its deadline {game.deadline.strftime('%Y-%m-%d %H:%M UTC')} has not run"
                                + (" (its deadline event is in the shunt)" if game.id in master.stuck else ""))
         shunted = [f"{e['key']}\n      {e['reason'][:150]}" for e in shunt_entries(store)]
-        return {"shunted": shunted, "failing": failing, "stalled": stalled, "paused": paused}
+        return {"shunted": shunted, "failing": failing, "stalled": stalled, "paused": paused, "awaiting": awaiting}
 
 
 def shunt_listing(store) -> str:

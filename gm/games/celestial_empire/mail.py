@@ -76,6 +76,9 @@ class Play:
     reports: list[Report] = field(default_factory=list)
     resigned: set[int] = field(default_factory=set)
     """Empires whose players resigned: they play on by their standing orders (R-84)."""
+    awaiting: list[tuple[int, str]] = field(default_factory=list)
+    """What waits for the operator's answer (`gm answer`): research orders
+    the rules leave to the GM (R-66, R-67), by empire."""
 
 
 class CelestialEmpire(GameRules):
@@ -127,6 +130,10 @@ class CelestialEmpire(GameRules):
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
+    def is_notation_comment(self, line: str) -> bool:
+        """Research orders are written as comments, ``;RP219 LINK 220`` (l.1798, R-67)."""
+        return bool(RESEARCH_LINE.match(line))
+
     def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """Read the mail's orders line by line: the lines that read stand,
         each line that does not is answered with its line and column. A mail
@@ -169,7 +176,7 @@ class CelestialEmpire(GameRules):
         elif errors:
             reply.ignored.append("no order could be read, so the orders you sent before stand")
         reply.data["turn"] = play.state.turn
-        reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
+        reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
         reply.data["waiting_for"] = waiting
         reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
@@ -247,6 +254,19 @@ class CelestialEmpire(GameRules):
             winner = playing[0]
         return self._finish(game, at, Outcome(reason, None, winner, play.state.turn - 1))
 
+    def awaiting_operator(self, game: MailGame) -> list[str]:
+        play: Play = game.play
+        return [f"player {empire} ({game.seat(empire).alias}): {what}" for empire, what in play.awaiting]
+
+    def answer(self, game: MailGame, at: datetime, player: int, text: str) -> list[Notice]:
+        """The operator's answer to what the empire asked of the GM: mailed to
+        it, and the empire's questions count as answered (R-67)."""
+        play: Play = game.play
+        asked = [what for empire, what in play.awaiting if empire == player]
+        play.awaiting = [(empire, what) for empire, what in play.awaiting if empire != player]
+        return [Notice(player, "answer", "The GM answers your research order" if asked else "The GM answers you",
+                       self.common(game, player, at) | {"text": text, "asked": asked})]
+
     def draw_lapses(self, game: MailGame) -> str:
         return f"turn {game.play.state.turn} runs"
 
@@ -265,6 +285,7 @@ class CelestialEmpire(GameRules):
         after, report = run_turn(play.state, play.pending, play.research)
         play.state = after
         play.reports.append(report)
+        play.awaiting += [(empire, what) for empire, what in report.operator]
         play.pending.clear()
         play.research.clear()
         game.draw_offers.clear()

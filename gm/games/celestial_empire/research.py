@@ -128,8 +128,7 @@ def research(state: GameState, empire: int, lines: Sequence[str], report: Report
 
 
 def _to_operator(state: GameState, empire: int, text: str, report: Report) -> None:
-    name = state.empires[empire].name if empire in state.empires else str(empire)
-    report.operator.append(f"research, turn {state.turn}, {name} (empire {empire}): {text}")
+    report.operator.append((empire, f"research, turn {state.turn}: {text}"))
     report.refused(empire, text, "gm does not carry this out itself: passed to the operator (ruling R-67)")
 
 

@@ -73,8 +73,9 @@ class Report:
     """The messages each empire receives this turn, as the sheet prints them."""
     scanned: dict[int, list[int]] = field(default_factory=dict)
     """The planets each empire scanned this turn."""
-    operator: list[str] = field(default_factory=list)
-    """What the game's operator must answer by hand (research results, R-66)."""
+    operator: list[tuple[int, str]] = field(default_factory=list)
+    """What the game's operator must answer by hand (research results, R-66):
+    (empire, what it asked), for `gm answer`."""
     standing_orders: set[int] = field(default_factory=set)
     """The ids of this turn's orders that are standing orders, so that their
     lines in the history say so whichever step answers them."""
