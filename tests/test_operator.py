@@ -389,3 +389,21 @@ def test_gm_answer_from_the_command_line_refuses_what_cannot_be_done(tmp_path, c
     assert "answer of g1 requested" in capsys.readouterr().out
     assert main(["answer", "g9", "--data", data, "--player", "2", "--text", "no"]) == 2
     assert "no game g9" in capsys.readouterr().err
+
+
+def test_the_owner_writes_an_answer_as_a_line():
+    from datetime import datetime, timezone
+
+    from gm.kernel.engine import Answered
+    from gm.pbem.operator import read_action
+
+    at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=timezone.utc)
+    action = read_action("answer g1 2  The planet finds nothing new.", at)
+    assert (action.game, action.event) == ("g1", Answered(at, 2, "The planet finds nothing new."))
+    for wrong in ("answer g1", "answer g1 two hello", "answer g1 2"):
+        try:
+            read_action(wrong, at)
+        except ValueError as error:
+            assert "answer GAME PLAYER TEXT" in str(error)
+        else:
+            raise AssertionError(wrong)
