@@ -218,3 +218,45 @@ def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
     mail = body_text(notice, "gm.games.celestial_empire")
     assert "Tell me the secret of the ancients" in mail and "The ancients left no secret." in mail
     assert game.rules.awaiting_operator(game) == []
+
+
+def engine_game(**options):
+    """Three empires through the kernel alone (no daemon), on galaxy seed 7."""
+    from datetime import datetime, timezone
+
+    from gm.games.celestial_empire.mail import Terms
+    from gm.kernel import engine
+    from gm.kernel.engine import Created
+    from gm.kernel.model import Seat
+
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+    seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
+    game, _ = engine.create(Created(at, "g1", seats, "standard", Options(**options), Terms(7), game="celestial-empire"))
+    return game, at
+
+
+def test_a_game_that_waits_for_the_deadline_does_not_run_early():
+    from gm.kernel import engine
+    from gm.kernel.engine import DeadlinePassed, PlayerMail
+
+    game, at = engine_game(wait_for_deadline=True)
+    for player in (1, 2, 3):
+        engine.apply(game, PlayerMail(at + timedelta(minutes=player), player, "TURN20"))
+    assert game.turn == 1 and game.waiting_for == []  # everyone is in, and it still waits
+    engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
+    assert game.turn == 2
+
+
+def test_research_lines_alone_leave_the_orders_in_force_and_a_resignation_drops_them_r12_r84():
+    from gm.kernel import engine
+    from gm.kernel.engine import PlayerMail
+
+    game, at = engine_game()
+    play = game.play
+    engine.apply(game, PlayerMail(at, 1, "TURN20\nSCAN200\n"))
+    (reply,) = engine.apply(game, PlayerMail(at + timedelta(minutes=1), 1, ";RP200 LINK 201\n"))
+    assert [str(o) for o in play.pending[1]] == ["TURN20", "SCAN200"] and play.research[1] == [";RP200 LINK 201"]
+    assert "your other orders stand" in " ".join(reply.data["done"])
+    engine.apply(game, PlayerMail(at + timedelta(minutes=2), 3, ";RP200 LINK 201\n"))
+    engine.apply(game, PlayerMail(at + timedelta(minutes=3), 3, "resign\n"))
+    assert 3 not in play.research and 3 not in play.pending

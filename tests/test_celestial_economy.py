@@ -201,7 +201,7 @@ def test_units_are_built_on_a_ship_from_the_planets_ore_and_on_an_allys_ship_r55
     planet = home(state)
     mine, theirs = ship_of(state, 1, cargo=10), ship_of(state, 2, at=planet.number)
     _, report = run_turn(state, {1: orders(f"S{theirs.number}B1F\n")})
-    assert "does not rate you ALLY" in history(report)[0][2]
+    assert "rates you ALLY" in history(report)[0][2]
     state.empires[2].ratings[1] = AllianceLevel.ALLY  # Winter rates Grok ALLY: Grok may build on its ships
     after, report = run_turn(state, {1: orders(f"S{mine.number}B5C\nS{theirs.number}B2F\nS{mine.number}B3S\n")})
     assert [why for _, _, why in history(report)] == ["", "", ""]
@@ -211,8 +211,19 @@ def test_units_are_built_on_a_ship_from_the_planets_ore_and_on_an_allys_ship_r55
     assert report.industry_used[planet.number] == 5 + 4 + 6
 
 
+def test_building_on_anothers_ship_tells_nothing_of_it_not_even_that_it_exists_r5(state):
+    """An order to build on a ship one may not build on is answered the same
+    whether the ship exists or not, and never says where it is (spec 8)."""
+    theirs = ship_of(state, 2, at=home(state, 2).number)
+    missing = next(n for n in range(100, 1000) if n not in state.ships)
+    _, report = run_turn(state, {1: orders(f"S{theirs.number}B1C\nS{missing}B1C\n")})
+    (_, _, there), (_, _, nowhere) = history(report)
+    assert there.replace(str(theirs.number), "N") == nowhere.replace(str(missing), "N")
+    assert str(home(state, 2).number) not in there
+
+
 def test_units_are_not_built_from_a_planet_not_yours_nor_over_earth_but_by_a_bid_r8_r10(state):
-    at_theirs, at_earth = ship_of(state, 1, at=home(state, 2).number), state.ships_of(1)[1]
+    at_theirs, at_earth = ship_of(state, 1, at=home(state, 2).number), state.ships_of(1)[1]  # own ships
     at_earth.planet = state.earth
     _, report = run_turn(state, {1: orders(f"S{at_theirs.number}B1C\nS{at_earth.number}B4C\n")})
     whys = [why for _, _, why in history(report)]

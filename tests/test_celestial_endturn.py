@@ -342,3 +342,18 @@ def test_one_benefit_per_planet_and_only_the_owners_or_an_unused_allys_r68():
     assert state.planets[106].mines[3] == 0 and state.planets[106].industry == 1  # the owner first
     assert report.history[1][0].why == "research planet 106: its owner uses it this turn (ruling R-68)"
     assert state.planets[102].industry == 1  # Grok left 102 unused: its ally Winter may use it
+
+
+def test_research_fuel_tells_nothing_of_the_ship_it_is_aimed_at():
+    """Benefit 11 gives fuel to another empire's ship: refused, it answers the
+    same whether the ship does not exist or its hold is full, so it cannot
+    be used to find ships or read holds."""
+    from celestial_small import add_ship
+
+    state = research_state()
+    full = add_ship(state, 700, 2, 106, cargo=5)
+    full.hold.ore[1] = 5
+    assert 777 not in state.ships
+    report = run_research(state, {1: [";RP102 FUEL S700", ";RP103 FUEL S777"]})
+    whys = [entry.why for entry in report.history[1]]
+    assert whys == ["the fuel could not be delivered to ship 700", "the fuel could not be delivered to ship 777"]

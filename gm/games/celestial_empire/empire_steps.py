@@ -165,6 +165,8 @@ def messages(state: GameState, orders: Sequence[tuple[int, Order]], report: Repo
             to = state.empire_named(order.to)
             if to is None or to == NEUTRAL:
                 report.refused(empire, order, f"there is no empire called {order.to}")
+            elif to == empire:
+                report.refused(empire, order, "a message to yourself goes nowhere")
             else:
                 report.messages.setdefault(to, []).append(f"From {sender}: {order.text}")
         elif isinstance(order, AllianceMessage):

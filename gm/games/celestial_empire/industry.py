@@ -282,8 +282,9 @@ def ship_building(state: GameState, orders: Sequence[tuple[int, Order]], report:
     for empire, order in _in_substeps(orders):
         assert isinstance(order, BuildUnits)
         ship = state.ships.get(order.ship)
-        if ship is None:
-            report.refused(empire, order, f"there is no ship {order.ship}")
+        if ship is None or (ship.owner != empire and state.rating(ship.owner, empire) != AllianceLevel.ALLY):
+            # the same words whether the ship exists or not, and nothing of where it is (R-5, spec 8)
+            report.refused(empire, order, f"ship {order.ship} is not yours, nor an ally's that rates you ALLY")
             continue
         planet = state.planets[ship.planet]
         if planet.owner != empire:
@@ -294,9 +295,6 @@ def ship_building(state: GameState, orders: Sequence[tuple[int, Order]], report:
                 why = f"ship {order.ship} is at planet {planet.number}, which is not yours: " \
                       "units are built from the ore and industry of the planet below"
             report.refused(empire, order, why)
-            continue
-        if state.rating(ship.owner, empire) != AllianceLevel.ALLY:
-            report.refused(empire, order, f"ship {order.ship} is not yours, and its owner does not rate you ALLY")
             continue
         cost = unit_cost(order.unit)
         n, code, why = reduce(order.amount, affordable(planet.ore, report.free_industry(planet), cost,

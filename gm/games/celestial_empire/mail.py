@@ -167,12 +167,18 @@ class CelestialEmpire(GameRules):
             reply.data["checked"] = [str(order) for order in orders]
             reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)}: not submitted, as you asked")
             return []
-        if orders or research:
+        if orders:
             play.pending[empire] = orders
             play.research[empire] = research
             game.missed[empire] = 0
             reply.done.append(f"your orders for turn {play.state.turn}: {len(orders)} read"
                               + (f", {len(errors)} not" if errors else "") + ", replacing all you sent before")
+        elif research:  # research lines alone replace only the research lines sent before
+            play.research[empire] = research
+            play.pending.setdefault(empire, [])
+            game.missed[empire] = 0
+            reply.done.append(f"your research orders for turn {play.state.turn}: {len(research)}, replacing "
+                              "the research orders you sent before; your other orders stand")
         elif errors:
             reply.ignored.append("no order could be read, so the orders you sent before stand")
         reply.data["turn"] = play.state.turn
@@ -183,7 +189,7 @@ class CelestialEmpire(GameRules):
         return []
 
     def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
-        if game.phase == PLAY and not self.waiting_for(game):
+        if game.phase == PLAY and not self.waiting_for(game) and not game.options.wait_for_deadline:
             return self._run(game, event.at)
         return []
 
@@ -244,10 +250,11 @@ class CelestialEmpire(GameRules):
             play.resigned.update(losers)
             for p in losers:
                 play.pending.pop(p, None)
+                play.research.pop(p, None)
             names = " and ".join(game.seat(p).alias for p in losers)
             notices = [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
                        for p in game.players]
-            if not self.waiting_for(game):
+            if not self.waiting_for(game) and not game.options.wait_for_deadline:
                 notices += self._run(game, at)
             return notices
         if winner is None and losers and len(playing) == 1:

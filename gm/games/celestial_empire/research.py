@@ -243,11 +243,14 @@ def _transmute(state: GameState, empire: int, rp: Planet, words: list[str], ore:
 def _fuel(state: GameState, empire: int, rp: Planet, words: list[str]) -> str:
     """Benefit 11 (l.1734): any ship of another empire, anywhere, if it has room."""
     _args(words, 1, 1, "FUEL S<ship>")
-    ship = _ship(state, words[0])
-    if ship.owner == empire:
+    try:
+        ship = _ship(state, words[0])
+    except _Refused:
+        ship = None
+    if ship is not None and ship.owner == empire:
         raise _Refused("the fuel goes onto another empire's ship")
-    if ship.free_space() < 1:
-        raise _Refused(f"ship {ship.number} has no free cargo unit")
+    if ship is None or ship.free_space() < 1:  # the same words either way: no probing for ships or full holds
+        raise _Refused(f"the fuel could not be delivered to ship {words[0].lstrip('S')}")
     ship.hold.ore[0] += 1
     return f"one fuel loaded onto ship {ship.number}"
 

@@ -31,6 +31,8 @@ from .galaxy import ORE_TYPES
 from .orders import AllianceLevel, Unit
 from .state import NEUTRAL, GameState, Planet, Ship
 from .turn import Report
+from .winning import Conditions
+from .damage import amnesty
 
 ADAPTER_KEYS = {
     "game": "the game's id, shown as the game number",
@@ -44,11 +46,8 @@ ADAPTER_KEYS = {
 """What the templates need besides `sheet_data`'s keys: the adapter passes
 them (``common | sheet_data(...)``), as Grid Fighters' ``common`` does."""
 
-AMNESTY_ENDS = 15
-"""No shots at Earth until turn 15 (l.757-760, R-31)."""
-DEFAULT_WINNING = "Earth Score=30000 Planets=64 Income=2000 Credits=2500"
-"""The winning conditions in force (R-70's defaults) until the game's own
-options are recorded in the state; a condition not listed is not in force."""
+DEFAULT_WINNING = Conditions().printed()
+"""The conditions of the ``standard`` variant, for callers that give none (R-70)."""
 SIZES = ("Small", "Medium", "Large", "Super", "Mega", "Ultra")
 CLASSES = ("Cargo", "Ship", "Battle", "Deathstar")
 SHIP_TYPES = ("Empty Ship", *(f"{size} {kind}" for kind in CLASSES for size in SIZES))
@@ -157,7 +156,7 @@ def earth_listing(state: GameState, empire: int) -> dict[str, Any]:
     planet = state.planets[state.earth]
     market = state.market
     return {
-        "number": planet.number, "amnesty": state.turn < AMNESTY_ENDS, "limited": market.limited_selling,
+        "number": planet.number, "amnesty": amnesty(state, state.earth), "limited": market.limited_selling,
         "links": list(planet.links), "prices": list(market.price), "amounts": list(market.stock),
         "ships": [seen_ship(state, s, empire) for s in state.ships_at(planet.number)],
     }

@@ -12,7 +12,9 @@ given the orders of its step in processing order (`in_rotation`, ruling
 R-11), which it carries out on ``state`` and answers in ``report``: every
 order gets a line in its empire's command history, carried out (perhaps in
 part, with the limit that cut it, ruling P1) or refused with the reason. An
-order no step takes is answered too, never dropped (R-5).
+order no step takes is answered too, never dropped (R-5). The exceptions
+are the manual's own: messages are not in the command history (l.2370),
+and a planet scanned twice is listed once (l.2379, R-61).
 """
 
 from __future__ import annotations
