@@ -1,0 +1,149 @@
+"""Long random Celestial Empire games: the rules core survives them and
+keeps its invariants.
+
+Games of 2 to 9 empires on generated galaxies are played for many turns,
+each empire sending a random but plausible order mail built from its own
+view (tests/celestial_fuzz.py), read by `notation.parse_orders`. After
+every turn `check_turn` asserts: `run_turn` raised nothing and left its
+input state as it was; every order, standing order and research line got
+exactly one line in its empire's command history (a message only when it
+cannot be sent, R-80); nothing is negative (ore,
+mines, industry, PDUs, spacemines, ship units, holds, credits, Earth's
+market); every hold fits its cargo units; every ship orbits a planet that
+exists, owned by an empire that exists; the galaxy's links stay symmetric;
+every empire's sheet renders, text and HTML, no text line over 78 columns;
+and the winning conditions and variants answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+
+import pytest
+from celestial_fuzz import NAMES, mail_for, scattered_game
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gm.games.celestial_empire import sheets
+from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
+from gm.games.celestial_empire.notation import parse_orders
+from gm.games.celestial_empire.orders import Order
+from gm.games.celestial_empire.orders_empire import AllianceMessage, Broadcast, PersonalMessage
+from gm.games.celestial_empire.research import is_research_turn, research_lines
+from gm.games.celestial_empire.state import NEUTRAL, GameState, new_game
+from gm.games.celestial_empire.turn import Report, run_turn
+from gm.games.celestial_empire.variants import variant_named
+from gm.games.celestial_empire.winning import game_over, winners
+from gm.pbem.mailer import render_html, render_text
+
+PACKAGE = "gm.games.celestial_empire"
+WIDTH = 78
+MESSAGES = (Broadcast, PersonalMessage, AllianceMessage)
+"""Messages sent are in no history (R-80); only one that cannot be sent is answered there."""
+VARIANTS = [variant_named(v) for v in ("standard", "standard+turns=30", "standard+voted=20+most=credits",
+                                       "standard+score=no+planets=3+income=50+credits=10")]
+
+
+def orders_of(state: GameState, rng: random.Random) -> tuple[dict[int, list[Order]], dict[int, list[str]]]:
+    """Every empire's orders and research lines for the turn, read from its mail."""
+    orders: dict[int, list[Order]] = {}
+    research: dict[int, list[str]] = {}
+    for empire in sorted(state.empires):
+        lines = parse_orders(mail_for(state, empire, rng))
+        orders[empire] = [line.order for line in lines if line.order is not None]
+        research[empire] = research_lines(lines)
+    return orders, research
+
+
+def standing_count(state: GameState, empire: int) -> int:
+    return (sum(s.standing is not None for s in state.ships_of(empire))
+            + sum(p.standing is not None for p in state.planets_of(empire)))
+
+
+def not_negative(state: GameState) -> list[str]:
+    """Everything that has gone below zero, named."""
+    bad = []
+    for p in state.planets.values():
+        values = {"mines": p.mines, "ore": p.ore}
+        if min(p.mines + p.ore) < 0 or min(p.industry, p.pdus, p.spacemines, p.deployed) < 0:
+            bad.append(f"planet {p.number}: {values} I{p.industry} D{p.pdus} S{p.spacemines} dep{p.deployed}")
+    for s in state.ships.values():
+        h = s.hold
+        if min(s.fighters, s.cargo_units, s.tractors, s.shields, s.efficiency) < 0 \
+                or min(h.ore + [h.mines, h.industry, h.pdus, h.spacemines]) < 0:
+            bad.append(f"ship {s.number}: {s}")
+    bad += [f"empire {e.number} credits {e.credits}" for e in state.empires.values() if e.credits < 0]
+    market = state.market
+    if min(market.price + market.stock) < 0 or min(market.minimum_bids.values()) < 0:
+        bad.append(f"market {market}")
+    return bad
+
+
+def check_turn(before: GameState, untouched: GameState, orders: dict[int, list[Order]],
+               research: dict[int, list[str]], after: GameState, report: Report) -> None:
+    """Every invariant of one turn (see the module's docstring)."""
+    assert before == untouched, "run_turn changed the state it was given"
+    for empire in before.empires:
+        lines = report.history.get(empire, [])
+        assert sum(e.standing for e in lines) == standing_count(before, empire), (empire, lines)
+        asked = Counter(str(o) for o in orders.get(empire, []) if not isinstance(o, MESSAGES))
+        if is_research_turn(before.turn):
+            asked += Counter(research.get(empire, []))
+        answered = Counter(e.written for e in lines if not e.standing)
+        messages = Counter(str(o) for o in orders.get(empire, []) if isinstance(o, MESSAGES))
+        assert answered - asked <= messages, (empire, answered - asked - messages)
+        assert asked - answered == Counter(), (empire, asked - answered)
+        assert all(bool(e.done) != bool(e.why) for e in lines), [e for e in lines if bool(e.done) == bool(e.why)]
+    assert not_negative(after) == []
+    for ship in after.ships.values():
+        assert ship.hold.space() <= ship.cargo_units, ship
+        assert ship.planet in after.planets, ship
+        assert ship.owner in after.empires or ship.owner == NEUTRAL, ship
+        assert len(ship.hold.ore) == ORE_TYPES
+    assert all(number == ship.number for number, ship in after.ships.items())
+    for planet in after.planets.values():
+        assert planet.owner in after.empires or planet.owner == NEUTRAL, planet
+        assert all(planet.number in after.planets[other].links for other in planet.links), planet
+        assert len(planet.ore) == len(planet.mines) == ORE_TYPES
+    assert after.turn == before.turn + 1
+    for empire in after.empires:
+        data = {"game": "g1", "alias": NAMES[empire - 1], "phase": "play", "turn": after.turn,
+                "deadline": None, "remaining": None} | sheets.sheet_data(after, report, empire)
+        text = render_text("turn_sheet", data, PACKAGE)
+        long = [line for line in text.splitlines() if len(line) > WIDTH]
+        assert long == [], f"empire {empire}, turn {report.turn}: lines over {WIDTH} columns"
+        assert render_html("turn_sheet", data, PACKAGE)
+    for variant in VARIANTS:
+        result = variant.result(after, report)
+        assert result is None or set(result[1]) <= set(after.empires)
+        assert isinstance(game_over(after, variant.conditions), bool)
+        assert set(winners(after, variant.conditions)) <= set(after.empires)
+
+
+def play(seed: int, empires: int, turns: int, scatter: bool = False) -> GameState:
+    """A game of ``turns`` turns of random orders, checked after each; with
+    ``scatter``, started in the middle of things (`celestial_fuzz.scattered_game`)."""
+    state = scattered_game(seed, empires) if scatter else new_game(generate(seed, empires), list(NAMES[:empires]))
+    rng = random.Random(seed * 1000 + empires)
+    for _ in range(turns):
+        orders, research = orders_of(state, rng)
+        untouched = copy.deepcopy(state)
+        after, report = run_turn(state, orders, research)
+        check_turn(state, untouched, orders, research, after, report)
+        state = after
+    return state
+
+
+@pytest.mark.parametrize(("seed", "empires", "turns", "scatter"),
+                         [(1, 2, 40, False), (2, 5, 30, True), (3, 9, 20, True), (4, 3, 40, True)])
+def test_a_long_random_game_keeps_every_invariant(seed, empires, turns, scatter):
+    state = play(seed, empires, turns, scatter)
+    assert state.turn == turns + 1
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(2, 9))
+def test_any_seed_and_number_of_empires_keeps_every_invariant(seed, empires):
+    play(seed, empires, 12, scatter=True)
