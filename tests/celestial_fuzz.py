@@ -25,7 +25,9 @@ from gm.games.celestial_empire.research import is_research_turn
 from gm.games.celestial_empire.state import GameState, Planet, Ship, new_game
 from gm.games.celestial_empire.galaxy import generate
 
-NAMES = ("Grok", "Winter", "Master", "Assassin", "PsiNinja", "Warlord", "Zed", "Orion", "Vega")
+NAMES = ("Grok", "Winter", "Master", "Assassins", "PsiNinja", "Warlord", "Zed", "Orion", "Vega")
+LONG = "Wwwwwwwwwwwwwwwwwwwwwww"
+"""A name as long as names go (23 characters, l.351), in wide letters."""
 UNITS = "CFTS"
 HUGE = 10 ** 12
 
@@ -119,7 +121,7 @@ def ship_order(state: GameState, empire: int, ship: Ship, rng: random.Random) ->
         lambda: f"A{count(rng, ship.fighters)}SM",
         lambda: f"Z{amount(rng, 3)}{rng.choice(UNITS)}",
         lambda: f"B{amount(rng, 5)}{rng.choice(UNITS)}",
-        lambda: f"={rng.choice(('Black Arrow', 'x', 'Tramp', 'Star of ' + NAMES[empire - 1]))}",
+        lambda: f"={rng.choice(('Black Arrow', 'x', LONG, 'Star of ' + NAMES[empire - 1]))}",
         lambda: f"G{rng.choice(NAMES[:len(state.empires)] + ('Nobody',))}",
     ]
     if foreign or others:
@@ -159,7 +161,7 @@ def planet_order(state: GameState, empire: int, planet: Planet, rng: random.Rand
         lambda: f"X{amount(rng, max(planet.ore))}R{ore_type(rng, planet.ore)}R{rng.randrange(10)}",
         lambda: f"D{amount(rng, planet.spacemines)}",
         lambda: f"A{count(rng, planet.pdus)}SM",
-        lambda: f"={rng.choice(('Capital', 'Arakos I', 'Hold'))}",
+        lambda: f"={rng.choice(('Capital', 'Arakos I', LONG))}",
         lambda: f"G{rng.choice(NAMES[:len(state.empires)])}",
     ]
     if foreign:
@@ -176,7 +178,7 @@ def empire_order(state: GameState, empire: int, rng: random.Random) -> str:
         lambda: f"+{rng.choice(others)}",
         lambda: f"-{rng.choice(others)}",
         lambda: f"SCAN{rng.choice(sorted(state.planets))}",
-        lambda: f"{{Greetings from {NAMES[empire - 1]}}}",
+        lambda: rng.choice((f"{{Greetings from {NAMES[empire - 1]}}}", "{" + "Long live the empire! " * 6 + "}")),
         lambda: f"&{rng.choice(others)} Leave now or face war.&",
         lambda: f"({level} We must strike at P{rng.choice(sorted(state.planets))} now)",
         lambda: f"TURN{rng.choice((0, 1, state.turn, state.turn + 5, 30, 200))}",

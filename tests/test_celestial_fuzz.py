@@ -7,10 +7,13 @@ view (tests/celestial_fuzz.py), read by `notation.parse_orders`. After
 every turn `check_turn` asserts: `run_turn` raised nothing and left its
 input state as it was; every order, standing order and research line got
 exactly one line in its empire's command history (a message only when it
-cannot be sent, R-80); nothing is negative (ore,
+cannot be sent, R-80; a planet scanned twice once, l.2379); nothing is negative (ore,
 mines, industry, PDUs, spacemines, ship units, holds, credits, Earth's
 market); every hold fits its cargo units; every ship orbits a planet that
-exists, owned by an empire that exists; the galaxy's links stay symmetric;
+exists, at most five links from where it was, owned by an empire that
+exists, and no hull is lost; ship numbers stay in 100 to 999; the steps
+that only move goods (loading, tending, gifts, movement...) neither make nor
+lose any, battle only destroys, trading changes only credits; the galaxy's links stay symmetric;
 every empire's sheet renders, text and HTML, no text line over 78 columns;
 and the winning conditions and variants answer.
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 import copy
 import random
 from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import pytest
 from celestial_fuzz import NAMES, mail_for, scattered_game
@@ -27,13 +32,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm.games.celestial_empire import sheets
-from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
+from gm.games.celestial_empire.galaxy import FIRST_NUMBER, ORE_TYPES, generate
 from gm.games.celestial_empire.notation import parse_orders
-from gm.games.celestial_empire.orders import Order
-from gm.games.celestial_empire.orders_empire import AllianceMessage, Broadcast, PersonalMessage
+from gm.games.celestial_empire import steps  # noqa: F401 (fills STEPS)
+from gm.games.celestial_empire.orders import Order, Phase
+from gm.games.celestial_empire.orders_empire import MAX_JUMPS, AllianceMessage, Broadcast, PersonalMessage, Scan
 from gm.games.celestial_empire.research import is_research_turn, research_lines
 from gm.games.celestial_empire.state import NEUTRAL, GameState, new_game
-from gm.games.celestial_empire.turn import Report, run_turn
+from gm.games.celestial_empire.turn import STEPS, Report, Step, run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import game_over, winners
 from gm.pbem.mailer import render_html, render_text
@@ -74,11 +80,74 @@ def not_negative(state: GameState) -> list[str]:
         if min(s.fighters, s.cargo_units, s.tractors, s.shields, s.efficiency) < 0 \
                 or min(h.ore + [h.mines, h.industry, h.pdus, h.spacemines]) < 0:
             bad.append(f"ship {s.number}: {s}")
-    bad += [f"empire {e.number} credits {e.credits}" for e in state.empires.values() if e.credits < 0]
+    bad += [f"empire {e.number} credits {e.credits} score {e.score}" for e in state.empires.values()
+            if min(e.credits, e.score) < 0]
     market = state.market
     if min(market.price + market.stock) < 0 or min(market.minimum_bids.values()) < 0:
         bad.append(f"market {market}")
     return bad
+
+
+def within(state: GameState, start: int, end: int, links: int) -> bool:
+    """Whether ``end`` is at most ``links`` links from ``start``."""
+    reached = {start}
+    for _ in range(links):
+        reached |= {there for here in reached for there in state.planets[here].links}
+    return end in reached
+
+
+def goods(state: GameState) -> dict[str, int]:
+    """Everything that can only be moved, not made, by most steps: ore of
+    each type (planets, holds, Earth's market), mines, industry, PDUs,
+    spacemines (stored, carried, deployed), credits, ship units."""
+    planets, holds = list(state.planets.values()), [s.hold for s in state.ships.values()]
+    found = {f"ore {t}": sum(p.ore[t] for p in planets) + sum(h.ore[t] for h in holds) + state.market.stock[t]
+             for t in range(ORE_TYPES)}
+    found["mines"] = sum(sum(p.mines) for p in planets) + sum(h.mines for h in holds)
+    found["industry"] = sum(p.industry for p in planets) + sum(h.industry for h in holds)
+    found["pdus"] = sum(p.pdus for p in planets) + sum(h.pdus for h in holds)
+    found["spacemines"] = sum(p.spacemines + p.deployed for p in planets) + sum(h.spacemines for h in holds)
+    found["credits"] = sum(e.credits for e in state.empires.values())
+    found["units"] = sum(s.units() for s in state.ships.values())
+    return found
+
+
+MOVES_ONLY = {Phase.GAME_LENGTH, Phase.NAMING, Phase.GIFTING, Phase.ALLIANCES, Phase.UNLOADING, Phase.LOADING,
+              Phase.SPACEMINES, Phase.TENDING, Phase.MOVEMENT, Phase.SCANNING, Phase.STANDING_ORDERS, None}
+"""The steps that only move goods about: every total of `goods` is the same after them."""
+TRADES = {Phase.TRADING: ("credits",)}
+"""Steps that may change some totals only (trading: credits come from Earth's purse)."""
+BURNS = {Phase.MOVEMENT: ("ore 0",)}
+"""Steps that may use some totals up (a jump burns fuel)."""
+DESTROYS = {Phase.BATTLE}
+"""Steps that may destroy but never make anything."""
+
+
+@contextmanager
+def conservation_checked() -> Iterator[None]:
+    """Every step of `MOVES_ONLY`, `TRADES` and `DESTROYS` checked against
+    `goods` as the turns run: the steps wrapped in `turn.STEPS`, then put back."""
+    original = dict(STEPS)
+
+    def checked(phase: Phase | None, function: Step) -> Step:
+        def run(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
+            before = goods(state)
+            function(state, orders, report)
+            after = goods(state)
+            if phase in MOVES_ONLY or phase in TRADES:
+                free = TRADES.get(phase, ()) + BURNS.get(phase, ())
+                assert {k: v for k, v in after.items() if k not in free} == \
+                    {k: v for k, v in before.items() if k not in free}, (phase, before, after)
+                assert all(after[k] <= before[k] for k in BURNS.get(phase, ())), (phase, before, after)
+            if phase in DESTROYS:
+                assert all(after[k] <= before[k] for k in before), (phase, before, after)
+        return run
+
+    STEPS.update({phase: checked(phase, function) for phase, function in original.items()})
+    try:
+        yield
+    finally:
+        STEPS.update(original)
 
 
 def check_turn(before: GameState, untouched: GameState, orders: dict[int, list[Order]],
@@ -88,7 +157,9 @@ def check_turn(before: GameState, untouched: GameState, orders: dict[int, list[O
     for empire in before.empires:
         lines = report.history.get(empire, [])
         assert sum(e.standing for e in lines) == standing_count(before, empire), (empire, lines)
-        asked = Counter(str(o) for o in orders.get(empire, []) if not isinstance(o, MESSAGES))
+        sent = orders.get(empire, [])
+        asked = Counter(str(o) for o in sent if not isinstance(o, (*MESSAGES, Scan)))
+        asked += Counter({str(o): 1 for o in sent if isinstance(o, Scan)})  # once in the history (l.2379)
         if is_research_turn(before.turn):
             asked += Counter(research.get(empire, []))
         answered = Counter(e.written for e in lines if not e.standing)
@@ -103,6 +174,11 @@ def check_turn(before: GameState, untouched: GameState, orders: dict[int, list[O
         assert ship.owner in after.empires or ship.owner == NEUTRAL, ship
         assert len(ship.hold.ore) == ORE_TYPES
     assert all(number == ship.number for number, ship in after.ships.items())
+    assert all(FIRST_NUMBER <= number < FIRST_NUMBER + 900 for number in after.ships), sorted(after.ships)
+    for number, ship in after.ships.items():
+        if number in before.ships:
+            assert within(after, before.ships[number].planet, ship.planet, MAX_JUMPS), (ship, before.ships[number])
+    assert set(before.ships) <= set(after.ships), "a ship's hull was lost"
     for planet in after.planets.values():
         assert planet.owner in after.empires or planet.owner == NEUTRAL, planet
         assert all(planet.number in after.planets[other].links for other in planet.links), planet
@@ -130,7 +206,8 @@ def play(seed: int, empires: int, turns: int, scatter: bool = False) -> GameStat
     for _ in range(turns):
         orders, research = orders_of(state, rng)
         untouched = copy.deepcopy(state)
-        after, report = run_turn(state, orders, research)
+        with conservation_checked():
+            after, report = run_turn(state, orders, research)
         check_turn(state, untouched, orders, research, after, report)
         state = after
     return state
