@@ -23,7 +23,7 @@ from collections.abc import Callable
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.research import is_research_turn
 from gm.games.celestial_empire.state import GameState, Planet, Ship, new_game
-from gm.games.celestial_empire.galaxy import generate
+from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 
 NAMES = ("Grok", "Winter", "Master", "Assassins", "PsiNinja", "Warlord", "Zed", "Orion", "Vega")
 LONG = "Wwwwwwwwwwwwwwwwwwwwwww"
@@ -126,7 +126,7 @@ def ship_order(state: GameState, empire: int, ship: Ship, rng: random.Random) ->
     ]
     if foreign or others:
         target = rng.choice(foreign or others)
-        choices += [
+        choices += 2 * [
             lambda: f"A{count(rng, ship.fighters)}S{target.number}",
             lambda: f"A{count(rng, ship.fighters)}S{target.number}",
             lambda: f"ES{target.number}",
@@ -138,7 +138,7 @@ def ship_order(state: GameState, empire: int, ship: Ship, rng: random.Random) ->
             lambda: f"TS{target.number}",
         ]
     if ship.planet == state.earth:
-        choices += [
+        choices += 6 * [
             lambda: f"P{amount(rng, free)}R{rng.randrange(10)}",
             lambda: f"X{amount(rng, sum(hold.ore))}R{ore_type(rng, hold.ore)}",
             lambda: "X",
@@ -206,7 +206,7 @@ def research_lines(state: GameState, empire: int, rng: random.Random) -> list[st
     lines = []
     ships = [s.number for s in state.ships_of(empire)] or [100]
     for planet in [p for p in state.planets_of(empire) if p.research] + [rng.choice(list(state.planets.values()))]:
-        own = [p.number for p in state.planets_of(empire)]
+        own = [p.number for p in state.planets_of(empire)] or [planet.number]
         benefit = rng.choice([
             f"LINK {rng.choice(own)} {rng.choice(own)}", f"CARGO S{rng.choice(ships)}", "IND",
             f"MINE {rng.randrange(10)}", f"PDU {rng.choice(own)}", "PDU",
@@ -249,9 +249,10 @@ def mail_for(state: GameState, empire: int, rng: random.Random) -> str:
 def scattered_game(seed: int, empires: int) -> GameState:
     """A new game moved on into the middle of things, so that the orders meet
     each other early: every empire's ships get fuel, fighters, tractors and
-    shields, and two of them start over Earth and over a neighbour's home;
-    homes get PDUs and stored spacemines, Earth some deployed; empires get
-    Earth credits and rate their neighbours at random."""
+    shields, and two of them start over Earth (some ore aboard, for
+    contracts) and over a neighbour's home; homes get PDUs and stored
+    spacemines and a research planet beside them, Earth some spacemines
+    deployed; empires get Earth credits and rate the others at random."""
     state = new_game(generate(seed, empires), list(NAMES[:empires]))
     rng = random.Random(seed)
     homes = [e.home for _, e in sorted(state.empires.items())]
@@ -265,12 +266,32 @@ def scattered_game(seed: int, empires: int) -> GameState:
             ship.cargo_units += rng.choice((0, 20, 60))
             ship.hold.ore[0] = min(ship.cargo_units, ship.hold.ore[0] + rng.randint(0, 40))
         ships[0].planet = state.earth
+        ships[0].tractors += rng.choice((0, 40))
         ships[1].planet = rng.choice([h for h in homes if h != empire.home] or [empire.home])
+        for t in range(1, ORE_TYPES):
+            ships[0].hold.ore[t] += min(ships[0].free_space(), rng.choice((0, 3, 10)))
         home = state.planets[empire.home]
+        research = state.planets[rng.choice(home.links)]
+        if research.home_of is None and research.number != state.earth:
+            research.owner, research.research = number, True
         home.pdus += rng.randint(0, 30)
         home.spacemines += rng.randint(0, 20)
         for other in state.empires:
             if other != number and rng.random() < 0.5:
                 empire.ratings[other] = rng.choice(list(AllianceLevel))
     state.planets[state.earth].deployed += rng.randint(0, 10)
+    return state
+
+
+def upheaval(state: GameState) -> GameState:
+    """The state turned upside down: empire 2 has lost every planet (to
+    empire 1) and every ship (to empire 3), and empire 3 holds Earth, its
+    PDUs gone. The rules and the sheets must cope with an empire that has
+    nothing and an Earth that is not NEUTRAL's."""
+    for planet in state.planets_of(2):
+        planet.owner = 1
+    for ship in state.ships_of(2):
+        ship.owner = 3
+    earth = state.planets[state.earth]
+    earth.owner, earth.pdus = 3, 0
     return state

@@ -13,7 +13,10 @@ market); every hold fits its cargo units; every ship orbits a planet that
 exists, at most five links from where it was, owned by an empire that
 exists, and no hull is lost; ship numbers stay in 100 to 999; the steps
 that only move goods (loading, tending, gifts, movement...) neither make nor
-lose any, battle only destroys, trading changes only credits; the galaxy's links stay symmetric;
+lose any, battle only destroys, trading changes only credits; the galaxy's
+links stay symmetric; what changes hands loses its standing order (l.1601)
+and NEUTRAL's things have none; no empire rates itself or an empire that
+is not;
 every empire's sheet renders, text and HTML, no text line over 78 columns;
 and the winning conditions and variants answer.
 """
@@ -27,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import pytest
-from celestial_fuzz import NAMES, mail_for, scattered_game
+from celestial_fuzz import NAMES, mail_for, scattered_game, upheaval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,7 +41,7 @@ from gm.games.celestial_empire import steps  # noqa: F401 (fills STEPS)
 from gm.games.celestial_empire.orders import Order, Phase
 from gm.games.celestial_empire.orders_empire import MAX_JUMPS, AllianceMessage, Broadcast, PersonalMessage, Scan
 from gm.games.celestial_empire.research import is_research_turn, research_lines
-from gm.games.celestial_empire.state import NEUTRAL, GameState, new_game
+from gm.games.celestial_empire.state import NEUTRAL, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import STEPS, Report, Step, run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import game_over, winners
@@ -184,6 +187,16 @@ def check_turn(before: GameState, untouched: GameState, orders: dict[int, list[O
         assert all(planet.number in after.planets[other].links for other in planet.links), planet
         assert len(planet.ore) == len(planet.mines) == ORE_TYPES
     assert after.turn == before.turn + 1
+    for number, empire in after.empires.items():
+        assert number not in empire.ratings and set(empire.ratings) <= set(after.empires), empire
+    things = [(before.ships, after.ships), (before.planets, after.planets)]
+    for was, now in things:
+        for key, thing in now.items():
+            if key in was and was[key].owner != thing.owner and thing.standing is not None:
+                set_again = f"O{'S' if isinstance(thing, Ship) else ''}{thing.standing}"
+                assert any(e.done and e.written == set_again for e in report.history.get(thing.owner, [])), \
+                    f"{thing} changed hands and kept its standing order (l.1601)"
+            assert thing.owner != NEUTRAL or thing.standing is None, thing
     for empire in after.empires:
         data = {"game": "g1", "alias": NAMES[empire - 1], "phase": "play", "turn": after.turn,
                 "deadline": None, "remaining": None} | sheets.sheet_data(after, report, empire)
@@ -198,10 +211,13 @@ def check_turn(before: GameState, untouched: GameState, orders: dict[int, list[O
         assert set(winners(after, variant.conditions)) <= set(after.empires)
 
 
-def play(seed: int, empires: int, turns: int, scatter: bool = False) -> GameState:
+def play(seed: int, empires: int, turns: int, scatter: bool = False, upset: bool = False) -> GameState:
     """A game of ``turns`` turns of random orders, checked after each; with
-    ``scatter``, started in the middle of things (`celestial_fuzz.scattered_game`)."""
+    ``scatter``, started in the middle of things (`celestial_fuzz.scattered_game`),
+    with ``upset`` from an empire with nothing and Earth held (`celestial_fuzz.upheaval`)."""
     state = scattered_game(seed, empires) if scatter else new_game(generate(seed, empires), list(NAMES[:empires]))
+    if upset:
+        state = upheaval(state)
     rng = random.Random(seed * 1000 + empires)
     for _ in range(turns):
         orders, research = orders_of(state, rng)
@@ -218,6 +234,10 @@ def play(seed: int, empires: int, turns: int, scatter: bool = False) -> GameStat
 def test_a_long_random_game_keeps_every_invariant(seed, empires, turns, scatter):
     state = play(seed, empires, turns, scatter)
     assert state.turn == turns + 1
+
+
+def test_a_game_where_an_empire_has_nothing_and_earth_is_held_keeps_every_invariant():
+    assert play(11, 4, 20, scatter=True, upset=True).turn == 21
 
 
 @settings(max_examples=4, deadline=None)
