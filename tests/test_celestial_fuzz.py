@@ -13,7 +13,8 @@ market); every hold fits its cargo units; every ship orbits a planet that
 exists, at most five links from where it was, owned by an empire that
 exists, and no hull is lost; ship numbers stay in 100 to 999; the steps
 that only move goods (loading, tending, gifts, movement...) neither make nor
-lose any, battle only destroys, trading changes only credits; the galaxy's
+lose any, battle only destroys and fires nothing over Earth before turn 15
+(R-31), trading changes only credits; the galaxy's
 links stay symmetric; what changes hands loses its standing order (l.1601)
 and NEUTRAL's things have none; no empire rates itself or an empire that
 is not;
@@ -29,12 +30,15 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 from celestial_fuzz import NAMES, mail_for, scattered_game, upheaval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm.games.celestial_empire import sheets
+from gm.games.celestial_empire.sheets import AMNESTY_ENDS
 from gm.games.celestial_empire.galaxy import FIRST_NUMBER, ORE_TYPES, generate
 from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire import steps  # noqa: F401 (fills STEPS)
@@ -45,9 +49,15 @@ from gm.games.celestial_empire.state import NEUTRAL, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import STEPS, Report, Step, run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import game_over, winners
-from gm.pbem.mailer import render_html, render_text
+from gm.games.celestial_empire.empire_steps import ending_turn
+from gm.games.celestial_empire.mail import Terms
+from gm.kernel import engine
+from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
+from gm.kernel.model import Options, Seat
+from gm.pbem.mailer import body_html, body_text, render_html, render_text
 
 PACKAGE = "gm.games.celestial_empire"
+AT = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
 WIDTH = 78
 MESSAGES = (Broadcast, PersonalMessage, AllianceMessage)
 """Messages sent are in no history (R-80); only one that cannot be sent is answered there."""
@@ -99,6 +109,15 @@ def within(state: GameState, start: int, end: int, links: int) -> bool:
     return end in reached
 
 
+def at_earth(state: GameState) -> tuple[object, ...]:
+    """What shots could change over Earth: its planet, the units of the ships
+    there, and who is hostile to Earth."""
+    earth = state.planets[state.earth]
+    ships = [(s.number, s.fighters, s.cargo_units, s.tractors, s.shields) for s in state.ships_at(state.earth)]
+    hostile = [e.hostile_to_earth for _, e in sorted(state.empires.items())]
+    return (earth.pdus, earth.industry, earth.deployed, tuple(earth.mines), tuple(earth.ore), ships, hostile)
+
+
 def goods(state: GameState) -> dict[str, int]:
     """Everything that can only be moved, not made, by most steps: ore of
     each type (planets, holds, Earth's market), mines, industry, PDUs,
@@ -135,6 +154,7 @@ def conservation_checked() -> Iterator[None]:
     def checked(phase: Phase | None, function: Step) -> Step:
         def run(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
             before = goods(state)
+            earth_before = at_earth(state)
             function(state, orders, report)
             after = goods(state)
             if phase in MOVES_ONLY or phase in TRADES:
@@ -144,6 +164,8 @@ def conservation_checked() -> Iterator[None]:
                 assert all(after[k] <= before[k] for k in BURNS.get(phase, ())), (phase, before, after)
             if phase in DESTROYS:
                 assert all(after[k] <= before[k] for k in before), (phase, before, after)
+            if phase == Phase.BATTLE and state.turn < AMNESTY_ENDS:
+                assert at_earth(state) == earth_before, "a shot at Earth in the amnesty (R-31)"
         return run
 
     STEPS.update({phase: checked(phase, function) for phase, function in original.items()})
@@ -244,3 +266,37 @@ def test_a_game_where_an_empire_has_nothing_and_earth_is_held_keeps_every_invari
 @given(st.integers(0, 10 ** 6), st.integers(2, 9))
 def test_any_seed_and_number_of_empires_keeps_every_invariant(seed, empires):
     play(seed, empires, 12, scatter=True)
+
+
+def test_random_mails_through_the_kernel_play_a_voted_game_to_its_end():
+    """The same orders by mail, through the kernel and the adapter
+    (`celestial_empire.mail`), with slips, comments and commands among them,
+    in a game whose length the empires vote: every notice renders, and the
+    game ends after the turn the votes chose."""
+    seats = tuple(Seat(n, f"p{n}@example.org", name) for n, name in enumerate(NAMES[:4], 1))
+    game, _ = engine.create(Created(AT, "g1", seats, "standard+voted=12", Options(), Terms(5),
+                                    game="celestial-empire"))
+    rng = random.Random(5)
+    at = AT
+    for _ in range(20):
+        if game.phase != "play":
+            break
+        state = game.play.state
+        for seat in seats:
+            at += timedelta(minutes=1)
+            extra = rng.choice(["", "status\n", "history\n", "help\n", "S1Q7\n", "TURN12\n"])
+            body = mail_for(state, seat.player, rng) + extra
+            for notice in engine.apply(game, PlayerMail(at, seat.player, body)):
+                assert body_text(notice, PACKAGE)
+                body_html(notice, PACKAGE)
+            if game.play.state is not state:
+                break
+        if game.phase == "play" and game.play.state is state and game.deadline is not None:
+            at = game.deadline
+            for notice in engine.apply(game, DeadlinePassed(at, at)):
+                assert body_text(notice, PACKAGE)
+    assert game.phase != "play", "the votes never ended the game"
+    assert game.outcome is not None, game.phase
+    last = game.play.reports[-1].turn
+    votes = [e.vote for e in game.play.state.empires.values() if e.vote is not None]
+    assert "won" in game.outcome.reason or last >= (ending_turn(game.play.state) or 12), (game.outcome, votes)
