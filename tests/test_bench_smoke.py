@@ -72,7 +72,14 @@ def test_celestial_parse_benchmark_quick():
         assert figure(output, label) > 0, label
 
 
-@pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py"])
+def test_celestial_turns_benchmark_quick():
+    output = run_quick("celestial_turns.py")  # exit 0: ten turns of nine empires' random orders ran
+    for label in ("empires", "turns", "orders", "ms per turn", "reference ms per deepcopy of the state",
+                  "ratio turn/deepcopy"):
+        assert figure(output, label) > 0, label
+
+
+@pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py", "celestial_turns.py"])
 def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0

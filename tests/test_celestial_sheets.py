@@ -33,6 +33,8 @@ from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.sheets import ADAPTER_KEYS, SHIP_TYPES, interest, sheet_data, summary_of_ship_types
 from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.turn import Entry, Report, run_turn
+from gm.games.celestial_empire.variants import variant_named
+from gm.games.celestial_empire.winning import Conditions
 from gm.pbem.mailer import render_html, render_text
 
 PACKAGE = "gm.games.celestial_empire"
@@ -219,6 +221,29 @@ def test_after_a_research_turn_every_empire_sees_who_owns_research_planets_and_i
            "Planet 102 defeated by Space Attack\n" in text
     assert "The game ends after turn 20 (the middle vote); your vote: 20" in text
     assert "Planet 102 defeated by Space Attack" in html and f"<td class=\"l\">Master</td>" in html
+
+
+def test_the_sheet_gives_the_games_end_by_its_length_not_by_votes_that_do_not_count():
+    """Found by the fuzz test: on turn 16 of a game played until won, an
+    empire that had sent TURN0 read "The game ends after turn 10 (the middle
+    vote)". Votes decide the end only in a voted game (l.1994-2003, R-72); a
+    fixed game ends on its turn, a game played until won on no turn."""
+    state = STATE.copy()
+    state.turn = 16
+    state.empires[GROK].vote = 10
+    until_won, fixed, voted = (variant_named(v).conditions for v in ("standard", "standard+turns=40",
+                                                                      "standard+voted=30"))
+
+    def header(conditions: Conditions | None) -> list[str]:
+        data = COMMON | sheet_data(state, REPORT, GROK, conditions=conditions)
+        return [line.strip() for line in render_text("turn_sheet", data, PACKAGE).splitlines()
+                if "The game ends" in line]
+
+    assert header(until_won) == []
+    assert header(fixed) == ["The game ends after turn 40"]
+    assert header(voted) == ["The game ends after turn 10 (the middle vote); your vote: 10"]
+    state.empires[GROK].vote = None
+    assert header(voted) == ["The game ends after turn 30 (no votes yet); your vote: none"]
 
 
 def test_standing_orders_are_marked_in_the_history_and_shown_with_their_ship_or_planet():

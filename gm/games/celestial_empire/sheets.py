@@ -31,7 +31,7 @@ from .galaxy import ORE_TYPES
 from .orders import AllianceLevel, Unit
 from .state import NEUTRAL, GameState, Planet, Ship
 from .turn import Report
-from .winning import Conditions
+from .winning import Conditions, Length, last_turn
 from .damage import amnesty
 
 ADAPTER_KEYS = {
@@ -219,14 +219,29 @@ def scores(state: GameState) -> list[list[int]]:
     return [values[k:k + 3] for k in range(0, len(values), 3)]
 
 
+def game_end(state: GameState, conditions: Conditions | None) -> tuple[int | None, str]:
+    """The turn after which the game ends by its length, and how that was
+    decided ("" for a fixed length): the empires' votes count only in a voted
+    game (l.1994-2003, R-72); a game played until won has no such turn.
+    Without ``conditions`` the votes are shown as they stand, if any."""
+    if conditions is None:
+        voted = ending_turn(state)
+        return voted, "the middle vote" if voted is not None else ""
+    if conditions.length is Length.VOTED:
+        return last_turn(state, conditions), "the middle vote" if ending_turn(state) is not None else "no votes yet"
+    return last_turn(state, conditions), ""
+
+
 def sheet_data(state: GameState, report: Report | None, empire: int,
-               winning: str = DEFAULT_WINNING) -> dict[str, Any]:
+               winning: str = DEFAULT_WINNING, conditions: Conditions | None = None) -> dict[str, Any]:
     """Empire ``empire``'s turn sheet after ``report``'s turn (None: before
     the first), ``state`` being the state that turn left: the sheet asks for
-    the orders of turn ``state.turn``. ``winning`` lists the conditions in force."""
+    the orders of turn ``state.turn``. ``winning`` lists the conditions in
+    force; ``conditions`` (the game's, when known) say how its end is decided."""
     own = state.empires[empire]
     scanned = set() if report is None else {n for found in report.scanned.values() for n in found}
     market = state.market
+    end, how = game_end(state, conditions)
     bids = " ".join(f"{unit.name.capitalize()}={market.minimum_bids[unit]}"
                     for unit in (Unit.CARGO, Unit.FIGHTER, Unit.SHIELD, Unit.TRACTOR) if unit in market.minimum_bids)
     return {
@@ -243,7 +258,8 @@ def sheet_data(state: GameState, report: Report | None, empire: int,
         "minimum_bids": bids,
         "scans": scans_available(state, empire),
         "vote": own.vote,
-        "ending_turn": ending_turn(state),
+        "ending_turn": end,
+        "ending_how": how,
         "research": research_block(state, empire),
         "research_owners": research_owners(state, report),
         "ship_types": summary_of_ship_types(state) if state.turn % 2 == 0 else None,
