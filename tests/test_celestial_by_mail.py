@@ -220,7 +220,7 @@ def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
     assert game.rules.awaiting_operator(game) == []
 
 
-def engine_game(**options):
+def engine_game(variant: str = "standard", **options):
     """Three empires through the kernel alone (no daemon), on galaxy seed 7."""
     from datetime import datetime, timezone
 
@@ -231,7 +231,7 @@ def engine_game(**options):
 
     at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
     seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
-    game, _ = engine.create(Created(at, "g1", seats, "standard", Options(**options), Terms(7), game="celestial-empire"))
+    game, _ = engine.create(Created(at, "g1", seats, variant, Options(**options), Terms(7), game="celestial-empire"))
     return game, at
 
 
@@ -260,3 +260,19 @@ def test_research_lines_alone_leave_the_orders_in_force_and_a_resignation_drops_
     engine.apply(game, PlayerMail(at + timedelta(minutes=2), 3, ";RP200 LINK 201\n"))
     engine.apply(game, PlayerMail(at + timedelta(minutes=3), 3, "resign\n"))
     assert 3 not in play.research and 3 not in play.pending
+
+
+def test_a_vote_on_the_length_counts_only_in_a_game_whose_length_is_voted_r72():
+    from gm.kernel import engine
+    from gm.kernel.engine import DeadlinePassed, PlayerMail
+
+    game, at = engine_game()  # standard: played until won
+    engine.apply(game, PlayerMail(at, 1, "TURN20"))
+    engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
+    (entry,) = game.play.reports[-1].history[1]
+    assert "do not vote on this game's length" in entry.why and game.play.state.empires[1].vote is None
+    voted, at = engine_game(variant="standard+voted=30")
+    assert voted.play.state.voting
+    engine.apply(voted, PlayerMail(at, 1, "TURN20"))
+    engine.apply(voted, DeadlinePassed(voted.deadline, voted.deadline))
+    assert voted.play.state.empires[1].vote == 20

@@ -34,6 +34,9 @@ def game_length(state: GameState, orders: Sequence[tuple[int, Order]], report: R
     within 10 to 100 (R-72); the compromise is the median (`ending_turn`)."""
     for empire, order in orders:
         assert isinstance(order, GameLength)
+        if not state.voting:
+            report.refused(empire, order, "the empires do not vote on this game's length: its variant sets it (R-72)")
+            continue
         low, high = VOTE_RANGE
         vote = min(high, max(low, order.turn))
         state.empires[empire].vote = vote

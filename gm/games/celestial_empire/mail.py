@@ -32,6 +32,7 @@ from .orders import Order
 from .state import GameState, new_game
 from .turn import Report, run_turn
 from .variants import Variant, variant_named
+from .winning import Length
 
 NAMES = ("Altair", "Boreas", "Cygnus", "Draco", "Eridani", "Fornax", "Gemini", "Hydra", "Indus")
 """The empires' names when the operator gives none: nine stars and constellations."""
@@ -121,7 +122,10 @@ class CelestialEmpire(GameRules):
             raise ValueError("a game of Celestial Empire is made with a seed (its creation event has none)")
         galaxy = generate(terms.seed, len(game.seats))
         game.phase = PLAY  # no setup: every empire starts from its home planet
-        return Play(terms, variant_named(game.variant), new_game(galaxy, [s.alias for s in game.seats]))
+        variant = variant_named(game.variant)
+        state = new_game(galaxy, [s.alias for s in game.seats])
+        state.voting = variant.conditions.length is Length.VOTED
+        return Play(terms, variant, state)
 
     def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
         return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})

@@ -149,6 +149,9 @@ class GameState:
     market: Market
     earth_held: tuple[int, int] | None = None
     """(empire, turn) when an empire took Earth and has held it since (R-26)."""
+    voting: bool = True
+    """Whether the empires vote on the game's length (``TURNxx``, l.1998-2008);
+    a game whose variant fixes its length, or plays until won, says no (R-72)."""
 
     def copy(self) -> GameState:
         """A deep copy, for a turn to change."""
