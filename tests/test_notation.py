@@ -805,6 +805,15 @@ def test_parse_setup_never_crashes(text):
     parse_or_error(parse_setup, text)
 
 
+def test_a_setup_given_twice_points_at_the_second_as_written():
+    """Found by the property below: the error named 'setup 1' where the
+    record wrote SETUP1; it now says what it found without quoting it."""
+    text = "SETUP1\nSETUP1"
+    error = error_of(parse_record, text)
+    check_error(error, text)
+    assert (error.line, error.column, error.hint) == (2, 1, "each player's setup is given once")
+
+
 @settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(tricky, tricky.map(lambda t: MINIMAL + t), tricky.map(lambda t: MINIMAL + "turn 1\n1: " + t)))
 def test_parse_record_never_crashes(text):

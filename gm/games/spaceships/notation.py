@@ -125,7 +125,8 @@ class _ToValues(Transformer):
             else:
                 _, player, placements, line = item
                 if player in setups:
-                    raise NotationError(line, 1, f"setup {player}", ["'setup 1' then 'setup 2'"], "each player's setup is given once")
+                    raise NotationError(line, 1, "", ["'setup 1' then 'setup 2'"], "each player's setup is given once",
+                                        found=f"a second setup of player {player}")
                 setups[player] = placements
                 setup_lines[player] = line
         if sorted(setups) != [1, 2]:
