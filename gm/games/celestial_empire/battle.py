@@ -121,9 +121,6 @@ class Battle:
         self.volleys: list[Volley] = []
         self.attacks: list[Attack] = []
 
-    def name(self, empire: int) -> str:
-        return self.state.empires[empire].name if empire in self.state.empires else "NEUTRAL"
-
     # Who fires --------------------------------------------------------
 
     def shooter(self, empire: int, order: AttackShip | PlanetAttack) -> Ship | None:
@@ -207,7 +204,8 @@ class Battle:
             self.report.refused(empire, order, f"there is no ship {order.target} over planet {planet.number}")
             return
         if target.owner == empire or self.state.rating(empire, target.owner) != AllianceLevel.HOSTILE:
-            whose = "yours" if target.owner == empire else f"of {self.name(target.owner)}, whom you do not rate HOSTILE"
+            whose = ("yours" if target.owner == empire
+                     else f"of {self.state.name_of(target.owner)}, whom you do not rate HOSTILE")
             self.report.refused(empire, order, f"ship {order.target} is {whose}: PDUs may fire only at ships "
                                                "of empires you rate HOSTILE (ruling R-47)")
             return
@@ -251,15 +249,15 @@ class Battle:
             return
         rating = self.state.rating(empire, target.owner)
         if target.owner != empire and rating in (AllianceLevel.FRIENDLY, AllianceLevel.ALLY):
-            self.report.refused(empire, order, f"you rate {self.name(target.owner)} {rating.value}: you cannot "
-                                               "fire on their ships (ruling R-47)")
+            self.report.refused(empire, order, f"you rate {self.state.name_of(target.owner)} {rating.value}: "
+                                               "you cannot fire on their ships (ruling R-47)")
             return
         n = self.fighters(empire, order, ship)
         if n is None:
             return
         fire = shots(ship, n)
         entry = self.record(empire, order, n, f"{n} fighter units fired {fire} shots at ship {target.number}")
-        self.volleys.append(Volley(target.number, fire, f"ship {ship.number} ({self.name(empire)})",
+        self.volleys.append(Volley(target.number, fire, f"ship {ship.number} ({self.state.name_of(empire)})",
                                    entry=entry, attacker=empire))
         if target.owner == NEUTRAL and ship.planet == self.state.earth:
             self.fired_on_earth(empire)
@@ -276,7 +274,8 @@ class Battle:
         if not isinstance(order, AttackSpacemines):
             rating = self.state.rating(empire, planet.owner)
             if planet.owner == empire or rating == AllianceLevel.ALLY:
-                whose = "yours" if planet.owner == empire else f"{self.name(planet.owner)}'s, whom you rate ALLY"
+                whose = ("yours" if planet.owner == empire
+                         else f"{self.state.name_of(planet.owner)}'s, whom you rate ALLY")
                 self.report.refused(empire, order, f"planet {planet.number} is {whose} (ruling R-47)")
                 return
         wants = targets(planet, order)
@@ -290,7 +289,8 @@ class Battle:
         what = wants(fire)
         entry = self.record(empire, order, n, f"{n} fighter units fired {fire} shots at the "
                                               f"{what[0].label()} of planet {planet.number}")
-        self.attacks.append(Attack(entry, empire, planet.number, f"ship {ship.number} ({self.name(empire)})", what))
+        self.attacks.append(Attack(entry, empire, planet.number,
+                                   f"ship {ship.number} ({self.state.name_of(empire)})", what))
         if isinstance(order, AttackSpacemines):
             return
         if planet.pdus > 0 and (planet.number, ship.number) not in self.reacted:
@@ -396,4 +396,4 @@ def engage(state: GameState, orders: Sequence[tuple[int, Engage]], report: Repor
                                       "this turn")
             if target.owner != empire and target.owner in state.empires:
                 report.tell(target.owner, f"ship {target.number} at planet {target.planet} is held by the tractor "
-                                          f"beams of ship {ship.number} ({state.empires[empire].name}) this turn")
+                                          f"beams of ship {ship.number} ({state.name_of(empire)}) this turn")

@@ -133,10 +133,6 @@ def bad_type(item: Item) -> str:
     return ""
 
 
-def name(state: GameState, empire: int) -> str:
-    return state.empires[empire].name if empire in state.empires else "NEUTRAL"
-
-
 # Step 6: unloading -----------------------------------------------------------
 
 UNLOAD_STEPS: tuple[type, ...] = (UnloadIndustry, UnloadSpacemines, UnloadPDUs, UnloadOre, UnloadMines, UnloadAllOre)
@@ -182,7 +178,7 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
             cut = f": the ship carried {n}" if n < amount else ""
             report.did(empire, order, f"unloaded {item.words(n, amount)} onto planet {planet.number}{cut}")
         if planet.owner not in (empire, NEUTRAL):
-            report.tell(planet.owner, f"{name(state, empire)}'s ship S{ship.number} unloaded {what} "
+            report.tell(planet.owner, f"{state.name_of(empire)}'s ship S{ship.number} unloaded {what} "
                                       f"onto your planet {planet.number}")
 
 
@@ -301,7 +297,7 @@ def told_owner(state: GameState, empire: int, ship: Ship, planet: Planet, what: 
     """An ally that lets another empire load from its planet is told what was taken."""
     if planet.owner not in (empire, NEUTRAL):
         report.tell(planet.owner,
-                    f"{name(state, empire)}'s ship S{ship.number} loaded {what} from your planet {planet.number}")
+                    f"{state.name_of(empire)}'s ship S{ship.number} loaded {what} from your planet {planet.number}")
 
 
 # Step 12: tending -----------------------------------------------------------
@@ -367,7 +363,7 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
             what = item.words(n)
             report.did(empire, order, f"tended {item.words(n, amount)} to ship S{other.number}{cut}")
         if other.owner != empire:
-            report.tell(other.owner, f"{name(state, empire)}'s ship S{ship.number} tended {what} "
+            report.tell(other.owner, f"{state.name_of(empire)}'s ship S{ship.number} tended {what} "
                                      f"to your ship S{other.number}")
 
 

@@ -69,7 +69,6 @@ def gifting(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
         given[f"{empire}:{kind}"] += 1
         thing.owner = to
         thing.standing = None
-        name = "NEUTRAL" if to == NEUTRAL else state.empires[to].name
-        report.did(empire, order, f"{what} given to {name}")
+        report.did(empire, order, f"{what} given to {state.name_of(to)}")
         if to != NEUTRAL:
             report.tell(to, f"{state.empires[empire].name} gave you {what}")
