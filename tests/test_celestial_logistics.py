@@ -138,7 +138,7 @@ def test_no_ship_to_neutral_no_home_planet_nothing_not_yours_nor_to_oneself_r15(
     after, report = run_turn(state, {GROK: orders(text)})
     assert answer(report, "S101GNEUTRAL") == "refused: ships cannot be given to NEUTRAL, only planets (ruling R-15)"
     assert answer(report, "S101GGROK") == "refused: ship S101 is already yours"
-    assert answer(report, "S201GGROK") == "refused: ship S201 is not yours"
+    assert answer(report, "S201GGROK") == "refused: ship 201 is not yours"
     assert answer(report, f"{home(state)}GMASTER") == "refused: you cannot give away your home planet (l.411)"
     assert answer(report, f"{home(state, MASTER)}GGROK") == f"refused: planet {home(state, MASTER)} is not yours"
     assert after.ships == state.ships and after.planets.keys() == state.planets.keys()
@@ -156,7 +156,7 @@ def test_a_gift_is_the_receivers_for_the_rest_of_the_turn_r5(state):
     ship(state, 244, ore=ore(r2=5))
     gift_and_load = {GROK: orders("S244GMASTER\nS244U5R2\n"), MASTER: orders("S244U3R2\n")}
     after, report = run_turn(state, gift_and_load)
-    assert answer(report, "S244U5R2") == "refused: ship S244 is not yours"
+    assert answer(report, "S244U5R2") == "refused: ship 244 is not yours"
     assert answer(report, "S244U3R2", MASTER) == f"unloaded 3 ore 2 onto planet {home(state)}"
     assert report.seen[GROK] == [f"Master's ship S244 unloaded 3 ore 2 onto your planet {home(state)}"]
 

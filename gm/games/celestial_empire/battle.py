@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .answers import own_planet, own_ship, owned_ship, ship_not_yours
 from .damage import Volley, amnesty, resolve
 from .formulas import mass, pdu_shots, shots
 from .orders import AllianceLevel, Order, Phase
@@ -125,9 +126,8 @@ class Battle:
 
     def shooter(self, empire: int, order: AttackShip | PlanetAttack) -> Ship | None:
         """The ordering empire's ship, if it may fire where it is (R-5, R-31)."""
-        ship = self.state.ships.get(order.ship)
-        if ship is None or ship.owner != empire:
-            self.report.refused(empire, order, f"ship {order.ship} is not yours")
+        ship = own_ship(self.state, empire, order.ship, order, self.report)
+        if ship is None:
             return None
         if amnesty(self.state, ship.planet):
             self.report.refused(empire, order, AMNESTY)
@@ -164,10 +164,10 @@ class Battle:
 
     # a, b: PDUs -------------------------------------------------------
 
-    def own_planet(self, empire: int, order: PlanetAttackShip | PlanetAttackSpacemines) -> Planet | None:
-        planet = self.state.planets.get(order.planet)
-        if planet is None or planet.owner != empire:
-            self.report.refused(empire, order, f"planet {order.planet} is not yours")
+    def firing_planet(self, empire: int, order: PlanetAttackShip | PlanetAttackSpacemines) -> Planet | None:
+        """The ordering empire's planet, if its PDUs may fire (R-5, R-31)."""
+        planet = own_planet(self.state, empire, order.planet, order, self.report)
+        if planet is None:
             return None
         if amnesty(self.state, planet.number):
             self.report.refused(empire, order, AMNESTY)
@@ -196,7 +196,7 @@ class Battle:
     def planet_attack_ship(self, empire: int, order: PlanetAttackShip) -> None:
         """11a ``123A120S234``: only at a ship over the planet whose owner the
         planet's owner rates HOSTILE (l.1197-1199, R-47)."""
-        planet = self.own_planet(empire, order)
+        planet = self.firing_planet(empire, order)
         if planet is None:
             return
         target = self.state.ships.get(order.target)
@@ -219,7 +219,7 @@ class Battle:
 
     def planet_attack_spacemines(self, empire: int, order: PlanetAttackSpacemines) -> None:
         """11b ``123A20SM``: one deployed spacemine destroyed for every PDU (l.1242)."""
-        planet = self.own_planet(empire, order)
+        planet = self.firing_planet(empire, order)
         if planet is None:
             return
         if planet.deployed <= 0:
@@ -370,9 +370,9 @@ def engage(state: GameState, orders: Sequence[tuple[int, Engage]], report: Repor
 
     strongest = sorted(orders, key=tractors, reverse=True)  # stable: ties stay in R-11 order
     for empire, order in strongest:
-        ship, target = state.ships.get(order.ship), state.ships.get(order.target)
-        if ship is None or ship.owner != empire:
-            report.refused(empire, order, f"ship {order.ship} is not yours")
+        ship, target = owned_ship(state, empire, order.ship), state.ships.get(order.target)
+        if ship is None:
+            report.refused(empire, order, ship_not_yours(order.ship))
         elif target is None or target.planet != ship.planet or target is ship:
             why = "a ship cannot engage itself" if target is ship else \
                 f"there is no ship {order.target} over planet {ship.planet}"

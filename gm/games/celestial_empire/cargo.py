@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .answers import own_ship
 from .galaxy import ORE_TYPES
 from .orders import (AllianceLevel, LoadAll, LoadIndustry, LoadMines, LoadOre, LoadPDUs, LoadSpacemines, Order,
                      Phase, ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
@@ -106,15 +107,6 @@ def in_sub_steps(orders: Sequence[tuple[int, Order]], kinds: tuple[type, ...]) -
     return sorted(orders, key=lambda pair: kinds.index(type(pair[1])))
 
 
-def own_ship(state: GameState, empire: int, order: ShipOrder, report: Report) -> Ship | None:
-    """The ordered ship if it is the empire's when the step runs; else the order is answered (R-5)."""
-    ship = state.ships.get(order.ship)
-    if ship is None or ship.owner != empire:
-        report.refused(empire, order, f"ship S{order.ship} is not yours")
-        return None
-    return ship
-
-
 def asked(order: Order) -> tuple[Item, int]:
     """The item and amount of a one-item order."""
     kind = {UnloadIndustry: "industry", LoadIndustry: "industry", TendIndustry: "industry",
@@ -147,7 +139,7 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
     what another empire unloads on it: that is how ore and mines are given (l.394)."""
     for empire, order in in_sub_steps(orders, UNLOAD_STEPS):
         assert isinstance(order, ShipOrder)
-        ship = own_ship(state, empire, order, report)
+        ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
             continue
         planet = state.planets[ship.planet]
@@ -237,7 +229,7 @@ def loading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     type (R-6), then every global load of every empire (l.711, R-24)."""
     for empire, order in in_sub_steps(orders, LOAD_STEPS):
         assert isinstance(order, ShipOrder)
-        ship = own_ship(state, empire, order, report)
+        ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
             continue
         planet = state.planets[ship.planet]
@@ -325,7 +317,7 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     each other are carried out in the rotation's order (R-11, R-51)."""
     for empire, order in in_sub_steps(orders, TEND_STEPS):
         assert isinstance(order, (TendAllOre, TendIndustry, TendSpacemines, TendPDUs, TendOre, TendMines))
-        ship = own_ship(state, empire, order, report)
+        ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
             continue
         other, why = receiver(state, empire, ship, order.to)

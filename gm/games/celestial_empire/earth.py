@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from .answers import own_ship
 from .formulas import BUILD_SHIP_UNIT, sell_price
 from .galaxy import EARTH_PDUS, ORE_TYPES
 from .industry import UNIT_NAMES, Limit, add_units, outcome, reduce, unit_cost
@@ -92,13 +93,11 @@ def pay(state: GameState, empire: Empire, cost: int) -> str:
     return f"paid {from_credits} credits" + (f" and {points} score" if points else "")
 
 
-def _own_ship_at_earth(state: GameState, empire: int, order: Order, doing: str) -> Ship | str:
-    ship = state.ships.get(getattr(order, "ship"))
-    if ship is None or ship.owner != empire:
-        return f"ship {getattr(order, 'ship')} is not yours"
+def _away_from_earth(state: GameState, ship: Ship, doing: str) -> str:
+    """Why ``ship`` cannot trade or take a contract where it is ("" over Earth)."""
     if ship.planet != state.earth:
         return f"{doing} only over Earth (planet {state.earth}); ship {ship.number} is at planet {ship.planet}"
-    return ship
+    return ""
 
 
 def selling_limit(state: GameState, ore_type: int) -> int | None:
@@ -120,9 +119,13 @@ def trading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     into its hold at the price (R-29); prices stay as printed for the whole
     turn (R-27). Earth need not be neutral (R-34)."""
     for empire, order in sorted(orders, key=lambda item: TRADE_SUBSTEPS[type(item[1])]):
-        found = _own_ship_at_earth(state, empire, order, "ore is traded")
-        if isinstance(found, str):
-            report.refused(empire, order, found)
+        assert isinstance(order, (SellAllOre, SellOre, BuyOre))
+        found = own_ship(state, empire, order.ship, order, report)
+        if found is None:
+            continue
+        away = _away_from_earth(state, found, "ore is traded")
+        if away:
+            report.refused(empire, order, away)
         elif isinstance(order, SellAllOre):
             _sell_all(state, empire, found, order, report)
         elif isinstance(order, SellOre):
@@ -213,10 +216,13 @@ def contracting(state: GameState, orders: Sequence[tuple[int, Order]], report: R
     bids: list[tuple[int, Contract, Ship]] = []
     for empire, order in orders:
         assert isinstance(order, Contract)
-        found = _own_ship_at_earth(state, empire, order, "bids are made")
+        found = own_ship(state, empire, order.ship, order, report)
+        if found is None:
+            continue
+        away = _away_from_earth(state, found, "bids are made")
         minimum = state.market.minimum_bids.get(order.unit, 1)
-        if isinstance(found, str):
-            report.refused(empire, order, found)
+        if away:
+            report.refused(empire, order, away)
         elif found.is_empty_hull():
             report.refused(empire, order, "units cannot be built onto an empty hull over Earth: "
                                           "it is Earth's (l.763-764)")

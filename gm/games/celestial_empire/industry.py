@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from .answers import own_planet, own_ship
 from .formulas import (BUILD_HYPERDRIVE, BUILD_INDUSTRY, BUILD_MINE, BUILD_PDU, BUILD_SHIP_UNIT,
                        BUILD_SPACEMINE_INDUSTRY, UNBUILD_SHIP_UNIT)
 from .galaxy import FIRST_NUMBER, ORE_TYPES
@@ -120,19 +121,6 @@ def _in_substeps(orders: Sequence[tuple[int, Order]], key: dict[type, int] | Non
     return sorted(orders, key=rank)
 
 
-def _own_ship_at_own_planet(state: GameState, empire: int, ship_number: int, doing: str,
-                            ) -> tuple[Ship, Planet] | str:
-    """The ship and the planet it orbits if both are the empire's, else why not (R-5, R-52)."""
-    ship = state.ships.get(ship_number)
-    if ship is None or ship.owner != empire:
-        return f"ship {ship_number} is not yours"
-    planet = state.planets[ship.planet]
-    if planet.owner != empire:
-        return f"{doing} uses the industry of a planet of yours; ship {ship.number} is at planet {planet.number}, " \
-               f"which is not yours"
-    return ship, planet
-
-
 @step(Phase.UNBUILDING)
 def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SxxxZyyC/F/T/S``: remove units from one's own ship at one's own
@@ -141,11 +129,14 @@ def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Re
     Only empty cargo units can be removed."""
     for empire, order in _in_substeps(orders):
         assert isinstance(order, Unbuild)
-        found = _own_ship_at_own_planet(state, empire, order.ship, "unbuilding")
-        if isinstance(found, str):
-            report.refused(empire, order, found)
+        ship = own_ship(state, empire, order.ship, order, report)
+        if ship is None:
             continue
-        ship, planet = found
+        planet = state.planets[ship.planet]
+        if planet.owner != empire:  # the industry used is the planet's below (R-52)
+            report.refused(empire, order, f"unbuilding uses the industry of a planet of yours; ship {ship.number} "
+                                          f"is at planet {planet.number}, which is not yours")
+            continue
         types, back, industry = UNBUILD_SHIP_UNIT[order.unit]
         name = UNIT_NAMES[order.unit]
         have = {Unit.CARGO: max(0, ship.free_space()), Unit.FIGHTER: ship.fighters,
@@ -172,9 +163,8 @@ def transmutation(state: GameState, orders: Sequence[tuple[int, Order]], report:
     """``xxxXyyRzRw``: an own planet turns ore z into ore w, 10 industry a unit (l.1529-1546)."""
     for empire, order in orders:
         assert isinstance(order, Transmute)
-        planet = state.planets.get(order.planet)
-        if planet is None or planet.owner != empire:
-            report.refused(empire, order, f"planet {order.planet} is not yours")
+        planet = own_planet(state, empire, order.planet, order, report)
+        if planet is None:
             continue
         if order.from_type == order.to_type:
             report.refused(empire, order, f"ore {order.from_type} is already ore {order.to_type}")
@@ -223,9 +213,8 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
     numbers = _free_ship_numbers(state)
     for empire, order in _in_substeps(orders, PLANET_SUBSTEPS):
         assert isinstance(order, (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives))
-        planet = state.planets.get(order.planet)
-        if planet is None or planet.owner != empire:
-            report.refused(empire, order, f"planet {order.planet} is not yours")
+        planet = own_planet(state, empire, order.planet, order, report)
+        if planet is None:
             continue
         cost, what = _item_cost(order)
         limits = affordable(planet.ore, report.free_industry(planet), cost, "on the planet")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .answers import own_planet, own_ship
 from .damage import Volley
 from .orders import DeployFromShip, Order, Phase, Retrieve
 from .orders_empire import DeployFromPlanet
@@ -43,9 +44,8 @@ def spacemines(state: GameState, orders: Sequence[tuple[int, Order]], report: Re
 
 def deploy_from_planet(state: GameState, empire: int, order: DeployFromPlanet, report: Report) -> None:
     """``234D2``: only the planet's owner deploys its stockpile (R-39)."""
-    planet = state.planets.get(order.planet)
-    if planet is None or planet.owner != empire:
-        report.refused(empire, order, f"planet {order.planet} is not yours")
+    planet = own_planet(state, empire, order.planet, order, report)
+    if planet is None:
         return
     n = min(order.amount, planet.spacemines)
     if n <= 0:
@@ -58,17 +58,9 @@ def deploy_from_planet(state: GameState, empire: int, order: DeployFromPlanet, r
     report.did(empire, order, done if n == order.amount else partly(DeployFromPlanet(order.planet, n), "SM", done))
 
 
-def _own_ship(state: GameState, empire: int, number: int, order: Order, report: Report) -> Ship | None:
-    ship = state.ships.get(number)
-    if ship is None or ship.owner != empire:
-        report.refused(empire, order, f"ship {number} is not yours")
-        return None
-    return ship
-
-
 def deploy_from_ship(state: GameState, empire: int, order: DeployFromShip, report: Report) -> None:
     """``S123D34``: from the ship's hold, at any planet, owned or not (l.908-909, R-39)."""
-    ship = _own_ship(state, empire, order.ship, order, report)
+    ship = own_ship(state, empire, order.ship, order, report)
     if ship is None:
         return
     n = min(order.amount, ship.hold.spacemines)
@@ -86,7 +78,7 @@ def retrieve(state: GameState, empire: int, order: Retrieve, report: Report) -> 
     """``S123R23``: one tractor unit and one free cargo unit a spacemine,
     always locking on (l.911-915, l.1924-1926); any ship at any planet; a
     ship that retrieves cannot engage tractors this turn (R-39)."""
-    ship = _own_ship(state, empire, order.ship, order, report)
+    ship = own_ship(state, empire, order.ship, order, report)
     if ship is None:
         return
     planet = state.planets[ship.planet]
