@@ -29,7 +29,7 @@ from .orders_empire import (AttackIndustry, AttackMines, AttackOre, AttackPDUs, 
                             Engage, PlanetAttackShip, PlanetAttackSpacemines)
 from .spacemines import partly
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Entry, Report, step
+from .turn import Entry, Report, in_sub_steps, step
 
 SHOTS_PER = {"pdus": 3, "industry": 10, "mines": 10, "ore": 1, "deployed": 1}
 """Shots to destroy one of each target (l.1097, l.1115, l.1160, l.1146, l.1180; spec 5.12)."""
@@ -342,14 +342,12 @@ class Battle:
 def battle(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Step 11: sub-steps a to k in the manual's order (l.258-270)."""
     fight = Battle(state, report)
-    sub_steps: tuple[tuple[type, Callable[[int, Any], None]], ...] = (
-        (PlanetAttackShip, fight.planet_attack_ship), (PlanetAttackSpacemines, fight.planet_attack_spacemines),
-        (AttackShip, fight.attack_ship), (AttackPDUs, fight.attack_planet), (AttackIndustry, fight.attack_planet),
-        (AttackMines, fight.attack_planet), (AttackOre, fight.attack_planet), (AttackSpacemines, fight.attack_planet))
-    for kind, carry_out in sub_steps:
-        for empire, order in orders:
-            if type(order) is kind:
-                carry_out(empire, order)
+    sub_steps: dict[type, Callable[[int, Any], None]] = {
+        PlanetAttackShip: fight.planet_attack_ship, PlanetAttackSpacemines: fight.planet_attack_spacemines,
+        AttackShip: fight.attack_ship, AttackPDUs: fight.attack_planet, AttackIndustry: fight.attack_planet,
+        AttackMines: fight.attack_planet, AttackOre: fight.attack_planet, AttackSpacemines: fight.attack_planet}
+    for empire, order in in_sub_steps([(e, o) for e, o in orders if type(o) in sub_steps], tuple(sub_steps)):
+        sub_steps[type(order)](empire, order)
     fight.neutral_retaliation()
     fight.resolve()
     engage(state, [(e, o) for e, o in orders if isinstance(o, Engage)], report)

@@ -24,7 +24,7 @@ from .orders import (AllianceLevel, LoadAll, LoadIndustry, LoadMines, LoadOre, L
                      Phase, ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
                      UnloadAllOre, UnloadIndustry, UnloadMines, UnloadOre, UnloadPDUs, UnloadSpacemines)
 from .state import NEUTRAL, Cargo, GameState, Planet, Ship
-from .turn import Report, step
+from .turn import Report, in_sub_steps, step
 
 SIZE = {"ore": 1, "spacemines": 1, "pdus": 2, "industry": 10, "mines": 20}
 """Cargo units one of each takes (Table "cargo", l.600-611)."""
@@ -100,11 +100,6 @@ def shift(hold: Cargo, item: Item, n: int) -> None:
 def room(ship: Ship, item: Item) -> int:
     """How many of ``item`` fit in the ship's empty cargo units."""
     return max(0, ship.free_space()) // item.size
-
-
-def in_sub_steps(orders: Sequence[tuple[int, Order]], kinds: tuple[type, ...]) -> list[tuple[int, Order]]:
-    """The step's orders in the manual's sub-steps (the order of ``kinds``), rotation kept within each."""
-    return sorted(orders, key=lambda pair: kinds.index(type(pair[1])))
 
 
 def asked(order: Order) -> tuple[Item, int]:

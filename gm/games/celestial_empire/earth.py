@@ -25,7 +25,7 @@ from .galaxy import EARTH_PDUS, ORE_TYPES
 from .industry import UNIT_NAMES, Limit, add_units, outcome, reduce, unit_cost
 from .orders import BuyOre, Contract, Order, Phase, SellAllOre, SellOre
 from .state import NEUTRAL, Empire, GameState, Planet, Ship
-from .turn import END_OF_TURN, Report, step
+from .turn import END_OF_TURN, Report, in_sub_steps, step
 
 # Trade (R-28)
 EARTH_NEEDS = 100
@@ -108,8 +108,8 @@ def selling_limit(state: GameState, ore_type: int) -> int | None:
     return max(0, EARTH_NEEDS - state.market.stock[ore_type])
 
 
-TRADE_SUBSTEPS: dict[type, int] = {SellAllOre: 0, SellOre: 1, BuyOre: 2}
-"""Step 8: a global selling, b selling, c buying (l.232-236)."""
+TRADE_STEPS: tuple[type, ...] = (SellAllOre, SellOre, BuyOre)
+"""Step 8's sub-steps: a global selling, b selling, c buying (l.232-236)."""
 
 
 @step(Phase.TRADING)
@@ -118,7 +118,7 @@ def trading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     ore from its hold at two thirds of the sheet's price (R-28) or buys ore
     into its hold at the price (R-29); prices stay as printed for the whole
     turn (R-27). Earth need not be neutral (R-34)."""
-    for empire, order in sorted(orders, key=lambda item: TRADE_SUBSTEPS[type(item[1])]):
+    for empire, order in in_sub_steps(orders, TRADE_STEPS):
         assert isinstance(order, (SellAllOre, SellOre, BuyOre))
         found = own_ship(state, empire, order.ship, order, report)
         if found is None:

@@ -28,7 +28,7 @@ from .orders import AllianceLevel, Order, Phase, Unit
 from .orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs, BuildSpacemines, BuildUnits,
                             Transmute, Unbuild)
 from .state import GameState, Planet, Ship, draws, no_ore
-from .turn import Report, step
+from .turn import Report, in_sub_steps, step
 
 UNIT_ORDER = (Unit.CARGO, Unit.FIGHTER, Unit.TRACTOR, Unit.SHIELD)
 """Sub-steps a-d of steps 9, 13 and 16: cargo, fighter, tractor, shield (l.242-302)."""
@@ -109,16 +109,9 @@ def spend(planet: Planet, cost: Cost, n: int, report: Report) -> None:
     report.use_industry(planet, n * industry)
 
 
-def _in_substeps(orders: Sequence[tuple[int, Order]], key: dict[type, int] | None = None,
-                 ) -> list[tuple[int, Order]]:
-    """The orders sorted by sub-step (stable: R-11's order within one)."""
-    def rank(item: tuple[int, Order]) -> int:
-        order = item[1]
-        if key is not None:
-            return key.get(type(order), len(key))
-        unit = getattr(order, "unit", None)
-        return UNIT_ORDER.index(unit) if unit in UNIT_ORDER else len(UNIT_ORDER)
-    return sorted(orders, key=rank)
+def by_unit(order: Order) -> object:
+    """The unit an unbuild or build order is for: steps 13 and 16 take them by unit."""
+    return getattr(order, "unit", None)
 
 
 @step(Phase.UNBUILDING)
@@ -127,7 +120,7 @@ def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Re
     planet, with the planet's free industry (as much as building them); half
     the ore comes back to the planet, rounded down for the whole order (R-52).
     Only empty cargo units can be removed."""
-    for empire, order in _in_substeps(orders):
+    for empire, order in in_sub_steps(orders, UNIT_ORDER, by_unit):
         assert isinstance(order, Unbuild)
         ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
@@ -182,8 +175,7 @@ def transmutation(state: GameState, orders: Sequence[tuple[int, Order]], report:
         report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why))
 
 
-PLANET_SUBSTEPS: dict[type, int] = {BuildIndustry: 0, BuildSpacemines: 1, BuildPDUs: 2, BuildMines: 3,
-                                    BuildHyperdrives: 4}
+PLANET_STEPS: tuple[type, ...] = (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives)
 """Step 15's sub-steps: a industry, b spacemines, c PDUs, d mines, e hyperdrives (l.281-290)."""
 
 
@@ -211,7 +203,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
     with all their units (R-54). Then Earth removes a tenth of the
     spacemines orbiting it, rounded up (l.746-747, R-33)."""
     numbers = _free_ship_numbers(state)
-    for empire, order in _in_substeps(orders, PLANET_SUBSTEPS):
+    for empire, order in in_sub_steps(orders, PLANET_STEPS):
         assert isinstance(order, (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives))
         planet = own_planet(state, empire, order.planet, order, report)
         if planet is None:
@@ -268,7 +260,7 @@ def ship_building(state: GameState, orders: Sequence[tuple[int, Order]], report:
     industry of the planet it orbits, which the builder must own (l.1416-1423);
     the ship is the builder's or an empire's that rates the builder ALLY (R-55).
     Over Earth units come only by a bid (R-10)."""
-    for empire, order in _in_substeps(orders):
+    for empire, order in in_sub_steps(orders, UNIT_ORDER, by_unit):
         assert isinstance(order, BuildUnits)
         ship = state.ships.get(order.ship)
         if ship is None or (ship.owner != empire and state.rating(ship.owner, empire) != AllianceLevel.ALLY):

@@ -41,7 +41,7 @@ from .formulas import ship_type
 from .notation import Line
 from .orders import AllianceLevel
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import SEATS, Report
+from .turn import Report, rotation
 
 FIRST_RESEARCH_TURN, RESEARCH_EVERY = 10, 4
 """Research turns: "on turn 10 and every 4 turns thereafter" (l.1697-1698)."""
@@ -76,8 +76,7 @@ def research_all(state: GameState, by_empire: Mapping[int, Sequence[str]], repor
     nothing is done (R-67)."""
     if not is_research_turn(state.turn):
         return
-    first = (state.turn - 1) % SEATS + 1
-    empires = sorted(by_empire, key=lambda e: (e - first) % SEATS)
+    empires = rotation(state.turn, by_empire)
     used: set[int] = set()
     own = {e: [t for t in by_empire[e] if _owner_of(state, t) == e] for e in empires}
     for empire in empires:

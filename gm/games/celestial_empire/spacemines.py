@@ -18,7 +18,7 @@ from .damage import Volley
 from .orders import DeployFromShip, Order, Phase, Retrieve
 from .orders_empire import DeployFromPlanet
 from .state import GameState, Ship
-from .turn import END_OF_TURN, Report, step
+from .turn import END_OF_TURN, Report, in_sub_steps, step
 
 
 def partly(actual: Order, limit: str, done: str) -> str:
@@ -31,14 +31,12 @@ def partly(actual: Order, limit: str, done: str) -> str:
 def spacemines(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Step 10: a planets deploy from their stockpile, b ships deploy from
     their hold, c ships retrieve deployed spacemines (R-39)."""
-    for empire, order in orders:
+    for empire, order in in_sub_steps(orders, (DeployFromPlanet, DeployFromShip, Retrieve)):
         if isinstance(order, DeployFromPlanet):
             deploy_from_planet(state, empire, order, report)
-    for empire, order in orders:
-        if isinstance(order, DeployFromShip):
+        elif isinstance(order, DeployFromShip):
             deploy_from_ship(state, empire, order, report)
-    for empire, order in orders:
-        if isinstance(order, Retrieve):
+        elif isinstance(order, Retrieve):
             retrieve(state, empire, order, report)
 
 
