@@ -84,18 +84,24 @@ def targets(planet: Planet, order: PlanetAttack) -> Callable[[int], list[Claim]]
     mine attack's shots beyond ten for every mine of the type destroy ore of
     that type (l.1119-1121). None when there is nothing to attack."""
     if isinstance(order, AttackPDUs):
-        return (lambda s: [Claim("pdus", 0, min(planet.pdus, s // 3))]) if planet.pdus else None
+        return _one("pdus", 0, planet.pdus)
     if isinstance(order, AttackIndustry):
-        return (lambda s: [Claim("industry", 0, min(planet.industry, s // 10))]) if planet.industry else None
+        return _one("industry", 0, planet.industry)
     if isinstance(order, AttackMines):
         y, m = order.mine_type, planet.mines[order.mine_type]
         if not m and not planet.ore[y]:
             return None
-        return lambda s: [Claim("mines", y, min(m, s // 10)), Claim("ore", y, min(planet.ore[y], max(0, s - 10 * m)))]
+        beyond = SHOTS_PER["mines"] * m
+        return lambda s: [Claim("mines", y, min(m, s // SHOTS_PER["mines"])),
+                          Claim("ore", y, min(planet.ore[y], max(0, s - beyond) // SHOTS_PER["ore"]))]
     if isinstance(order, AttackOre):
-        z = order.ore_type
-        return (lambda s: [Claim("ore", z, min(planet.ore[z], s))]) if planet.ore[z] else None
-    return (lambda s: [Claim("deployed", 0, min(planet.deployed, s))]) if planet.deployed else None
+        return _one("ore", order.ore_type, planet.ore[order.ore_type])
+    return _one("deployed", 0, planet.deployed)
+
+
+def _one(kind: str, of_type: int, stock: int) -> Callable[[int], list[Claim]] | None:
+    """An attack on one stock: ``shots`` destroy one of it for every `SHOTS_PER` of its kind."""
+    return (lambda s: [Claim(kind, of_type, min(stock, s // SHOTS_PER[kind]))]) if stock else None
 
 
 def nothing(order: PlanetAttack) -> str:
