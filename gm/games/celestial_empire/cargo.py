@@ -148,7 +148,7 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
             carried = held(ship.hold, item)
             why = bad_type(item) or ("the order asks for none" if amount <= 0 else "")
             if not why and carried == 0:
-                why = f"ship S{ship.number} carries no {item.noun}"
+                why = f"ship {ship.number} carries no {item.noun}"
             if not why and item.kind == "mines" and stocked(planet, item) == 0:
                 why = f"planet {planet.number} has no type-{item.type} mine for them to join (ruling R-23)"
             if why:
@@ -165,7 +165,7 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
             cut = f": the ship carried {n}" if n < amount else ""
             report.did(empire, order, f"unloaded {item.words(n, amount)} onto planet {planet.number}{cut}")
         if planet.owner not in (empire, NEUTRAL):
-            report.tell(planet.owner, f"{state.name_of(empire)}'s ship S{ship.number} unloaded {what} "
+            report.tell(planet.owner, f"{state.name_of(empire)}'s ship {ship.number} unloaded {what} "
                                       f"onto your planet {planet.number}")
 
 
@@ -284,7 +284,7 @@ def told_owner(state: GameState, empire: int, ship: Ship, planet: Planet, what: 
     """An ally that lets another empire load from its planet is told what was taken."""
     if planet.owner not in (empire, NEUTRAL):
         report.tell(planet.owner,
-                    f"{state.name_of(empire)}'s ship S{ship.number} loaded {what} from your planet {planet.number}")
+                    f"{state.name_of(empire)}'s ship {ship.number} loaded {what} from your planet {planet.number}")
 
 
 # Step 12: tending -----------------------------------------------------------
@@ -299,9 +299,9 @@ def receiver(state: GameState, empire: int, ship: Ship, to: int) -> tuple[Ship |
     if to == ship.number:
         return None, "a ship cannot tend to itself"
     if other is None or other.planet != ship.planet:
-        return None, f"there is no ship S{to} at planet {ship.planet}"
+        return None, f"there is no ship {to} at planet {ship.planet}"
     if state.rating(other.owner, empire) != AllianceLevel.ALLY:
-        return None, f"ship S{to} is not yours, nor an ally's that rates you ALLY (ruling R-51)"
+        return None, f"ship {to} is not yours, nor an ally's that rates you ALLY (ruling R-51)"
     return other, ""
 
 
@@ -327,31 +327,31 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
             moved = [(item, tend(ship, other, item, held(ship.hold, item))) for item in items]
             moved = [(item, n) for item, n in moved if n > 0]
             if not moved:
-                report.refused(empire, order, f"ship S{other.number} has no empty cargo units (C)")
+                report.refused(empire, order, f"ship {other.number} has no empty cargo units (C)")
                 continue
             what = ", ".join(item.words(n) for item, n in moved)
             full = held_ore(ship) > 0
-            report.did(empire, order, f"tended {what} to ship S{other.number}"
-                       + (f": ship S{other.number} is full (C)" if full else ""))
+            report.did(empire, order, f"tended {what} to ship {other.number}"
+                       + (f": ship {other.number} is full (C)" if full else ""))
         else:
             item, amount = asked(order)
             carried = held(ship.hold, item)
             why = bad_type(item) or ("the order asks for none" if amount <= 0 else "")
             if not why and carried == 0:
-                why = f"ship S{ship.number} carries no {item.noun}"
+                why = f"ship {ship.number} carries no {item.noun}"
             if not why and room(other, item) == 0:
-                why = f"ship S{other.number} has no room for any (C)"
+                why = f"ship {other.number} has no room for any (C)"
             if why:
                 report.refused(empire, order, why)
                 continue
             n = tend(ship, other, item, amount)
             cut = "" if n == amount else (f": the ship carried {carried}" if n == carried
-                                          else f": ship S{other.number} had room for {n} (C)")
+                                          else f": ship {other.number} had room for {n} (C)")
             what = item.words(n)
-            report.did(empire, order, f"tended {item.words(n, amount)} to ship S{other.number}{cut}")
+            report.did(empire, order, f"tended {item.words(n, amount)} to ship {other.number}{cut}")
         if other.owner != empire:
-            report.tell(other.owner, f"{state.name_of(empire)}'s ship S{ship.number} tended {what} "
-                                     f"to your ship S{other.number}")
+            report.tell(other.owner, f"{state.name_of(empire)}'s ship {ship.number} tended {what} "
+                                     f"to your ship {other.number}")
 
 
 def tend(giver: Ship, taker: Ship, item: Item, amount: int) -> int:

@@ -46,7 +46,7 @@ def gifting(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
         thing: Ship | Planet | None
         if isinstance(order, GiftShip):
             thing = own_ship(state, empire, order.ship, order, report)
-            what, kind, limit = f"ship S{order.ship}", "ship", SHIP_GIFTS
+            what, kind, limit = f"ship {order.ship}", "ship", SHIP_GIFTS
         else:
             assert isinstance(order, GiftPlanet)
             thing = own_planet(state, empire, order.planet, order, report)

@@ -232,7 +232,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
                 state.ships[number] = Ship(number, empire, planet.number, fighters=order.fighters,
                                            cargo_units=order.cargo, tractors=order.tractors,
                                            shields=order.shields)
-            note = "new ships " + ", ".join(f"S{number}" for number in built)
+            note = "new ships " + ", ".join(str(number) for number in built)
         report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why, note))
     earth_removes_spacemines(state)
 
