@@ -7,9 +7,44 @@
   probe for ships or planets by ordering them. `own_ship` and `own_planet`
   make that check and answer it; a step's own conditions (over Earth, at a
   planet of its own, outside Earth's amnesty...) are separate checks after it.
+* **Carried out in part** (principle P1, ruling R-25): an order is reduced
+  to what can be done (`reduce`), and its history line (`outcome`) follows
+  the manual's command history (l.2374-2396): the order actually carried
+  out, then the limiting factor's code and the reason, then anything more
+  to say that the order itself does not (shots fired, credits paid, ore
+  returned)::
+
+      S123L6R1, cut by C: the hold had room for 6
+      123B3I, cut by I: 30 industry free
+      S201A3S321, cut by F: ship 201 had 3 fighter units left; 3 fighter units fired ...
+
+  An order carried out in full is answered by what it did, in the step's
+  words; one carried out not at all is refused with the reason.
+
+The limit codes are the manual's (l.2386-2396), with gm's few additions
+where a limit has no code there:
+
+=================  =====================================================
+I                  industry (free industry this turn, R-53)
+R0 .. R9           ore of that type (R0 is fuel)
+$                  credits (and score at the Credits:Score rate, R-29)
+C                  cargo units (the room in a hold; unbuilding: empty cargo units)
+F                  fighter units
+SM                 spacemines
+PDU                PDUs
+POP                population standards (what a home planet keeps, R-20)
+EL                 Earth's limit on ore selling (R-28)
+M                  mines
+gm's additions:
+T, S               unbuilding: the ship's tractor or shield units (R-52)
+tractor units      retrieving spacemines: the ship's tractor units (R-39)
+H                  building ships: no ship numbers left (R-54)
+=================  =====================================================
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from .orders import Order
 from .state import GameState, Planet, Ship
@@ -54,3 +89,27 @@ def own_planet(state: GameState, empire: int, number: int, order: Order | str, r
     if planet is None:
         report.refused(empire, order, planet_not_yours(number))
     return planet
+
+
+Limit = tuple[int, str, str]
+"""At most this many can be done, by the limit of that code, for that reason."""
+
+
+def reduce(asked: int, limits: Sequence[Limit]) -> Limit:
+    """The most that can be done of ``asked`` under ``limits``, with the
+    first limit that cut it (code and reason), or "" when none did (P1)."""
+    n, code, why = asked, "", ""
+    for most, limit_code, limit_why in limits:
+        if most < n:
+            n, code, why = max(0, most), limit_code, limit_why
+    return n, code, why
+
+
+def outcome(actual: Order | str, code: str, why: str, note: str = "") -> str:
+    """The history's "carried out" text of an order cut by a limit: the order
+    as carried out, ", cut by CODE: reason", and ``note`` after a semicolon;
+    with no ``code``, the order and the note."""
+    text = str(actual)
+    if code:
+        text += f", cut by {code}: {why}"
+    return text + (f"; {note}" if note else "")

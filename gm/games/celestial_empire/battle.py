@@ -21,13 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .answers import own_planet, own_ship, owned_ship, ship_not_yours
+from .answers import outcome, own_planet, own_ship, owned_ship, ship_not_yours
 from .damage import Volley, amnesty, resolve
 from .formulas import mass, pdu_shots, shots
 from .orders import AllianceLevel, Order, Phase
 from .orders_empire import (AttackIndustry, AttackMines, AttackOre, AttackPDUs, AttackShip, AttackSpacemines,
                             Engage, PlanetAttackShip, PlanetAttackSpacemines)
-from .spacemines import partly
 from .state import NEUTRAL, GameState, Planet, Ship
 from .turn import Entry, Report, in_sub_steps, step
 
@@ -158,7 +157,8 @@ class Battle:
         """The history line of a carried-out attack; ``zz`` larger than the fighters left is cut (P1, F)."""
         if order.fighters is None or n == order.fighters:
             return self.report.did(empire, order, done)
-        return self.report.did(empire, order, partly(replace(order, fighters=n), "F", done))
+        why = f"ship {order.ship} had {n} fighter units left"
+        return self.report.did(empire, order, outcome(replace(order, fighters=n), "F", why, done))
 
     def fired_on_earth(self, empire: int) -> None:
         """R-32: an empire that fires upon NEUTRAL's Earth is hostile to NEUTRAL for good."""
@@ -195,9 +195,11 @@ class Battle:
         return n
 
     def pdu_record(self, empire: int, order: PlanetAttackShip | PlanetAttackSpacemines, n: int, done: str) -> Entry:
+        """The history line of a carried-out PDU order; ``yy`` larger than the PDUs left is cut (P1, PDU)."""
         if order.pdus is None or n == order.pdus:
             return self.report.did(empire, order, done)
-        return self.report.did(empire, order, partly(replace(order, pdus=n), "PDU", done))
+        why = f"planet {order.planet} had {n} PDUs left to fire"
+        return self.report.did(empire, order, outcome(replace(order, pdus=n), "PDU", why, done))
 
     def planet_attack_ship(self, empire: int, order: PlanetAttackShip) -> None:
         """11a ``123A120S234``: only at a ship over the planet whose owner the

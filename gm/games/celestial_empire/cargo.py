@@ -16,9 +16,9 @@ unloaded as.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .answers import own_ship
+from .answers import Limit, outcome, own_ship, reduce
 from .galaxy import ORE_TYPES
 from .orders import (AllianceLevel, LoadAll, LoadIndustry, LoadMines, LoadOre, LoadPDUs, LoadSpacemines, Order,
                      Phase, ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
@@ -52,17 +52,23 @@ class Item:
             return f"ore {self.type}"
         return {"industry": "industry", "pdus": "PDUs", "spacemines": "spacemines", "mines": "mines"}[self.kind]
 
-    def words(self, n: int, of: int | None = None) -> str:
-        """``n`` of it as the history says it: "3 ore 2", "1 PDU", "6 of 10 industry"."""
-        count = f"{n} of {of}" if of is not None and of != n else str(n)
+    @property
+    def code(self) -> str:
+        """The manual's limit code for it (l.2386-2396): R0-R9, M, I, PDU, SM."""
         if self.kind == "ore":
-            return f"{count} ore {self.type}"
+            return f"R{self.type}"
+        return {"industry": "I", "pdus": "PDU", "spacemines": "SM", "mines": "M"}[self.kind]
+
+    def words(self, n: int) -> str:
+        """``n`` of it as the history says it: "3 ore 2", "1 PDU", "6 industry"."""
+        if self.kind == "ore":
+            return f"{n} ore {self.type}"
         if self.kind == "industry":
-            return f"{count} industry"
+            return f"{n} industry"
         noun = {"pdus": "PDU", "spacemines": "spacemine", "mines": "mine"}[self.kind]
-        plural = "" if n == 1 and of in (None, 1) else "s"
+        plural = "" if n == 1 else "s"
         kind = f" of type {self.type}" if self.kind == "mines" and self.type is not None else ""
-        return f"{count} {noun}{plural}{kind}"
+        return f"{n} {noun}{plural}{kind}"
 
 
 def held(hold: Cargo, item: Item) -> int:
@@ -144,6 +150,7 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
                 report.refused(empire, order, "no ore to unload (fuel, ore 0, stays aboard)")
                 continue
         else:
+            assert isinstance(order, (UnloadIndustry, UnloadSpacemines, UnloadPDUs, UnloadOre, UnloadMines))
             item, amount = asked(order)
             carried = held(ship.hold, item)
             why = bad_type(item) or ("the order asks for none" if amount <= 0 else "")
@@ -162,8 +169,8 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
             report.did(empire, order, f"unloaded {what} onto planet {planet.number}")
         else:
             (item, n), = moved
-            cut = f": the ship carried {n}" if n < amount else ""
-            report.did(empire, order, f"unloaded {item.words(n, amount)} onto planet {planet.number}{cut}")
+            report.did(empire, order, f"unloaded {what} onto planet {planet.number}" if n == amount
+                       else outcome(replace(order, amount=n), item.code, f"the ship carried {n}"))
         if planet.owner not in (empire, NEUTRAL):
             report.tell(planet.owner, f"{state.name_of(empire)}'s ship {ship.number} unloaded {what} "
                                       f"onto your planet {planet.number}")
@@ -202,19 +209,23 @@ def loadable(planet: Planet, item: Item) -> int:
     return max(0, stocked(planet, item) - floor)
 
 
-def load_limit(ship: Ship, planet: Planet, item: Item, amount: int) -> tuple[int, str]:
-    """How many of ``amount`` to load, and the limit that cut it ("" if none)."""
+def load_limit(ship: Ship, planet: Planet, item: Item, amount: int) -> Limit:
+    """How many of ``amount`` to load, and the limit that cut it: what the
+    planet lets go (its stock, or POP on a held home), then the hold's room (C)."""
     stock, free = loadable(planet, item), room(ship, item)
-    n = min(amount, stock, free)
-    if n == amount:
-        return n, ""
-    if n == free and free < stock:
-        return n, f"the hold had room for {free} (C)"
     if stock < stocked(planet, item):
-        kept = FLOOR[item.kind]
-        return n, (f"planet {planet.number} had {stocked(planet, item)} and its population keeps {kept}"
-                   " (POP, ruling R-20)")
-    return n, f"planet {planet.number} had {stock}"
+        kept = f"planet {planet.number} had {stocked(planet, item)} and its population keeps {FLOOR[item.kind]}"
+        planet_limit = (stock, "POP", kept)
+    else:
+        planet_limit = (stock, item.code, f"planet {planet.number} had {stock}")
+    return reduce(amount, [planet_limit, (free, "C", f"the hold had room for {free}")])
+
+
+def nothing_loaded(code: str, why: str) -> str:
+    """The refusal when a limit leaves nothing to load: the hold's and the
+    population's name their code (C, POP: ruling R-20), the planet's stock not."""
+    after = {"C": " (C)", "POP": " (POP, ruling R-20)"}.get(code, "")
+    return f"nothing loaded: {why}{after}"
 
 
 @step(Phase.LOADING)
@@ -231,18 +242,19 @@ def loading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
         if isinstance(order, LoadAll):
             load_all(state, empire, ship, planet, order, report)
             continue
+        assert isinstance(order, (LoadIndustry, LoadSpacemines, LoadPDUs, LoadOre, LoadMines))
         item, amount = asked(order)
         why = (bad_type(item) or ("the order asks for none" if amount <= 0 else "")
                or may_load(state, empire, planet, item))
-        n, limit = (0, "") if why else load_limit(ship, planet, item, amount)
+        n, code, limit = (0, "", "") if why else load_limit(ship, planet, item, amount)
         if not why and n == 0:
-            why = f"nothing loaded: {limit}"
+            why = nothing_loaded(code, limit)
         if why:
             report.refused(empire, order, why)
             continue
         move(ship, planet, item, n)
-        report.did(empire, order, f"loaded {item.words(n, amount)} from planet {planet.number}"
-                                  + (f": {limit}" if limit else ""))
+        report.did(empire, order, outcome(replace(order, amount=n), code, limit) if code
+                   else f"loaded {item.words(n)} from planet {planet.number}")
         told_owner(state, empire, ship, planet, item.words(n), report)
 
 
@@ -275,8 +287,8 @@ def load_all(state: GameState, empire: int, ship: Ship, planet: Planet, order: L
                        else f"nothing loaded: planet {planet.number} had nothing the order takes")
         return
     what = ", ".join(item.words(n) for item, n in moved)
-    full = ": the hold is full (C)" if left_behind else ""
-    report.did(empire, order, f"loaded {what} from planet {planet.number}{full}")
+    done = f"loaded {what} from planet {planet.number}"
+    report.did(empire, order, outcome(order, "C", "the hold is full", done) if left_behind else done)
     told_owner(state, empire, ship, planet, what, report)
 
 
@@ -330,9 +342,9 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
                 report.refused(empire, order, f"ship {other.number} has no empty cargo units (C)")
                 continue
             what = ", ".join(item.words(n) for item, n in moved)
-            full = held_ore(ship) > 0
-            report.did(empire, order, f"tended {what} to ship {other.number}"
-                       + (f": ship {other.number} is full (C)" if full else ""))
+            done = f"tended {what} to ship {other.number}"
+            report.did(empire, order, outcome(order, "C", f"ship {other.number} is full", done)
+                       if held_ore(ship) > 0 else done)
         else:
             item, amount = asked(order)
             carried = held(ship.hold, item)
@@ -344,11 +356,13 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
             if why:
                 report.refused(empire, order, why)
                 continue
-            n = tend(ship, other, item, amount)
-            cut = "" if n == amount else (f": the ship carried {carried}" if n == carried
-                                          else f": ship {other.number} had room for {n} (C)")
+            n, code, limit = reduce(amount, [(carried, item.code, f"the ship carried {carried}"),
+                                             (room(other, item), "C", f"ship {other.number} had room for "
+                                                                      f"{room(other, item)}")])
+            tend(ship, other, item, n)
             what = item.words(n)
-            report.did(empire, order, f"tended {item.words(n, amount)} to ship {other.number}{cut}")
+            report.did(empire, order, outcome(replace(order, amount=n), code, limit) if code
+                       else f"tended {what} to ship {other.number}")
         if other.owner != empire:
             report.tell(other.owner, f"{state.name_of(empire)}'s ship {ship.number} tended {what} "
                                      f"to your ship {other.number}")

@@ -19,10 +19,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .answers import own_ship
+from .answers import Limit, outcome, own_ship, reduce
 from .formulas import BUILD_SHIP_UNIT, sell_price
 from .galaxy import EARTH_PDUS, ORE_TYPES
-from .industry import UNIT_NAMES, Limit, add_units, outcome, reduce, unit_cost
+from .industry import UNIT_NAMES, add_units, unit_cost
 from .orders import BuyOre, Contract, Order, Phase, SellAllOre, SellOre
 from .state import NEUTRAL, Empire, GameState, Planet, Ship
 from .turn import END_OF_TURN, Report, in_sub_steps, step

@@ -11,8 +11,8 @@ this turn waits for the next.
 
 Orders are reduced to what can be done (principle P1, ruling R-25), and the
 command history shows the order actually carried out with the limit that
-cut it, in the manual's codes (I, R1, $, C, F, SM, PDU, POP, EL, M;
-l.2386-2396): ``123B20M3`` done as ``123B5M3, cut by R8: ...``.
+cut it, in the manual's codes (`answers.outcome`, l.2386-2396):
+``123B20M3`` done as ``123B5M3, cut by R8: ...``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .answers import own_planet, own_ship
+from .answers import Limit, outcome, own_planet, own_ship, reduce
 from .formulas import (BUILD_HYPERDRIVE, BUILD_INDUSTRY, BUILD_MINE, BUILD_PDU, BUILD_SHIP_UNIT,
                        BUILD_SPACEMINE_INDUSTRY, UNBUILD_SHIP_UNIT)
 from .galaxy import FIRST_NUMBER, ORE_TYPES
@@ -42,8 +42,6 @@ LAST_SHIP_NUMBER = FIRST_NUMBER + 899
 
 Cost = tuple[list[int], int]
 """What one item costs: ore of each type, and industry."""
-Limit = tuple[int, str, str]
-"""At most this many can be done, by the limit of that code, for that reason."""
 
 
 def cost_of(entry: tuple[tuple[int, ...], int, int]) -> Cost:
@@ -70,16 +68,6 @@ def ship_cost(fighters: int, cargo: int, tractors: int, shields: int) -> Cost:
     return ore, industry
 
 
-def reduce(asked: int, limits: Sequence[Limit]) -> Limit:
-    """The most that can be done of ``asked`` under ``limits``, with the
-    first limit that cut it (code and reason), or "" when none did (P1)."""
-    n, code, why = asked, "", ""
-    for most, limit_code, limit_why in limits:
-        if most < n:
-            n, code, why = max(0, most), limit_code, limit_why
-    return n, code, why
-
-
 def affordable(ore_have: Sequence[int], industry_free: int, cost: Cost, where: str) -> list[Limit]:
     """The limits that ``where``'s ore and ``industry_free`` put on items costing ``cost``."""
     ore, industry = cost
@@ -90,14 +78,6 @@ def affordable(ore_have: Sequence[int], industry_free: int, cost: Cost, where: s
         if ore[t]:
             limits.append((ore_have[t] // ore[t], f"R{t}", f"{ore_have[t]} ore {t} {where}"))
     return limits
-
-
-def outcome(actual: Order | str, code: str, why: str, note: str = "") -> str:
-    """The history's "carried out" text: the order as done, the limit that cut it, and a note."""
-    text = str(actual)
-    if code:
-        text += f", cut by {code}: {why}"
-    return text + (f"; {note}" if note else "")
 
 
 def spend(planet: Planet, cost: Cost, n: int, report: Report) -> None:
