@@ -87,8 +87,7 @@ def _jump(state: GameState, empire: int, order: Jump, report: Report, battled: f
             if index < len(route) - 1:
                 passing(state, mover, planet, report)
     moved.add(ship.number)
-    flown = "".join(f"J{p}" for p in route)
-    done = f"S{ship.number}{flown}: at planet {route[-1]}, {cost} fuel used"
+    done = f"at planet {route[-1]}, {cost} fuel used"
     if len(route) < links:
         done += (f" as for the whole route; planet {order.path[len(route)]} is not linked to"
                  f" {route[-1]} (ruling R-58)")
