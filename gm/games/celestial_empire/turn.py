@@ -19,6 +19,7 @@ and a planet scanned twice is listed once (l.2379, R-61).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -78,9 +79,6 @@ class Report:
     operator: list[tuple[int, str]] = field(default_factory=list)
     """What the game's operator must answer by hand (research results, R-66):
     (empire, what it asked), for `gm answer`."""
-    standing_orders: set[int] = field(default_factory=set)
-    """The ids of this turn's orders that are standing orders, so that their
-    lines in the history say so whichever step answers them."""
     industry_start: dict[int, int] = field(default_factory=dict)
     """Each planet's industry when the turn began: only that may be used this
     turn; industry built, unloaded or made this turn waits for the next (R-53)."""
@@ -122,14 +120,15 @@ class Report:
     (`damage.pdu_passage_fire`, R-48) and spacemine attacks (step 20)."""
 
     def did(self, empire: int, order: Order | str, done: str, standing: bool = False) -> Entry:
-        """Record that ``order`` was carried out: ``done`` says how much."""
-        entry = Entry(str(order), done=done, standing=standing or id(order) in self.standing_orders)
+        """Record that ``order`` was carried out: ``done`` says how much. The
+        line is a standing order's if ``standing`` says so or the order is one."""
+        entry = Entry(str(order), done=done, standing=standing or isinstance(order, Order) and order.standing)
         self.history.setdefault(empire, []).append(entry)
         return entry
 
     def refused(self, empire: int, order: Order | str, why: str, standing: bool = False) -> Entry:
-        """Record that ``order`` could not be carried out at all, and why."""
-        entry = Entry(str(order), why=why, standing=standing or id(order) in self.standing_orders)
+        """Record that ``order`` could not be carried out at all, and why (standing: as for `did`)."""
+        entry = Entry(str(order), why=why, standing=standing or isinstance(order, Order) and order.standing)
         self.history.setdefault(empire, []).append(entry)
         return entry
 
@@ -222,8 +221,7 @@ def standing(state: GameState, empire: int, report: Report) -> list[Order]:
         if not isinstance(order, kind) or subject != number:
             report.refused(empire, text, "a standing order must be an order of its own ship or planet", standing=True)
             continue
-        found.append(order)
-        report.standing_orders.add(id(order))
+        found.append(dataclasses.replace(order, standing=True))
     return found
 
 
