@@ -49,6 +49,7 @@ class Claim:
     got: int = 0
 
     def label(self) -> str:
+        """What the claim destroys, as the history and the planet's owner are told it."""
         return {"pdus": "PDUs", "industry": "industry", "deployed": "spacemines",
                 "mines": f"mines of type {self.type}", "ore": f"ore of type {self.type}"}[self.kind]
 

@@ -43,6 +43,7 @@ class Item:
 
     @property
     def size(self) -> int:
+        """Cargo units one of it takes (l.600-611)."""
         return SIZE[self.kind]
 
     @property

@@ -54,6 +54,7 @@ def cost_of(entry: tuple[tuple[int, ...], int, int]) -> Cost:
 
 
 def unit_cost(unit: Unit) -> Cost:
+    """What one unit of ``unit`` costs to build onto a ship (Table "build", l.1369-1383)."""
     return cost_of(BUILD_SHIP_UNIT[unit])
 
 

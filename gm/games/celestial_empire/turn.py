@@ -46,6 +46,7 @@ class Entry:
 
     @property
     def carried_out(self) -> bool:
+        """Done at least in part; a refused order has only its reason."""
         return bool(self.done)
 
 
