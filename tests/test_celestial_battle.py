@@ -196,7 +196,8 @@ def test_each_fighter_fires_once_a_turn_and_the_rest_is_all_that_is_left_r43():
     assert "no fighter units left this turn" in lines[2][2]
     state.ships[201].fighters = 3
     _, report = turn(state, {GROK: "S201A5S321\n"})
-    assert "(limit F: S201A3S321)" in history(report)[0][1]
+    assert history(report)[0][1].startswith("S201A3S321, cut by F: ship 201 had 3 fighter units left; "
+                                            "3 fighter units fired 3 shots at ship 321")
 
 
 def test_pdu_shots_never_destroy_cargo_units_r44():
@@ -308,10 +309,10 @@ def test_deploying_and_retrieving_r39():
     mail = "101D30\n102D5\nS201D2\nS202R8\nS202ES201\n"
     after, report = turn(state, {GROK: mail})
     lines = history(report)
-    assert lines[0][1] == "10 spacemines deployed around planet 101 (limit SM: 101D10)"
+    assert lines[0][1] == "101D10, cut by SM: planet 101 had 10 spacemines stored"
     assert lines[1][2] == "planet 102 is not yours"  # a planet's stockpile: its owner's only
     assert lines[2][1] == "2 spacemines deployed around planet 102"  # from a ship: anywhere
-    assert lines[3][1] == "2 spacemines retrieved from around planet 102 (limit C: S202R2)"
+    assert lines[3][1] == "S202R2, cut by C: ship 202 had 2 free cargo units"
     assert "retrieved spacemines this turn" in lines[4][2]  # tractors retrieve or engage, not both
     assert (after.planets[101].deployed, after.planets[102].deployed, after.ships[202].hold.spacemines) == (10, 5, 2)
 

@@ -113,7 +113,7 @@ def test_new_ships_take_unused_numbers_drawn_from_the_seed_r54(state):
     assert all(100 <= n <= 999 for n in new) and new != [n for n in range(100, 103)]
     assert all((after.ships[n].name, after.ships[n].hold, after.ships[n].efficiency) == ("", Cargo(), 0)
                for n in new)
-    assert all(f"S{n}" in history(report)[0][1] for n in new)
+    assert sorted(int(n) for n in history(report)[0][1].split("new ships ")[1].split(", ")) == new
 
 
 def test_spacemines_are_built_from_the_ore_type_named_into_the_stockpile_r56(state):

@@ -304,6 +304,13 @@ def test_benefits_gm_carries_out_r66():
     assert state.ships[500].cargo_units == 54 and state.ships[500].hold.ore[0] == 4
 
 
+def test_a_research_benefit_for_a_ship_not_yours_says_so_whether_it_exists_or_not_r5():
+    state = research_state()
+    add_ship(state, 600, 2, 103)
+    report = run_research(state, {1: [";RP102 EFF S600", ";RP103 CARGO S999"]})
+    assert [e.why for e in report.history[1]] == ["ship 600 is not yours", "ship 999 is not yours"]
+
+
 def test_research_reports_go_only_to_the_orderer_r66():
     state = research_state()
     add_ship(state, 600, 2, 106, fighters=0, cargo=40)

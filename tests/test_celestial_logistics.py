@@ -94,7 +94,7 @@ def test_a_ship_loads_no_more_than_its_empty_cargo_units_hold_c(state):
     ship(state, 123, cargo=10, ore=ore(r0=4))  # a starting ship: 4 fuel in 10 cargo units
     state.planets[home(state)].industry = 70
     after, report = run_turn(state, {GROK: orders("S123L120R2\nS123L1I\n")})
-    assert answer(report, "S123L120R2") == f"loaded 6 of 120 ore 2 from planet {home(state)}: the hold had room for 6 (C)"
+    assert answer(report, "S123L120R2") == "S123L6R2, cut by C: the hold had room for 6"
     assert answer(report, "S123L1I") == "refused: nothing loaded: the hold had room for 0 (C)"
     assert after.ships[123].hold.space() == 10
 
@@ -107,12 +107,12 @@ def test_gifts_of_a_ship_and_a_planet_the_receiver_is_told_r15(state):
     given_ship = ship(state, 244, ore=ore(r3=7))
     given_ship.standing = "S244L"
     after, report = run_turn(state, {GROK: orders("S244GMASTER\n345GWARLORD\n")})
-    assert answer(report, "S244GMASTER") == "ship S244 given to Master"
+    assert answer(report, "S244GMASTER") == "ship 244 given to Master"
     assert answer(report, "345GWARLORD") == "planet 345 given to Warlord"
     assert after.ships[244].owner == MASTER and after.ships[244].hold.ore[3] == 7  # the cargo goes with it
     assert after.planets[345].owner == WARLORD
     assert after.ships[244].standing is None and after.planets[345].standing is None  # l.1601
-    assert report.seen[MASTER] == ["Grok gave you ship S244"]
+    assert report.seen[MASTER] == ["Grok gave you ship 244"]
     assert report.seen[WARLORD] == ["Grok gave you planet 345"]
 
 
@@ -137,8 +137,8 @@ def test_no_ship_to_neutral_no_home_planet_nothing_not_yours_nor_to_oneself_r15(
     text = f"S101GNEUTRAL\nS101GGROK\nS201GGROK\n{home(state)}GMASTER\n{home(state, MASTER)}GGROK\n"
     after, report = run_turn(state, {GROK: orders(text)})
     assert answer(report, "S101GNEUTRAL") == "refused: ships cannot be given to NEUTRAL, only planets (ruling R-15)"
-    assert answer(report, "S101GGROK") == "refused: ship S101 is already yours"
-    assert answer(report, "S201GGROK") == "refused: ship S201 is not yours"
+    assert answer(report, "S101GGROK") == "refused: ship 101 is already yours"
+    assert answer(report, "S201GGROK") == "refused: ship 201 is not yours"
     assert answer(report, f"{home(state)}GMASTER") == "refused: you cannot give away your home planet (l.411)"
     assert answer(report, f"{home(state, MASTER)}GGROK") == f"refused: planet {home(state, MASTER)} is not yours"
     assert after.ships == state.ships and after.planets.keys() == state.planets.keys()
@@ -156,9 +156,9 @@ def test_a_gift_is_the_receivers_for_the_rest_of_the_turn_r5(state):
     ship(state, 244, ore=ore(r2=5))
     gift_and_load = {GROK: orders("S244GMASTER\nS244U5R2\n"), MASTER: orders("S244U3R2\n")}
     after, report = run_turn(state, gift_and_load)
-    assert answer(report, "S244U5R2") == "refused: ship S244 is not yours"
+    assert answer(report, "S244U5R2") == "refused: ship 244 is not yours"
     assert answer(report, "S244U3R2", MASTER) == f"unloaded 3 ore 2 onto planet {home(state)}"
-    assert report.seen[GROK] == [f"Master's ship S244 unloaded 3 ore 2 onto your planet {home(state)}"]
+    assert report.seen[GROK] == [f"Master's ship 244 unloaded 3 ore 2 onto your planet {home(state)}"]
 
 
 # Unloading (step 6) ----------------------------------------------------------
@@ -187,9 +187,9 @@ def test_the_manuals_unloading_examples(state):
 def test_unloading_is_reduced_to_what_the_ship_carries_p1(state):
     ship(state, 286, industry=2, pdus=1)
     after, report = run_turn(state, {GROK: orders("S286U5I\nS286U4D\nS286U1S\nS286U0R1\nS286U\n")})
-    assert answer(report, "S286U5I") == f"unloaded 2 of 5 industry onto planet {home(state)}: the ship carried 2"
-    assert answer(report, "S286U4D") == f"unloaded 1 of 4 PDUs onto planet {home(state)}: the ship carried 1"
-    assert answer(report, "S286U1S") == "refused: ship S286 carries no spacemines"
+    assert answer(report, "S286U5I") == "S286U2I, cut by I: the ship carried 2"
+    assert answer(report, "S286U4D") == "S286U1D, cut by PDU: the ship carried 1"
+    assert answer(report, "S286U1S") == "refused: ship 286 carries no spacemines"
     assert answer(report, "S286U0R1") == "refused: the order asks for none"
     assert answer(report, "S286U") == "refused: no ore to unload (fuel, ore 0, stays aboard)"
     assert after.ships[286].hold.empty()
@@ -212,8 +212,8 @@ def test_pdus_unloaded_on_another_empires_planet_are_its_and_it_is_told(state):
     ship(state, 234, planet=theirs, pdus=3, ore=ore(r4=2))
     after, report = run_turn(state, {GROK: orders("S234U3D\nS234U2R4\n")})
     assert after.planets[theirs].pdus == 103 and after.planets[theirs].owner == MASTER
-    assert report.seen[MASTER] == [f"Grok's ship S234 unloaded 3 PDUs onto your planet {theirs}",
-                                   f"Grok's ship S234 unloaded 2 ore 4 onto your planet {theirs}"]
+    assert report.seen[MASTER] == [f"Grok's ship 234 unloaded 3 PDUs onto your planet {theirs}",
+                                   f"Grok's ship 234 unloaded 2 ore 4 onto your planet {theirs}"]
 
 
 def test_global_unload_then_load_back_one_type_l576(state):
@@ -236,10 +236,10 @@ def test_the_manuals_loading_examples(state):
     text = "S306L10M4\nS243L34D\nS345L3I\nS123L120R2\nS234L34S\n"
     after, report = run_turn(state, {GROK: orders(text)})
     at = home(state)
-    assert answer(report, "S306L10M4") == f"loaded 2 of 10 mines of type 4 from planet {at}: planet {at} had 2"
+    assert answer(report, "S306L10M4") == f"S306L2M4, cut by M: planet {at} had 2"
     assert answer(report, "S243L34D") == f"loaded 34 PDUs from planet {at}"
     assert answer(report, "S345L3I") == f"loaded 3 industry from planet {at}"
-    assert answer(report, "S123L120R2") == f"loaded 30 of 120 ore 2 from planet {at}: planet {at} had 30"
+    assert answer(report, "S123L120R2") == f"S123L30R2, cut by R2: planet {at} had 30"
     assert answer(report, "S234L34S") == f"loaded 34 spacemines from planet {at}"
     ships = after.ships
     assert (ships[306].hold.mines, ships[243].hold.pdus, ships[345].hold.industry) == (2, 34, 3)
@@ -262,9 +262,9 @@ def test_the_population_keeps_100_pdus_and_60_industry_on_a_home_planet_r20(stat
     assert answer(report, "S243L1I") == f"refused: nothing loaded: planet {at} had 60 and its population keeps 60 (POP, ruling R-20)"
     # whoever put them there, what is above the initial level can be loaded (R-20 (b), not a count of PDUs built)
     after, report = run_turn(after, {GROK: orders("S243U10D\nS243U2I\nS243L34D\nS243L5I\n")})
-    assert answer(report, "S243L34D") == (f"loaded 10 of 34 PDUs from planet {at}: "
-                                          f"planet {at} had 110 and its population keeps 100 (POP, ruling R-20)")
-    assert answer(report, "S243L5I").startswith("loaded 2 of 5 industry")
+    assert answer(report, "S243L34D") == (f"S243L10D, cut by POP: "
+                                          f"planet {at} had 110 and its population keeps 100")
+    assert answer(report, "S243L5I").startswith("S243L2I, cut by POP")
     assert (after.planets[at].pdus, after.planets[at].industry) == (100, 60)
 
 
@@ -287,7 +287,7 @@ def test_a_captured_home_gives_its_captor_no_home_rights_and_its_empire_none_r22
     after, report = run_turn(state, {GROK: orders(text), MASTER: orders("S201L1I\nS201L1M0\n")})
     assert answer(report, "S101L3I") == "refused: industry can be loaded only from your home planet (or an ally's, ruling R-22)"
     assert answer(report, "S101L1M0").startswith("refused: mines can be loaded only from your home planet")
-    assert answer(report, "S101L120D") == f"loaded 100 of 120 PDUs from planet {captured}: planet {captured} had 100"
+    assert answer(report, "S101L120D") == f"S101L100D, cut by PDU: planet {captured} had 100"
     assert answer(report, "S201L1I", MASTER).startswith("refused: planet")  # not Master's while Grok holds it
     assert after.planets[captured].pdus == 0 and after.planets[captured].industry == 60
 
@@ -305,10 +305,10 @@ def test_an_ally_may_load_from_the_planets_of_the_empire_that_rates_it_ally_r17(
     state.planets[at].industry = 61
     after, report = run_turn(state, {GROK: orders("S101L5R1\nS101L5I\nS101L1M0\nS101L(D)\n")})
     assert answer(report, "S101L5R1") == f"loaded 5 ore 1 from planet {at}"
-    assert answer(report, "S101L5I").startswith("loaded 1 of 5 industry")  # the ally's home floors hold
+    assert answer(report, "S101L5I").startswith("S101L1I, cut by POP")  # the ally's home floors hold
     assert answer(report, "S101L1M0") == f"loaded 1 mine of type 0 from planet {at}"
     assert after.planets[at].pdus == 100  # the global load's PDUs: none above the floor
-    assert report.seen[MASTER][0] == f"Grok's ship S101 loaded 1 industry from your planet {at}"
+    assert report.seen[MASTER][0] == f"Grok's ship 101 loaded 1 industry from your planet {at}"
 
 
 def test_global_load_priority_list_then_ore_1_to_9_after_all_other_loads_r24(state):
@@ -320,8 +320,8 @@ def test_global_load_priority_list_then_ore_1_to_9_after_all_other_loads_r24(sta
     ship(state, 123, cargo=40)
     # written first, the global load still runs after every other load of every empire (l.711)
     after, report = run_turn(state, {GROK: orders("S276L(78D)\nS123L50R1\n")})
-    assert answer(report, "S276L(78D)") == (f"loaded 5 ore 7, 6 ore 8, 10 PDUs, 9 ore 1 from planet {at}"
-                                            ": the hold is full (C)")
+    assert answer(report, "S276L(78D)") == ("S276L(78D), cut by C: the hold is full; "
+                                            f"loaded 5 ore 7, 6 ore 8, 10 PDUs, 9 ore 1 from planet {at}")
     assert after.ships[276].hold.ore == ore(r1=9, r7=5, r8=6) and after.ships[276].hold.pdus == 10
     assert after.ships[123].hold.ore[1] == 40
     assert [w for w, _, _ in history(report)] == ["S123L50R1", "S276L(78D)"]
@@ -383,7 +383,7 @@ def test_the_manuals_tending_examples(state):
     assert ships[123].hold.ore[5] == 4 and ships[276].hold.industry == 1 and ships[200].hold.mines == 9
     assert ships[206].hold.pdus == 120 and ships[270].hold.spacemines == 59
     assert ships[104].hold.ore == ore(r1=10, r9=2) and ships[103].hold.ore == ore(r0=4)  # fuel stays (l.1288)
-    assert answer(report, "S103TS104") == "tended 10 ore 1, 2 ore 9 to ship S104"
+    assert answer(report, "S103TS104") == "tended 10 ore 1, 2 ore 9 to ship 104"
     assert [w for w, _, _ in history(report)][:3] == ["S123T1S276I", "S100T59S270S", "S145T120S206D"]
 
 
@@ -398,17 +398,17 @@ def test_tending_to_own_or_to_an_allys_ship_that_rates_you_ally_at_the_same_plan
     ship(state, 102, planet=home(state, MASTER))
     text = "S101T1S201R1\nS101T1S102R1\nS101T1S101R1\nS101T1S999R1\n"
     _, report = run_turn(state, {GROK: orders(text)})
-    assert answer(report, "S101T1S201R1") == "refused: ship S201 is not yours, nor an ally's that rates you ALLY (ruling R-51)"
-    assert answer(report, "S101T1S102R1") == f"refused: there is no ship S102 at planet {home(state)}"
+    assert answer(report, "S101T1S201R1") == "refused: ship 201 is not yours, nor an ally's that rates you ALLY (ruling R-51)"
+    assert answer(report, "S101T1S102R1") == f"refused: there is no ship 102 at planet {home(state)}"
     assert answer(report, "S101T1S101R1") == "refused: a ship cannot tend to itself"
-    assert answer(report, "S101T1S999R1") == f"refused: there is no ship S999 at planet {home(state)}"
+    assert answer(report, "S101T1S999R1") == f"refused: there is no ship 999 at planet {home(state)}"
     state.empires[MASTER].ratings[GROK] = AllianceLevel.ALLY
     after, report = run_turn(state, {GROK: orders("S101T10S201R1\nS101T5S201D\n"), MASTER: orders("S201T1S101R1\n")})
     # PDUs (12c) go before ore (12d), whatever the order written
-    assert answer(report, "S101T5S201D") == "tended 3 of 5 PDUs to ship S201: ship S201 had room for 3 (C)"
-    assert answer(report, "S101T10S201R1") == "refused: ship S201 has no room for any (C)"
-    assert answer(report, "S201T1S101R1", MASTER).startswith("refused: ship S101 is not yours")  # Grok rates Master NEUTRAL
-    assert report.seen[MASTER] == ["Grok's ship S101 tended 3 PDUs to your ship S201"]
+    assert answer(report, "S101T5S201D") == "S101T3S201D, cut by C: ship 201 had room for 3"
+    assert answer(report, "S101T10S201R1") == "refused: ship 201 has no room for any (C)"
+    assert answer(report, "S201T1S101R1", MASTER).startswith("refused: ship 101 is not yours")  # Grok rates Master NEUTRAL
+    assert report.seen[MASTER] == ["Grok's ship 101 tended 3 PDUs to your ship 201"]
     assert after.ships[201].hold.pdus == 3 and after.ships[101].hold.pdus == 2 and after.ships[101].hold.ore[1] == 10
 
 
@@ -420,8 +420,8 @@ def test_two_ships_tending_to_each_other_are_taken_in_the_rotation_r51(state):
     ship(state, 201, owner=MASTER, planet=home(state), cargo=15, ore=ore(r2=10))
     mutual = {GROK: orders("S101T10S201R1\n"), MASTER: orders("S201T10S101R2\n")}
     after, report = run_turn(state, mutual)  # turn 1: Grok's order first
-    assert answer(report, "S101T10S201R1") == "tended 5 of 10 ore 1 to ship S201: ship S201 had room for 5 (C)"
-    assert answer(report, "S201T10S101R2", MASTER) == "tended 10 ore 2 to ship S101"
+    assert answer(report, "S101T10S201R1") == "S101T5S201R1, cut by C: ship 201 had room for 5"
+    assert answer(report, "S201T10S101R2", MASTER) == "tended 10 ore 2 to ship 101"
     assert (after.ships[101].hold.ore, after.ships[201].hold.ore) == (ore(r1=5, r2=10), ore(r1=5))
     state.turn = 2  # turn 2: Master's first
     after, report = run_turn(state, mutual)

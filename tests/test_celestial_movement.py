@@ -74,7 +74,7 @@ def test_a_jump_pays_the_table_for_its_length_at_the_effective_efficiency_r58():
     report = move(state, {1: ["S500J102J103J104", "S501J102J103"]})
     assert state.ships[500].planet == 104 and state.ships[500].hold.ore[0] == 20 - 9
     assert state.ships[501].planet == 103 and state.ships[501].hold.ore[0] == 20 - 8
-    assert answers(report)[0][1] == "S501J102J103: at planet 103, 8 fuel used"  # two links before three
+    assert answers(report)[0][1] == "at planet 103, 8 fuel used"  # two links before three
 
 
 def test_jumps_go_by_length_and_spacemines_queue_in_the_order_of_jumping_r37():

@@ -85,8 +85,8 @@ def test_numbers_are_read_as_written_and_judged_by_the_rules_r4(start):
     said = answers(report)
     assert said[f"S{ship}L0R2"] == "refused: the order asks for none"
     assert said[f"{home}B0D"] == "refused: no PDUs asked for"
-    assert said[f"S{missing}U5R2"] == f"refused: ship S{missing} is not yours"
-    assert said[f"S{ship}L1000000R1"].startswith("loaded 6 of 1000000 ore 1")
+    assert said[f"S{missing}U5R2"] == f"refused: ship {missing} is not yours"
+    assert said[f"S{ship}L1000000R1"].startswith(f"S{ship}L6R1, cut by C")
 
 
 def test_standing_orders_are_ship_or_planet_orders_read_when_given_r62():

@@ -160,7 +160,7 @@ def test_the_html_carries_what_the_text_carries():
 
 def test_the_history_shows_desired_and_actual_and_why_not():
     jump = next(e for e in REPORT.history[GROK] if "J" in e.written and not e.written.startswith("+"))
-    assert f"{jump.written:<20} {jump.written}: at planet " in TEXT
+    assert f"{jump.written:<20} at planet " in TEXT
     named = STATE.ships_of(GROK)[0].number
     assert f"{f'S{named}=Black Arrow':<20} ship {named} is named Black Arrow" in TEXT
     assert "NOT DONE: ship" in TEXT and "is not yours" in TEXT  # naming Winter's ship

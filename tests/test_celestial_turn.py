@@ -87,6 +87,17 @@ def test_a_standing_order_runs_from_the_next_turn_in_its_own_step_every_turn_r62
     assert after.planets[home].standing is None
 
 
+def test_a_standing_order_is_marked_and_the_same_order_mailed_is_not_r62(start):
+    home = start.empires[1].home
+    state = copy.deepcopy(start)
+    state.planets[home].standing = f"{home}=Capital"
+    mailed = orders(f"{home}=Capital\n")
+    _, report = run_turn(state, {1: mailed})
+    assert [(e.written, e.standing) for e in report.history[1]] == [(f"{home}=Capital", False),
+                                                                    (f"{home}=Capital", True)]
+    assert not mailed[0].standing  # the mailed order is not changed by the turn
+
+
 def test_a_standing_order_of_something_else_is_answered_every_turn_r62(start):
     home = start.empires[1].home
     state = copy.deepcopy(start)

@@ -21,14 +21,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .answers import outcome, own_planet, own_ship, owned_ship, ship_not_yours
 from .damage import Volley, amnesty, resolve
 from .formulas import mass, pdu_shots, shots
 from .orders import AllianceLevel, Order, Phase
 from .orders_empire import (AttackIndustry, AttackMines, AttackOre, AttackPDUs, AttackShip, AttackSpacemines,
                             Engage, PlanetAttackShip, PlanetAttackSpacemines)
-from .spacemines import partly
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Entry, Report, step
+from .turn import Entry, Report, in_sub_steps, step
 
 SHOTS_PER = {"pdus": 3, "industry": 10, "mines": 10, "ore": 1, "deployed": 1}
 """Shots to destroy one of each target (l.1097, l.1115, l.1160, l.1146, l.1180; spec 5.12)."""
@@ -49,6 +49,7 @@ class Claim:
     got: int = 0
 
     def label(self) -> str:
+        """What the claim destroys, as the history and the planet's owner are told it."""
         return {"pdus": "PDUs", "industry": "industry", "deployed": "spacemines",
                 "mines": f"mines of type {self.type}", "ore": f"ore of type {self.type}"}[self.kind]
 
@@ -83,18 +84,24 @@ def targets(planet: Planet, order: PlanetAttack) -> Callable[[int], list[Claim]]
     mine attack's shots beyond ten for every mine of the type destroy ore of
     that type (l.1119-1121). None when there is nothing to attack."""
     if isinstance(order, AttackPDUs):
-        return (lambda s: [Claim("pdus", 0, min(planet.pdus, s // 3))]) if planet.pdus else None
+        return _one("pdus", 0, planet.pdus)
     if isinstance(order, AttackIndustry):
-        return (lambda s: [Claim("industry", 0, min(planet.industry, s // 10))]) if planet.industry else None
+        return _one("industry", 0, planet.industry)
     if isinstance(order, AttackMines):
         y, m = order.mine_type, planet.mines[order.mine_type]
         if not m and not planet.ore[y]:
             return None
-        return lambda s: [Claim("mines", y, min(m, s // 10)), Claim("ore", y, min(planet.ore[y], max(0, s - 10 * m)))]
+        beyond = SHOTS_PER["mines"] * m
+        return lambda s: [Claim("mines", y, min(m, s // SHOTS_PER["mines"])),
+                          Claim("ore", y, min(planet.ore[y], max(0, s - beyond) // SHOTS_PER["ore"]))]
     if isinstance(order, AttackOre):
-        z = order.ore_type
-        return (lambda s: [Claim("ore", z, min(planet.ore[z], s))]) if planet.ore[z] else None
-    return (lambda s: [Claim("deployed", 0, min(planet.deployed, s))]) if planet.deployed else None
+        return _one("ore", order.ore_type, planet.ore[order.ore_type])
+    return _one("deployed", 0, planet.deployed)
+
+
+def _one(kind: str, of_type: int, stock: int) -> Callable[[int], list[Claim]] | None:
+    """An attack on one stock: ``shots`` destroy one of it for every `SHOTS_PER` of its kind."""
+    return (lambda s: [Claim(kind, of_type, min(stock, s // SHOTS_PER[kind]))]) if stock else None
 
 
 def nothing(order: PlanetAttack) -> str:
@@ -121,16 +128,12 @@ class Battle:
         self.volleys: list[Volley] = []
         self.attacks: list[Attack] = []
 
-    def name(self, empire: int) -> str:
-        return self.state.empires[empire].name if empire in self.state.empires else "NEUTRAL"
-
     # Who fires --------------------------------------------------------
 
     def shooter(self, empire: int, order: AttackShip | PlanetAttack) -> Ship | None:
         """The ordering empire's ship, if it may fire where it is (R-5, R-31)."""
-        ship = self.state.ships.get(order.ship)
-        if ship is None or ship.owner != empire:
-            self.report.refused(empire, order, f"ship {order.ship} is not yours")
+        ship = own_ship(self.state, empire, order.ship, order, self.report)
+        if ship is None:
             return None
         if amnesty(self.state, ship.planet):
             self.report.refused(empire, order, AMNESTY)
@@ -155,7 +158,8 @@ class Battle:
         """The history line of a carried-out attack; ``zz`` larger than the fighters left is cut (P1, F)."""
         if order.fighters is None or n == order.fighters:
             return self.report.did(empire, order, done)
-        return self.report.did(empire, order, partly(replace(order, fighters=n), "F", done))
+        why = f"ship {order.ship} had {n} fighter units left"
+        return self.report.did(empire, order, outcome(replace(order, fighters=n), "F", why, done))
 
     def fired_on_earth(self, empire: int) -> None:
         """R-32: an empire that fires upon NEUTRAL's Earth is hostile to NEUTRAL for good."""
@@ -167,10 +171,10 @@ class Battle:
 
     # a, b: PDUs -------------------------------------------------------
 
-    def own_planet(self, empire: int, order: PlanetAttackShip | PlanetAttackSpacemines) -> Planet | None:
-        planet = self.state.planets.get(order.planet)
-        if planet is None or planet.owner != empire:
-            self.report.refused(empire, order, f"planet {order.planet} is not yours")
+    def firing_planet(self, empire: int, order: PlanetAttackShip | PlanetAttackSpacemines) -> Planet | None:
+        """The ordering empire's planet, if its PDUs may fire (R-5, R-31)."""
+        planet = own_planet(self.state, empire, order.planet, order, self.report)
+        if planet is None:
             return None
         if amnesty(self.state, planet.number):
             self.report.refused(empire, order, AMNESTY)
@@ -192,14 +196,16 @@ class Battle:
         return n
 
     def pdu_record(self, empire: int, order: PlanetAttackShip | PlanetAttackSpacemines, n: int, done: str) -> Entry:
+        """The history line of a carried-out PDU order; ``yy`` larger than the PDUs left is cut (P1, PDU)."""
         if order.pdus is None or n == order.pdus:
             return self.report.did(empire, order, done)
-        return self.report.did(empire, order, partly(replace(order, pdus=n), "PDU", done))
+        why = f"planet {order.planet} had {n} PDUs left to fire"
+        return self.report.did(empire, order, outcome(replace(order, pdus=n), "PDU", why, done))
 
     def planet_attack_ship(self, empire: int, order: PlanetAttackShip) -> None:
         """11a ``123A120S234``: only at a ship over the planet whose owner the
         planet's owner rates HOSTILE (l.1197-1199, R-47)."""
-        planet = self.own_planet(empire, order)
+        planet = self.firing_planet(empire, order)
         if planet is None:
             return
         target = self.state.ships.get(order.target)
@@ -207,7 +213,8 @@ class Battle:
             self.report.refused(empire, order, f"there is no ship {order.target} over planet {planet.number}")
             return
         if target.owner == empire or self.state.rating(empire, target.owner) != AllianceLevel.HOSTILE:
-            whose = "yours" if target.owner == empire else f"of {self.name(target.owner)}, whom you do not rate HOSTILE"
+            whose = ("yours" if target.owner == empire
+                     else f"of {self.state.name_of(target.owner)}, whom you do not rate HOSTILE")
             self.report.refused(empire, order, f"ship {order.target} is {whose}: PDUs may fire only at ships "
                                                "of empires you rate HOSTILE (ruling R-47)")
             return
@@ -221,7 +228,7 @@ class Battle:
 
     def planet_attack_spacemines(self, empire: int, order: PlanetAttackSpacemines) -> None:
         """11b ``123A20SM``: one deployed spacemine destroyed for every PDU (l.1242)."""
-        planet = self.own_planet(empire, order)
+        planet = self.firing_planet(empire, order)
         if planet is None:
             return
         if planet.deployed <= 0:
@@ -251,15 +258,15 @@ class Battle:
             return
         rating = self.state.rating(empire, target.owner)
         if target.owner != empire and rating in (AllianceLevel.FRIENDLY, AllianceLevel.ALLY):
-            self.report.refused(empire, order, f"you rate {self.name(target.owner)} {rating.value}: you cannot "
-                                               "fire on their ships (ruling R-47)")
+            self.report.refused(empire, order, f"you rate {self.state.name_of(target.owner)} {rating.value}: "
+                                               "you cannot fire on their ships (ruling R-47)")
             return
         n = self.fighters(empire, order, ship)
         if n is None:
             return
         fire = shots(ship, n)
         entry = self.record(empire, order, n, f"{n} fighter units fired {fire} shots at ship {target.number}")
-        self.volleys.append(Volley(target.number, fire, f"ship {ship.number} ({self.name(empire)})",
+        self.volleys.append(Volley(target.number, fire, f"ship {ship.number} ({self.state.name_of(empire)})",
                                    entry=entry, attacker=empire))
         if target.owner == NEUTRAL and ship.planet == self.state.earth:
             self.fired_on_earth(empire)
@@ -276,7 +283,8 @@ class Battle:
         if not isinstance(order, AttackSpacemines):
             rating = self.state.rating(empire, planet.owner)
             if planet.owner == empire or rating == AllianceLevel.ALLY:
-                whose = "yours" if planet.owner == empire else f"{self.name(planet.owner)}'s, whom you rate ALLY"
+                whose = ("yours" if planet.owner == empire
+                         else f"{self.state.name_of(planet.owner)}'s, whom you rate ALLY")
                 self.report.refused(empire, order, f"planet {planet.number} is {whose} (ruling R-47)")
                 return
         wants = targets(planet, order)
@@ -290,7 +298,8 @@ class Battle:
         what = wants(fire)
         entry = self.record(empire, order, n, f"{n} fighter units fired {fire} shots at the "
                                               f"{what[0].label()} of planet {planet.number}")
-        self.attacks.append(Attack(entry, empire, planet.number, f"ship {ship.number} ({self.name(empire)})", what))
+        self.attacks.append(Attack(entry, empire, planet.number,
+                                   f"ship {ship.number} ({self.state.name_of(empire)})", what))
         if isinstance(order, AttackSpacemines):
             return
         if planet.pdus > 0 and (planet.number, ship.number) not in self.reacted:
@@ -342,14 +351,12 @@ class Battle:
 def battle(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Step 11: sub-steps a to k in the manual's order (l.258-270)."""
     fight = Battle(state, report)
-    sub_steps: tuple[tuple[type, Callable[[int, Any], None]], ...] = (
-        (PlanetAttackShip, fight.planet_attack_ship), (PlanetAttackSpacemines, fight.planet_attack_spacemines),
-        (AttackShip, fight.attack_ship), (AttackPDUs, fight.attack_planet), (AttackIndustry, fight.attack_planet),
-        (AttackMines, fight.attack_planet), (AttackOre, fight.attack_planet), (AttackSpacemines, fight.attack_planet))
-    for kind, carry_out in sub_steps:
-        for empire, order in orders:
-            if type(order) is kind:
-                carry_out(empire, order)
+    sub_steps: dict[type, Callable[[int, Any], None]] = {
+        PlanetAttackShip: fight.planet_attack_ship, PlanetAttackSpacemines: fight.planet_attack_spacemines,
+        AttackShip: fight.attack_ship, AttackPDUs: fight.attack_planet, AttackIndustry: fight.attack_planet,
+        AttackMines: fight.attack_planet, AttackOre: fight.attack_planet, AttackSpacemines: fight.attack_planet}
+    for empire, order in in_sub_steps([(e, o) for e, o in orders if type(o) in sub_steps], tuple(sub_steps)):
+        sub_steps[type(order)](empire, order)
     fight.neutral_retaliation()
     fight.resolve()
     engage(state, [(e, o) for e, o in orders if isinstance(o, Engage)], report)
@@ -370,9 +377,9 @@ def engage(state: GameState, orders: Sequence[tuple[int, Engage]], report: Repor
 
     strongest = sorted(orders, key=tractors, reverse=True)  # stable: ties stay in R-11 order
     for empire, order in strongest:
-        ship, target = state.ships.get(order.ship), state.ships.get(order.target)
-        if ship is None or ship.owner != empire:
-            report.refused(empire, order, f"ship {order.ship} is not yours")
+        ship, target = owned_ship(state, empire, order.ship), state.ships.get(order.target)
+        if ship is None:
+            report.refused(empire, order, ship_not_yours(order.ship))
         elif target is None or target.planet != ship.planet or target is ship:
             why = "a ship cannot engage itself" if target is ship else \
                 f"there is no ship {order.target} over planet {ship.planet}"
@@ -396,4 +403,4 @@ def engage(state: GameState, orders: Sequence[tuple[int, Engage]], report: Repor
                                       "this turn")
             if target.owner != empire and target.owner in state.empires:
                 report.tell(target.owner, f"ship {target.number} at planet {target.planet} is held by the tractor "
-                                          f"beams of ship {ship.number} ({state.empires[empire].name}) this turn")
+                                          f"beams of ship {ship.number} ({state.name_of(empire)}) this turn")

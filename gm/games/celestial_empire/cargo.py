@@ -16,14 +16,15 @@ unloaded as.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .answers import Limit, outcome, own_ship, reduce
 from .galaxy import ORE_TYPES
 from .orders import (AllianceLevel, LoadAll, LoadIndustry, LoadMines, LoadOre, LoadPDUs, LoadSpacemines, Order,
                      Phase, ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
                      UnloadAllOre, UnloadIndustry, UnloadMines, UnloadOre, UnloadPDUs, UnloadSpacemines)
 from .state import NEUTRAL, Cargo, GameState, Planet, Ship
-from .turn import Report, step
+from .turn import Report, in_sub_steps, step
 
 SIZE = {"ore": 1, "spacemines": 1, "pdus": 2, "industry": 10, "mines": 20}
 """Cargo units one of each takes (Table "cargo", l.600-611)."""
@@ -42,6 +43,7 @@ class Item:
 
     @property
     def size(self) -> int:
+        """Cargo units one of it takes (l.600-611)."""
         return SIZE[self.kind]
 
     @property
@@ -51,17 +53,23 @@ class Item:
             return f"ore {self.type}"
         return {"industry": "industry", "pdus": "PDUs", "spacemines": "spacemines", "mines": "mines"}[self.kind]
 
-    def words(self, n: int, of: int | None = None) -> str:
-        """``n`` of it as the history says it: "3 ore 2", "1 PDU", "6 of 10 industry"."""
-        count = f"{n} of {of}" if of is not None and of != n else str(n)
+    @property
+    def code(self) -> str:
+        """The manual's limit code for it (l.2386-2396): R0-R9, M, I, PDU, SM."""
         if self.kind == "ore":
-            return f"{count} ore {self.type}"
+            return f"R{self.type}"
+        return {"industry": "I", "pdus": "PDU", "spacemines": "SM", "mines": "M"}[self.kind]
+
+    def words(self, n: int) -> str:
+        """``n`` of it as the history says it: "3 ore 2", "1 PDU", "6 industry"."""
+        if self.kind == "ore":
+            return f"{n} ore {self.type}"
         if self.kind == "industry":
-            return f"{count} industry"
+            return f"{n} industry"
         noun = {"pdus": "PDU", "spacemines": "spacemine", "mines": "mine"}[self.kind]
-        plural = "" if n == 1 and of in (None, 1) else "s"
+        plural = "" if n == 1 else "s"
         kind = f" of type {self.type}" if self.kind == "mines" and self.type is not None else ""
-        return f"{count} {noun}{plural}{kind}"
+        return f"{n} {noun}{plural}{kind}"
 
 
 def held(hold: Cargo, item: Item) -> int:
@@ -101,20 +109,6 @@ def room(ship: Ship, item: Item) -> int:
     return max(0, ship.free_space()) // item.size
 
 
-def in_sub_steps(orders: Sequence[tuple[int, Order]], kinds: tuple[type, ...]) -> list[tuple[int, Order]]:
-    """The step's orders in the manual's sub-steps (the order of ``kinds``), rotation kept within each."""
-    return sorted(orders, key=lambda pair: kinds.index(type(pair[1])))
-
-
-def own_ship(state: GameState, empire: int, order: ShipOrder, report: Report) -> Ship | None:
-    """The ordered ship if it is the empire's when the step runs; else the order is answered (R-5)."""
-    ship = state.ships.get(order.ship)
-    if ship is None or ship.owner != empire:
-        report.refused(empire, order, f"ship S{order.ship} is not yours")
-        return None
-    return ship
-
-
 def asked(order: Order) -> tuple[Item, int]:
     """The item and amount of a one-item order."""
     kind = {UnloadIndustry: "industry", LoadIndustry: "industry", TendIndustry: "industry",
@@ -133,10 +127,6 @@ def bad_type(item: Item) -> str:
     return ""
 
 
-def name(state: GameState, empire: int) -> str:
-    return state.empires[empire].name if empire in state.empires else "NEUTRAL"
-
-
 # Step 6: unloading -----------------------------------------------------------
 
 UNLOAD_STEPS: tuple[type, ...] = (UnloadIndustry, UnloadSpacemines, UnloadPDUs, UnloadOre, UnloadMines, UnloadAllOre)
@@ -151,7 +141,7 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
     what another empire unloads on it: that is how ore and mines are given (l.394)."""
     for empire, order in in_sub_steps(orders, UNLOAD_STEPS):
         assert isinstance(order, ShipOrder)
-        ship = own_ship(state, empire, order, report)
+        ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
             continue
         planet = state.planets[ship.planet]
@@ -161,11 +151,12 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
                 report.refused(empire, order, "no ore to unload (fuel, ore 0, stays aboard)")
                 continue
         else:
+            assert isinstance(order, (UnloadIndustry, UnloadSpacemines, UnloadPDUs, UnloadOre, UnloadMines))
             item, amount = asked(order)
             carried = held(ship.hold, item)
             why = bad_type(item) or ("the order asks for none" if amount <= 0 else "")
             if not why and carried == 0:
-                why = f"ship S{ship.number} carries no {item.noun}"
+                why = f"ship {ship.number} carries no {item.noun}"
             if not why and item.kind == "mines" and stocked(planet, item) == 0:
                 why = f"planet {planet.number} has no type-{item.type} mine for them to join (ruling R-23)"
             if why:
@@ -179,10 +170,10 @@ def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
             report.did(empire, order, f"unloaded {what} onto planet {planet.number}")
         else:
             (item, n), = moved
-            cut = f": the ship carried {n}" if n < amount else ""
-            report.did(empire, order, f"unloaded {item.words(n, amount)} onto planet {planet.number}{cut}")
+            report.did(empire, order, f"unloaded {what} onto planet {planet.number}" if n == amount
+                       else outcome(replace(order, amount=n), item.code, f"the ship carried {n}"))
         if planet.owner not in (empire, NEUTRAL):
-            report.tell(planet.owner, f"{name(state, empire)}'s ship S{ship.number} unloaded {what} "
+            report.tell(planet.owner, f"{state.name_of(empire)}'s ship {ship.number} unloaded {what} "
                                       f"onto your planet {planet.number}")
 
 
@@ -219,19 +210,23 @@ def loadable(planet: Planet, item: Item) -> int:
     return max(0, stocked(planet, item) - floor)
 
 
-def load_limit(ship: Ship, planet: Planet, item: Item, amount: int) -> tuple[int, str]:
-    """How many of ``amount`` to load, and the limit that cut it ("" if none)."""
+def load_limit(ship: Ship, planet: Planet, item: Item, amount: int) -> Limit:
+    """How many of ``amount`` to load, and the limit that cut it: what the
+    planet lets go (its stock, or POP on a held home), then the hold's room (C)."""
     stock, free = loadable(planet, item), room(ship, item)
-    n = min(amount, stock, free)
-    if n == amount:
-        return n, ""
-    if n == free and free < stock:
-        return n, f"the hold had room for {free} (C)"
     if stock < stocked(planet, item):
-        kept = FLOOR[item.kind]
-        return n, (f"planet {planet.number} had {stocked(planet, item)} and its population keeps {kept}"
-                   " (POP, ruling R-20)")
-    return n, f"planet {planet.number} had {stock}"
+        kept = f"planet {planet.number} had {stocked(planet, item)} and its population keeps {FLOOR[item.kind]}"
+        planet_limit = (stock, "POP", kept)
+    else:
+        planet_limit = (stock, item.code, f"planet {planet.number} had {stock}")
+    return reduce(amount, [planet_limit, (free, "C", f"the hold had room for {free}")])
+
+
+def nothing_loaded(code: str, why: str) -> str:
+    """The refusal when a limit leaves nothing to load: the hold's and the
+    population's name their code (C, POP: ruling R-20), the planet's stock not."""
+    after = {"C": " (C)", "POP": " (POP, ruling R-20)"}.get(code, "")
+    return f"nothing loaded: {why}{after}"
 
 
 @step(Phase.LOADING)
@@ -241,25 +236,26 @@ def loading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     type (R-6), then every global load of every empire (l.711, R-24)."""
     for empire, order in in_sub_steps(orders, LOAD_STEPS):
         assert isinstance(order, ShipOrder)
-        ship = own_ship(state, empire, order, report)
+        ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
             continue
         planet = state.planets[ship.planet]
         if isinstance(order, LoadAll):
             load_all(state, empire, ship, planet, order, report)
             continue
+        assert isinstance(order, (LoadIndustry, LoadSpacemines, LoadPDUs, LoadOre, LoadMines))
         item, amount = asked(order)
         why = (bad_type(item) or ("the order asks for none" if amount <= 0 else "")
                or may_load(state, empire, planet, item))
-        n, limit = (0, "") if why else load_limit(ship, planet, item, amount)
+        n, code, limit = (0, "", "") if why else load_limit(ship, planet, item, amount)
         if not why and n == 0:
-            why = f"nothing loaded: {limit}"
+            why = nothing_loaded(code, limit)
         if why:
             report.refused(empire, order, why)
             continue
         move(ship, planet, item, n)
-        report.did(empire, order, f"loaded {item.words(n, amount)} from planet {planet.number}"
-                                  + (f": {limit}" if limit else ""))
+        report.did(empire, order, outcome(replace(order, amount=n), code, limit) if code
+                   else f"loaded {item.words(n)} from planet {planet.number}")
         told_owner(state, empire, ship, planet, item.words(n), report)
 
 
@@ -292,8 +288,8 @@ def load_all(state: GameState, empire: int, ship: Ship, planet: Planet, order: L
                        else f"nothing loaded: planet {planet.number} had nothing the order takes")
         return
     what = ", ".join(item.words(n) for item, n in moved)
-    full = ": the hold is full (C)" if left_behind else ""
-    report.did(empire, order, f"loaded {what} from planet {planet.number}{full}")
+    done = f"loaded {what} from planet {planet.number}"
+    report.did(empire, order, outcome(order, "C", "the hold is full", done) if left_behind else done)
     told_owner(state, empire, ship, planet, what, report)
 
 
@@ -301,7 +297,7 @@ def told_owner(state: GameState, empire: int, ship: Ship, planet: Planet, what: 
     """An ally that lets another empire load from its planet is told what was taken."""
     if planet.owner not in (empire, NEUTRAL):
         report.tell(planet.owner,
-                    f"{name(state, empire)}'s ship S{ship.number} loaded {what} from your planet {planet.number}")
+                    f"{state.name_of(empire)}'s ship {ship.number} loaded {what} from your planet {planet.number}")
 
 
 # Step 12: tending -----------------------------------------------------------
@@ -316,9 +312,9 @@ def receiver(state: GameState, empire: int, ship: Ship, to: int) -> tuple[Ship |
     if to == ship.number:
         return None, "a ship cannot tend to itself"
     if other is None or other.planet != ship.planet:
-        return None, f"there is no ship S{to} at planet {ship.planet}"
+        return None, f"there is no ship {to} at planet {ship.planet}"
     if state.rating(other.owner, empire) != AllianceLevel.ALLY:
-        return None, f"ship S{to} is not yours, nor an ally's that rates you ALLY (ruling R-51)"
+        return None, f"ship {to} is not yours, nor an ally's that rates you ALLY (ruling R-51)"
     return other, ""
 
 
@@ -329,7 +325,7 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     each other are carried out in the rotation's order (R-11, R-51)."""
     for empire, order in in_sub_steps(orders, TEND_STEPS):
         assert isinstance(order, (TendAllOre, TendIndustry, TendSpacemines, TendPDUs, TendOre, TendMines))
-        ship = own_ship(state, empire, order, report)
+        ship = own_ship(state, empire, order.ship, order, report)
         if ship is None:
             continue
         other, why = receiver(state, empire, ship, order.to)
@@ -344,31 +340,33 @@ def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
             moved = [(item, tend(ship, other, item, held(ship.hold, item))) for item in items]
             moved = [(item, n) for item, n in moved if n > 0]
             if not moved:
-                report.refused(empire, order, f"ship S{other.number} has no empty cargo units (C)")
+                report.refused(empire, order, f"ship {other.number} has no empty cargo units (C)")
                 continue
             what = ", ".join(item.words(n) for item, n in moved)
-            full = held_ore(ship) > 0
-            report.did(empire, order, f"tended {what} to ship S{other.number}"
-                       + (f": ship S{other.number} is full (C)" if full else ""))
+            done = f"tended {what} to ship {other.number}"
+            report.did(empire, order, outcome(order, "C", f"ship {other.number} is full", done)
+                       if held_ore(ship) > 0 else done)
         else:
             item, amount = asked(order)
             carried = held(ship.hold, item)
             why = bad_type(item) or ("the order asks for none" if amount <= 0 else "")
             if not why and carried == 0:
-                why = f"ship S{ship.number} carries no {item.noun}"
+                why = f"ship {ship.number} carries no {item.noun}"
             if not why and room(other, item) == 0:
-                why = f"ship S{other.number} has no room for any (C)"
+                why = f"ship {other.number} has no room for any (C)"
             if why:
                 report.refused(empire, order, why)
                 continue
-            n = tend(ship, other, item, amount)
-            cut = "" if n == amount else (f": the ship carried {carried}" if n == carried
-                                          else f": ship S{other.number} had room for {n} (C)")
+            n, code, limit = reduce(amount, [(carried, item.code, f"the ship carried {carried}"),
+                                             (room(other, item), "C", f"ship {other.number} had room for "
+                                                                      f"{room(other, item)}")])
+            tend(ship, other, item, n)
             what = item.words(n)
-            report.did(empire, order, f"tended {item.words(n, amount)} to ship S{other.number}{cut}")
+            report.did(empire, order, outcome(replace(order, amount=n), code, limit) if code
+                       else f"tended {what} to ship {other.number}")
         if other.owner != empire:
-            report.tell(other.owner, f"{name(state, empire)}'s ship S{ship.number} tended {what} "
-                                     f"to your ship S{other.number}")
+            report.tell(other.owner, f"{state.name_of(empire)}'s ship {ship.number} tended {what} "
+                                     f"to your ship {other.number}")
 
 
 def tend(giver: Ship, taker: Ship, item: Item, amount: int) -> int:

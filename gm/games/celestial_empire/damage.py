@@ -64,9 +64,11 @@ class Losses:
     sources: list[str] = field(default_factory=list)
 
     def units(self) -> int:
+        """Units lost of every kind."""
         return self.shields + self.fighters + self.tractors + self.cargo
 
     def text(self) -> str:
+        """The losses in the words of the history and notices: "lost 2 shield, 1 cargo units"."""
         lost = [f"{n} {what}" for n, what in ((self.shields, "shield"), (self.fighters, "fighter"),
                                              (self.tractors, "tractor"), (self.cargo, "cargo")) if n]
         return "lost " + ", ".join(lost) + " units" if lost else "lost nothing"

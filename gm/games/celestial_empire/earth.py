@@ -19,12 +19,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from .answers import Limit, outcome, own_ship, reduce
 from .formulas import BUILD_SHIP_UNIT, sell_price
 from .galaxy import EARTH_PDUS, ORE_TYPES
-from .industry import UNIT_NAMES, Limit, add_units, outcome, reduce, unit_cost
+from .industry import UNIT_NAMES, add_units, unit_cost
 from .orders import BuyOre, Contract, Order, Phase, SellAllOre, SellOre
 from .state import NEUTRAL, Empire, GameState, Planet, Ship
-from .turn import END_OF_TURN, Report, step
+from .turn import END_OF_TURN, Report, in_sub_steps, step
 
 # Trade (R-28)
 EARTH_NEEDS = 100
@@ -92,13 +93,11 @@ def pay(state: GameState, empire: Empire, cost: int) -> str:
     return f"paid {from_credits} credits" + (f" and {points} score" if points else "")
 
 
-def _own_ship_at_earth(state: GameState, empire: int, order: Order, doing: str) -> Ship | str:
-    ship = state.ships.get(getattr(order, "ship"))
-    if ship is None or ship.owner != empire:
-        return f"ship {getattr(order, 'ship')} is not yours"
+def _away_from_earth(state: GameState, ship: Ship, doing: str) -> str:
+    """Why ``ship`` cannot trade or take a contract where it is ("" over Earth)."""
     if ship.planet != state.earth:
         return f"{doing} only over Earth (planet {state.earth}); ship {ship.number} is at planet {ship.planet}"
-    return ship
+    return ""
 
 
 def selling_limit(state: GameState, ore_type: int) -> int | None:
@@ -109,8 +108,8 @@ def selling_limit(state: GameState, ore_type: int) -> int | None:
     return max(0, EARTH_NEEDS - state.market.stock[ore_type])
 
 
-TRADE_SUBSTEPS: dict[type, int] = {SellAllOre: 0, SellOre: 1, BuyOre: 2}
-"""Step 8: a global selling, b selling, c buying (l.232-236)."""
+TRADE_STEPS: tuple[type, ...] = (SellAllOre, SellOre, BuyOre)
+"""Step 8's sub-steps: a global selling, b selling, c buying (l.232-236)."""
 
 
 @step(Phase.TRADING)
@@ -119,10 +118,14 @@ def trading(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     ore from its hold at two thirds of the sheet's price (R-28) or buys ore
     into its hold at the price (R-29); prices stay as printed for the whole
     turn (R-27). Earth need not be neutral (R-34)."""
-    for empire, order in sorted(orders, key=lambda item: TRADE_SUBSTEPS[type(item[1])]):
-        found = _own_ship_at_earth(state, empire, order, "ore is traded")
-        if isinstance(found, str):
-            report.refused(empire, order, found)
+    for empire, order in in_sub_steps(orders, TRADE_STEPS):
+        assert isinstance(order, (SellAllOre, SellOre, BuyOre))
+        found = own_ship(state, empire, order.ship, order, report)
+        if found is None:
+            continue
+        away = _away_from_earth(state, found, "ore is traded")
+        if away:
+            report.refused(empire, order, away)
         elif isinstance(order, SellAllOre):
             _sell_all(state, empire, found, order, report)
         elif isinstance(order, SellOre):
@@ -213,10 +216,13 @@ def contracting(state: GameState, orders: Sequence[tuple[int, Order]], report: R
     bids: list[tuple[int, Contract, Ship]] = []
     for empire, order in orders:
         assert isinstance(order, Contract)
-        found = _own_ship_at_earth(state, empire, order, "bids are made")
+        found = own_ship(state, empire, order.ship, order, report)
+        if found is None:
+            continue
+        away = _away_from_earth(state, found, "bids are made")
         minimum = state.market.minimum_bids.get(order.unit, 1)
-        if isinstance(found, str):
-            report.refused(empire, order, found)
+        if away:
+            report.refused(empire, order, away)
         elif found.is_empty_hull():
             report.refused(empire, order, "units cannot be built onto an empty hull over Earth: "
                                           "it is Earth's (l.763-764)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .answers import own_planet, own_ship
 from .orders import AllianceLevel, Order, Phase
 from .orders_empire import (AllianceMessage, Broadcast, ClearPlanetStandingOrder, ClearShipStandingOrder,
                             GameLength, MoreFriendly, MoreHostile, NamePlanet, PersonalMessage, Scan,
@@ -56,14 +57,14 @@ def naming(state: GameState, orders: Sequence[tuple[int, Order]], report: Report
     for empire, order in orders:
         thing: Ship | Planet | None
         if isinstance(order, NameShip):
-            thing, what = state.ships.get(order.ship), f"ship {order.ship}"
+            thing, what = own_ship(state, empire, order.ship, order, report), f"ship {order.ship}"
         else:
             assert isinstance(order, NamePlanet)
-            thing, what = state.planets.get(order.planet), f"planet {order.planet}"
+            thing, what = own_planet(state, empire, order.planet, order, report), f"planet {order.planet}"
         name = order.name.strip()[:NAME_LENGTH]
-        if thing is None or thing.owner != empire:
-            report.refused(empire, order, f"{what} is not yours")
-        elif not name:
+        if thing is None:
+            continue
+        if not name:
             report.refused(empire, order, "a name needs at least one letter")
         else:
             thing.name = name
@@ -130,23 +131,23 @@ def standing_orders(state: GameState, orders: Sequence[tuple[int, Order]], repor
     for empire, order in orders:
         if isinstance(order, SetStandingOrder):
             target = order.order
-            thing = state.ships.get(target.ship) if isinstance(target, ShipOrder) else \
-                state.planets.get(target.planet) if isinstance(target, PlanetOrder) else None
-            what = f"ship {target.ship}" if isinstance(target, ShipOrder) else f"planet {getattr(target, 'planet', '?')}"
-            if thing is None or thing.owner != empire:
-                report.refused(empire, order, f"{what} is not yours")
+            thing: Ship | Planet | None
+            if isinstance(target, ShipOrder):
+                thing, what = own_ship(state, empire, target.ship, order, report), f"ship {target.ship}"
             else:
+                thing, what = own_planet(state, empire, target.planet, order, report), f"planet {target.planet}"
+            if thing is not None:
                 thing.standing = str(target)
                 report.did(empire, order, f"standing order of {what}: {target}, from next turn")
         elif isinstance(order, (ClearShipStandingOrder, ClearPlanetStandingOrder)):
             cleared: Ship | Planet | None
             if isinstance(order, ClearShipStandingOrder):
-                cleared, what = state.ships.get(order.ship), f"ship {order.ship}"
+                cleared, what = own_ship(state, empire, order.ship, order, report), f"ship {order.ship}"
             else:
-                cleared, what = state.planets.get(order.planet), f"planet {order.planet}"
-            if cleared is None or cleared.owner != empire:
-                report.refused(empire, order, f"{what} is not yours")
-            elif cleared.standing is None:
+                cleared, what = own_planet(state, empire, order.planet, order, report), f"planet {order.planet}"
+            if cleared is None:
+                continue
+            if cleared.standing is None:
                 report.refused(empire, order, f"{what} has no standing order")
             else:
                 cleared.standing = None

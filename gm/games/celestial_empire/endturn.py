@@ -46,7 +46,7 @@ def ownership(state: GameState, report: Report) -> None:
     for number, taker in taken.items():
         planet = state.planets[number]
         loser, planet.owner, planet.standing = planet.owner, taker, None
-        report.tell(taker, f"Planet {number} liberated from {_name(state, loser)}")
+        report.tell(taker, f"Planet {number} liberated from {state.name_of(loser)}")
         if loser != NEUTRAL:
             report.tell(loser, f"Planet {number} defeated by Space Attack")  # not told by whom
     for number, ship in sorted(state.ships.items()):
@@ -77,10 +77,6 @@ def _taker(state: GameState, planet: Planet) -> int | None:
     if planet.owner != NEUTRAL and state.rating(planet.owner, owner) == AllianceLevel.ALLY:
         return None  # "Having an allies ship in orbit above your planet will not change ownership" (l.446-447)
     return owner
-
-
-def _name(state: GameState, empire: int) -> str:
-    return state.empires[empire].name if empire in state.empires else "NEUTRAL"
 
 
 def planet_income(planet: Planet) -> int:

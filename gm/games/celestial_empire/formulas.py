@@ -141,6 +141,7 @@ def _size(units: int) -> str:
 
 
 def research_bonus(research_planets: int) -> int:
+    """The income an empire adds for owning this many research planets (Table "income", l.1945-1951)."""
     return RESEARCH_BONUS[min(research_planets, len(RESEARCH_BONUS) - 1)]
 
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .orders import Order, Phase
+from .answers import own_planet, own_ship
+from .orders import GiftShip, Order, Phase
 from .orders_empire import GiftPlanet
-from .orders import GiftShip
 from .state import NEUTRAL, GameState, Planet, Ship
 from .turn import Report, step
 
@@ -45,15 +45,17 @@ def gifting(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
     for empire, order in orders:
         thing: Ship | Planet | None
         if isinstance(order, GiftShip):
-            thing, what, kind, limit = state.ships.get(order.ship), f"ship S{order.ship}", "ship", SHIP_GIFTS
+            thing = own_ship(state, empire, order.ship, order, report)
+            what, kind, limit = f"ship {order.ship}", "ship", SHIP_GIFTS
         else:
             assert isinstance(order, GiftPlanet)
-            thing, what, kind, limit = state.planets.get(order.planet), f"planet {order.planet}", "planet", PLANET_GIFTS
+            thing = own_planet(state, empire, order.planet, order, report)
+            what, kind, limit = f"planet {order.planet}", "planet", PLANET_GIFTS
+        if thing is None:
+            continue
         to = recipient(state, order.player)
         why = ""
-        if thing is None or thing.owner != empire:
-            why = f"{what} is not yours"
-        elif to is None:
+        if to is None:
             why = f"there is no empire called {order.player}"
         elif to == empire:
             why = f"{what} is already yours"
@@ -63,13 +65,12 @@ def gifting(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
             why = "you cannot give away your home planet (l.411)"
         elif given[f"{empire}:{kind}"] >= limit:
             why = f"gift limit: {limit} {kind}s a turn (ruling R-15)"
-        if why or thing is None or to is None:
+        if why or to is None:
             report.refused(empire, order, why)
             continue
         given[f"{empire}:{kind}"] += 1
         thing.owner = to
         thing.standing = None
-        name = "NEUTRAL" if to == NEUTRAL else state.empires[to].name
-        report.did(empire, order, f"{what} given to {name}")
+        report.did(empire, order, f"{what} given to {state.name_of(to)}")
         if to != NEUTRAL:
             report.tell(to, f"{state.empires[empire].name} gave you {what}")

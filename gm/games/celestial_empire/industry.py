@@ -11,8 +11,8 @@ this turn waits for the next.
 
 Orders are reduced to what can be done (principle P1, ruling R-25), and the
 command history shows the order actually carried out with the limit that
-cut it, in the manual's codes (I, R1, $, C, F, SM, PDU, POP, EL, M;
-l.2386-2396): ``123B20M3`` done as ``123B5M3, cut by R8: ...``.
+cut it, in the manual's codes (`answers.outcome`, l.2386-2396):
+``123B20M3`` done as ``123B5M3, cut by R8: ...``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from .answers import Limit, outcome, own_planet, own_ship, reduce
 from .formulas import (BUILD_HYPERDRIVE, BUILD_INDUSTRY, BUILD_MINE, BUILD_PDU, BUILD_SHIP_UNIT,
                        BUILD_SPACEMINE_INDUSTRY, UNBUILD_SHIP_UNIT)
 from .galaxy import FIRST_NUMBER, ORE_TYPES
@@ -27,7 +28,7 @@ from .orders import AllianceLevel, Order, Phase, Unit
 from .orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs, BuildSpacemines, BuildUnits,
                             Transmute, Unbuild)
 from .state import GameState, Planet, Ship, draws, no_ore
-from .turn import Report, step
+from .turn import Report, in_sub_steps, step
 
 UNIT_ORDER = (Unit.CARGO, Unit.FIGHTER, Unit.TRACTOR, Unit.SHIELD)
 """Sub-steps a-d of steps 9, 13 and 16: cargo, fighter, tractor, shield (l.242-302)."""
@@ -41,8 +42,6 @@ LAST_SHIP_NUMBER = FIRST_NUMBER + 899
 
 Cost = tuple[list[int], int]
 """What one item costs: ore of each type, and industry."""
-Limit = tuple[int, str, str]
-"""At most this many can be done, by the limit of that code, for that reason."""
 
 
 def cost_of(entry: tuple[tuple[int, ...], int, int]) -> Cost:
@@ -55,6 +54,7 @@ def cost_of(entry: tuple[tuple[int, ...], int, int]) -> Cost:
 
 
 def unit_cost(unit: Unit) -> Cost:
+    """What one unit of ``unit`` costs to build onto a ship (Table "build", l.1369-1383)."""
     return cost_of(BUILD_SHIP_UNIT[unit])
 
 
@@ -69,16 +69,6 @@ def ship_cost(fighters: int, cargo: int, tractors: int, shields: int) -> Cost:
     return ore, industry
 
 
-def reduce(asked: int, limits: Sequence[Limit]) -> Limit:
-    """The most that can be done of ``asked`` under ``limits``, with the
-    first limit that cut it (code and reason), or "" when none did (P1)."""
-    n, code, why = asked, "", ""
-    for most, limit_code, limit_why in limits:
-        if most < n:
-            n, code, why = max(0, most), limit_code, limit_why
-    return n, code, why
-
-
 def affordable(ore_have: Sequence[int], industry_free: int, cost: Cost, where: str) -> list[Limit]:
     """The limits that ``where``'s ore and ``industry_free`` put on items costing ``cost``."""
     ore, industry = cost
@@ -91,14 +81,6 @@ def affordable(ore_have: Sequence[int], industry_free: int, cost: Cost, where: s
     return limits
 
 
-def outcome(actual: Order | str, code: str, why: str, note: str = "") -> str:
-    """The history's "carried out" text: the order as done, the limit that cut it, and a note."""
-    text = str(actual)
-    if code:
-        text += f", cut by {code}: {why}"
-    return text + (f"; {note}" if note else "")
-
-
 def spend(planet: Planet, cost: Cost, n: int, report: Report) -> None:
     """Take ``n`` items' ore from the planet and mark their industry used."""
     ore, industry = cost
@@ -108,29 +90,9 @@ def spend(planet: Planet, cost: Cost, n: int, report: Report) -> None:
     report.use_industry(planet, n * industry)
 
 
-def _in_substeps(orders: Sequence[tuple[int, Order]], key: dict[type, int] | None = None,
-                 ) -> list[tuple[int, Order]]:
-    """The orders sorted by sub-step (stable: R-11's order within one)."""
-    def rank(item: tuple[int, Order]) -> int:
-        order = item[1]
-        if key is not None:
-            return key.get(type(order), len(key))
-        unit = getattr(order, "unit", None)
-        return UNIT_ORDER.index(unit) if unit in UNIT_ORDER else len(UNIT_ORDER)
-    return sorted(orders, key=rank)
-
-
-def _own_ship_at_own_planet(state: GameState, empire: int, ship_number: int, doing: str,
-                            ) -> tuple[Ship, Planet] | str:
-    """The ship and the planet it orbits if both are the empire's, else why not (R-5, R-52)."""
-    ship = state.ships.get(ship_number)
-    if ship is None or ship.owner != empire:
-        return f"ship {ship_number} is not yours"
-    planet = state.planets[ship.planet]
-    if planet.owner != empire:
-        return f"{doing} uses the industry of a planet of yours; ship {ship.number} is at planet {planet.number}, " \
-               f"which is not yours"
-    return ship, planet
+def by_unit(order: Order) -> object:
+    """The unit an unbuild or build order is for: steps 13 and 16 take them by unit."""
+    return getattr(order, "unit", None)
 
 
 @step(Phase.UNBUILDING)
@@ -139,13 +101,16 @@ def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Re
     planet, with the planet's free industry (as much as building them); half
     the ore comes back to the planet, rounded down for the whole order (R-52).
     Only empty cargo units can be removed."""
-    for empire, order in _in_substeps(orders):
+    for empire, order in in_sub_steps(orders, UNIT_ORDER, by_unit):
         assert isinstance(order, Unbuild)
-        found = _own_ship_at_own_planet(state, empire, order.ship, "unbuilding")
-        if isinstance(found, str):
-            report.refused(empire, order, found)
+        ship = own_ship(state, empire, order.ship, order, report)
+        if ship is None:
             continue
-        ship, planet = found
+        planet = state.planets[ship.planet]
+        if planet.owner != empire:  # the industry used is the planet's below (R-52)
+            report.refused(empire, order, f"unbuilding uses the industry of a planet of yours; ship {ship.number} "
+                                          f"is at planet {planet.number}, which is not yours")
+            continue
         types, back, industry = UNBUILD_SHIP_UNIT[order.unit]
         name = UNIT_NAMES[order.unit]
         have = {Unit.CARGO: max(0, ship.free_space()), Unit.FIGHTER: ship.fighters,
@@ -172,9 +137,8 @@ def transmutation(state: GameState, orders: Sequence[tuple[int, Order]], report:
     """``xxxXyyRzRw``: an own planet turns ore z into ore w, 10 industry a unit (l.1529-1546)."""
     for empire, order in orders:
         assert isinstance(order, Transmute)
-        planet = state.planets.get(order.planet)
-        if planet is None or planet.owner != empire:
-            report.refused(empire, order, f"planet {order.planet} is not yours")
+        planet = own_planet(state, empire, order.planet, order, report)
+        if planet is None:
             continue
         if order.from_type == order.to_type:
             report.refused(empire, order, f"ore {order.from_type} is already ore {order.to_type}")
@@ -192,8 +156,7 @@ def transmutation(state: GameState, orders: Sequence[tuple[int, Order]], report:
         report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why))
 
 
-PLANET_SUBSTEPS: dict[type, int] = {BuildIndustry: 0, BuildSpacemines: 1, BuildPDUs: 2, BuildMines: 3,
-                                    BuildHyperdrives: 4}
+PLANET_STEPS: tuple[type, ...] = (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives)
 """Step 15's sub-steps: a industry, b spacemines, c PDUs, d mines, e hyperdrives (l.281-290)."""
 
 
@@ -221,11 +184,10 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
     with all their units (R-54). Then Earth removes a tenth of the
     spacemines orbiting it, rounded up (l.746-747, R-33)."""
     numbers = _free_ship_numbers(state)
-    for empire, order in _in_substeps(orders, PLANET_SUBSTEPS):
+    for empire, order in in_sub_steps(orders, PLANET_STEPS):
         assert isinstance(order, (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives))
-        planet = state.planets.get(order.planet)
-        if planet is None or planet.owner != empire:
-            report.refused(empire, order, f"planet {order.planet} is not yours")
+        planet = own_planet(state, empire, order.planet, order, report)
+        if planet is None:
             continue
         cost, what = _item_cost(order)
         limits = affordable(planet.ore, report.free_industry(planet), cost, "on the planet")
@@ -251,7 +213,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
                 state.ships[number] = Ship(number, empire, planet.number, fighters=order.fighters,
                                            cargo_units=order.cargo, tractors=order.tractors,
                                            shields=order.shields)
-            note = "new ships " + ", ".join(f"S{number}" for number in built)
+            note = "new ships " + ", ".join(str(number) for number in built)
         report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why, note))
     earth_removes_spacemines(state)
 
@@ -279,7 +241,7 @@ def ship_building(state: GameState, orders: Sequence[tuple[int, Order]], report:
     industry of the planet it orbits, which the builder must own (l.1416-1423);
     the ship is the builder's or an empire's that rates the builder ALLY (R-55).
     Over Earth units come only by a bid (R-10)."""
-    for empire, order in _in_substeps(orders):
+    for empire, order in in_sub_steps(orders, UNIT_ORDER, by_unit):
         assert isinstance(order, BuildUnits)
         ship = state.ships.get(order.ship)
         if ship is None or (ship.owner != empire and state.rating(ship.owner, empire) != AllianceLevel.ALLY):

@@ -94,9 +94,12 @@ class CelestialEmpire(GameRules):
     forfeit_for_silence = False
 
     def describe_variant(self, variant: str) -> str:
+        """The variant's rules in words, for invitations (its conditions of victory and length)."""
         return variant_named(variant).describe()
 
     def default_aliases(self, count: int) -> list[str]:
+        """Empire names for seats the operator leaves unnamed: the first ``count`` of `NAMES`, all
+        valid by R-14."""
         return list(NAMES[:count])
 
     def alias_problem(self, alias: str) -> str | None:
@@ -109,15 +112,21 @@ class CelestialEmpire(GameRules):
         return None
 
     def fresh_terms(self, terms: Any, seed: int) -> Terms:
+        """The seed the galaxy is generated from, recorded at creation so every replay builds the
+        same galaxy."""
         return terms if isinstance(terms, Terms) else Terms(seed)
 
     def creation_fields(self, terms: Any) -> list[str]:
+        """The seed as a line of the creation event, so the archive alone rebuilds the game."""
         return [f"seed: {terms.seed}"] if isinstance(terms, Terms) else []
 
     def creation_terms(self, fields: dict[str, str]) -> Terms | None:
+        """The seed read back from the creation event's lines (None if it has none)."""
         return Terms(int(fields["seed"])) if "seed" in fields else None
 
     def new_play(self, game: MailGame, terms: Any) -> Play:
+        """Turn 1: the galaxy from the seed, each empire at its home with its five ships, and
+        whether the empires vote on the length (R-72)."""
         if not isinstance(terms, Terms):
             raise ValueError("a game of Celestial Empire is made with a seed (its creation event has none)")
         galaxy = generate(terms.seed, len(game.seats))
@@ -128,10 +137,13 @@ class CelestialEmpire(GameRules):
         return Play(terms, variant, state)
 
     def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+        """Each empire's turn-1 sheet: there is no setup, so the first mail is the first sheet."""
         return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})
                 for p in game.players]
 
     def is_notation(self, first_word: str) -> bool:
+        """Whether a line is an order (``S123J120``, ``123B3I``, ``SCAN101``...) rather than a
+        command such as ``check``."""
         return bool(_NOTATION_WORD.match(first_word))
 
     def is_notation_comment(self, line: str) -> bool:
@@ -193,11 +205,15 @@ class CelestialEmpire(GameRules):
         return []
 
     def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+        """The turn runs as soon as every empire still played has sent orders, unless the game waits
+        for its deadline."""
         if game.phase == PLAY and not self.waiting_for(game) and not game.options.wait_for_deadline:
             return self._run(game, event.at)
         return []
 
     def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+        """The reply's subject says the turn, whether the orders were taken or only checked, and how
+        many lines were not understood."""
         if "turn" not in reply.data:
             return "Re: your mail"
         if "late" in reply.data:
@@ -208,34 +224,43 @@ class CelestialEmpire(GameRules):
         return f"Turn {reply.data['turn']}: orders {state}{some}"
 
     def playing(self, game: MailGame) -> list[int]:
+        """The empires not resigned: a resigned empire stays in the game on its standing orders, but
+        has no say (R-84)."""
         return [p for p in game.players if p not in game.play.resigned]
 
     def waiting_for(self, game: MailGame) -> list[int]:
+        """The empires still played whose orders for this turn are not in."""
         play: Play = game.play
         if game.phase != PLAY:
             return []
         return [p for p in game.players if p not in play.pending and p not in play.resigned]
 
     def turn(self, game: MailGame) -> int:
+        """The turn the orders are collected for."""
         return int(game.play.state.turn)
 
     def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+        """The kernel's header, with the empire's name, the variant's rules and the turn, which
+        every sheet shows."""
         play: Play = game.play
         return super().common(game, player, at) | {
             "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
 
     def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        """The help sheet: the commands, and every order's form with its meaning and an example."""
         return self.common(game, player, at) | {
             "commands": [("check", "check the orders in this mail without submitting them"), *COMMANDS],
             "forms": [(form.syntax, form.meaning, form.example) for form in COMMANDS_HELP]}
 
     def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+        """The empire's sheet again, as of the last turn run (the final one once the game is over)."""
         play: Play = game.play
         last = play.reports[-1] if play.reports else None
         subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {play.state.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, self._sheet(game, player, at, last))
 
     def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+        """Every turn's command history and events of this empire, and only its own (spec section 8)."""
         play: Play = game.play
         turns = [{"turn": r.turn, "entries": r.history.get(player, []), "seen": r.seen.get(player, [])}
                  for r in play.reports]
@@ -266,6 +291,7 @@ class CelestialEmpire(GameRules):
         return self._finish(game, at, Outcome(reason, None, winner, play.state.turn - 1))
 
     def awaiting_operator(self, game: MailGame) -> list[str]:
+        """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""
         play: Play = game.play
         return [f"player {empire} ({game.seat(empire).alias}): {what}" for empire, what in play.awaiting]
 
@@ -279,6 +305,7 @@ class CelestialEmpire(GameRules):
                        self.common(game, player, at) | {"text": text, "asked": asked})]
 
     def draw_lapses(self, game: MailGame) -> str:
+        """An offer of a draw lapses when the turn runs."""
         return f"turn {game.play.state.turn} runs"
 
     def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
@@ -287,6 +314,7 @@ class CelestialEmpire(GameRules):
         return self._run(game, at)
 
     def reminder_what(self, game: MailGame) -> str:
+        """A reminder asks for the orders of the turn being collected."""
         return f"orders for turn {game.play.state.turn}"
 
     # The turn

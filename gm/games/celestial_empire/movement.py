@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .answers import own_ship
 from .damage import pdu_passage_fire
 from .formulas import MAX_JUMP, effective_efficiency, fuel
 from .orders import Order, Phase
@@ -63,9 +64,8 @@ def movement(state: GameState, orders: Sequence[tuple[int, Order]], report: Repo
 def _jump(state: GameState, empire: int, order: Jump, report: Report, battled: frozenset[int],
           tows: dict[int, int], held: dict[int, int], moved: set[int]) -> None:
     """One jump order: checked, paid, then flown link by link (R-58, R-60)."""
-    ship = state.ships.get(order.ship)
-    if ship is None or ship.owner != empire:
-        report.refused(empire, order, f"ship {order.ship} is not yours")
+    ship = own_ship(state, empire, order.ship, order, report)
+    if ship is None:
         return
     why = _cannot_start(state, ship, order, battled, held, moved)
     if why:
@@ -87,8 +87,7 @@ def _jump(state: GameState, empire: int, order: Jump, report: Report, battled: f
             if index < len(route) - 1:
                 passing(state, mover, planet, report)
     moved.add(ship.number)
-    flown = "".join(f"J{p}" for p in route)
-    done = f"S{ship.number}{flown}: at planet {route[-1]}, {cost} fuel used"
+    done = f"at planet {route[-1]}, {cost} fuel used"
     if len(route) < links:
         done += (f" as for the whole route; planet {order.path[len(route)]} is not linked to"
                  f" {route[-1]} (ruling R-58)")

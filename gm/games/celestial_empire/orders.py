@@ -24,7 +24,7 @@ unloading, bids from the highest...) is the rules core's business.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 
@@ -82,6 +82,11 @@ class Order:
     """Any order. ``phase`` is its step of the turn sequence (None: not in it)."""
 
     phase: ClassVar[Phase | None] = None
+    standing: bool = field(default=False, kw_only=True, compare=False, repr=False)
+    """True for a standing order, run this turn on its ship's or planet's
+    behalf (l.1574-1619), so that its command-history line says so whichever
+    step answers it. Where the order came from, not what it is: equality,
+    hash, repr and text ignore it."""
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,12 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from .answers import owned_planet, owned_ship, planet_not_yours, ship_not_yours
 from .formulas import ship_type
 from .notation import Line
 from .orders import AllianceLevel
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import SEATS, Report
+from .turn import Report, rotation
 
 FIRST_RESEARCH_TURN, RESEARCH_EVERY = 10, 4
 """Research turns: "on turn 10 and every 4 turns thereafter" (l.1697-1698)."""
@@ -75,8 +76,7 @@ def research_all(state: GameState, by_empire: Mapping[int, Sequence[str]], repor
     nothing is done (R-67)."""
     if not is_research_turn(state.turn):
         return
-    first = (state.turn - 1) % SEATS + 1
-    empires = sorted(by_empire, key=lambda e: (e - first) % SEATS)
+    empires = rotation(state.turn, by_empire)
     used: set[int] = set()
     own = {e: [t for t in by_empire[e] if _owner_of(state, t) == e] for e in empires}
     for empire in empires:
@@ -144,24 +144,25 @@ def _args(words: list[str], least: int, most: int, form: str) -> None:
 
 
 def _own_planet(state: GameState, empire: int, word: str) -> Planet:
-    planet = state.planets.get(_number(word, "a planet"))
-    if planet is None or planet.owner != empire:
-        raise _Refused(f"planet {word} is not yours")
+    """The empire's planet ``word`` names; else refused "planet N is not yours" (R-5)."""
+    number = _number(word, "a planet")
+    planet = owned_planet(state, empire, number)
+    if planet is None:
+        raise _Refused(planet_not_yours(number))
     return planet
 
 
-def _ship(state: GameState, word: str) -> Ship:
-    number = word[1:] if word.startswith("S") else word
-    ship = state.ships.get(_number(number, "a ship"))
-    if ship is None:
-        raise _Refused(f"there is no ship {word}")
-    return ship
+def _ship_number(word: str) -> int:
+    """The ship ``S123`` or ``123`` names."""
+    return _number(word[1:] if word.startswith("S") else word, "a ship")
 
 
 def _own_ship_on(state: GameState, empire: int, word: str, planet: Planet) -> Ship:
-    ship = _ship(state, word)
-    if ship.owner != empire:
-        raise _Refused(f"ship {ship.number} is not yours")
+    """The empire's ship ``word`` names, on ``planet``; else refused, "not yours" whether it exists or not (R-5)."""
+    number = _ship_number(word)
+    ship = owned_ship(state, empire, number)
+    if ship is None:
+        raise _Refused(ship_not_yours(number))
     if ship.planet != planet.number:
         raise _Refused(f"ship {ship.number} is not on research planet {planet.number}")
     return ship
@@ -244,7 +245,7 @@ def _fuel(state: GameState, empire: int, rp: Planet, words: list[str]) -> str:
     """Benefit 11 (l.1734): any ship of another empire, anywhere, if it has room."""
     _args(words, 1, 1, "FUEL S<ship>")
     try:
-        ship = _ship(state, words[0])
+        ship = state.ships.get(_ship_number(words[0]))
     except _Refused:
         ship = None
     if ship is not None and ship.owner == empire:

@@ -55,10 +55,6 @@ SHIP_TYPES = ("Empty Ship", *(f"{size} {kind}" for kind in CLASSES for size in S
 table's names govern over the summary example's (R-76)."""
 
 
-def owner_name(state: GameState, owner: int) -> str:
-    return state.empires[owner].name if owner in state.empires else "NEUTRAL"
-
-
 def interest(state: GameState, report: Report | None, empire: int) -> list[int]:
     """The planets ``empire`` has an interest in (l.1554-1557, l.2270-2271):
     those it owns, those its ships orbit, and those it scanned this turn."""
@@ -81,7 +77,7 @@ def cargo(ship: Ship) -> list[str]:
 def own_ship(state: GameState, ship: Ship) -> dict[str, Any]:
     """One of the empire's own ships, in full (l.2176-2181)."""
     return {
-        "own": True, "number": ship.number, "owner": owner_name(state, ship.owner), "name": ship.name,
+        "own": True, "number": ship.number, "owner": state.name_of(ship.owner), "name": ship.name,
         "fighters": ship.fighters, "cargo_units": ship.cargo_units, "empty": max(0, ship.free_space()),
         "tractors": ship.tractors, "shields": ship.shields, "absorbed": formulas.absorbed(ship),
         "efficiency": ship.efficiency, "effective": formulas.effective_efficiency(ship),
@@ -96,7 +92,7 @@ def seen_ship(state: GameState, ship: Ship, empire: int) -> dict[str, Any]:
     type of the ship" (l.2310-2313)."""
     if ship.owner == empire:
         return own_ship(state, ship)
-    return {"own": False, "number": ship.number, "owner": owner_name(state, ship.owner), "name": ship.name,
+    return {"own": False, "number": ship.number, "owner": state.name_of(ship.owner), "name": ship.name,
             "type": formulas.ship_type(ship)}
 
 
@@ -105,7 +101,7 @@ def planet_view(state: GameState, planet: Planet, empire: int, scanned: bool) ->
     columns = [{"type": t, "stored": planet.ore[t], "production": planet.mines[t]}
                for t in range(ORE_TYPES) if planet.ore[t] or planet.mines[t]]
     return {
-        "number": planet.number, "owner": owner_name(state, planet.owner), "own": planet.owner == empire,
+        "number": planet.number, "owner": state.name_of(planet.owner), "own": planet.owner == empire,
         "name": planet.name, "earth": planet.number == state.earth, "scanned": scanned,
         "links": list(planet.links), "industry": planet.industry, "pdus": planet.pdus,
         "pdu_shots": formulas.pdu_shots(planet.pdus), "income": planet_income(planet),
@@ -184,7 +180,7 @@ def research_owners(state: GameState, report: Report | None) -> list[dict[str, A
     its end, with owner and nearby planets (l.1701-1704)."""
     if report is None or not is_research_turn(report.turn):
         return None
-    return [{"number": p.number, "owner": owner_name(state, p.owner), "links": list(p.links)}
+    return [{"number": p.number, "owner": state.name_of(p.owner), "links": list(p.links)}
             for _, p in sorted(state.planets.items()) if p.research and p.owner != NEUTRAL]
 
 

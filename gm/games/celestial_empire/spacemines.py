@@ -13,95 +13,85 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .answers import outcome, own_planet, own_ship, reduce
 from .damage import Volley
 from .orders import DeployFromShip, Order, Phase, Retrieve
 from .orders_empire import DeployFromPlanet
 from .state import GameState, Ship
-from .turn import END_OF_TURN, Report, step
-
-
-def partly(actual: Order, limit: str, done: str) -> str:
-    """The history line of an order carried out in part (P1, R-25): the
-    order as carried out, the limit that cut it, what was done."""
-    return f"{done} (limit {limit}: {actual})"
+from .turn import END_OF_TURN, Report, in_sub_steps, step
 
 
 @step(Phase.SPACEMINES)
 def spacemines(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Step 10: a planets deploy from their stockpile, b ships deploy from
     their hold, c ships retrieve deployed spacemines (R-39)."""
-    for empire, order in orders:
+    for empire, order in in_sub_steps(orders, (DeployFromPlanet, DeployFromShip, Retrieve)):
         if isinstance(order, DeployFromPlanet):
             deploy_from_planet(state, empire, order, report)
-    for empire, order in orders:
-        if isinstance(order, DeployFromShip):
+        elif isinstance(order, DeployFromShip):
             deploy_from_ship(state, empire, order, report)
-    for empire, order in orders:
-        if isinstance(order, Retrieve):
+        elif isinstance(order, Retrieve):
             retrieve(state, empire, order, report)
 
 
 def deploy_from_planet(state: GameState, empire: int, order: DeployFromPlanet, report: Report) -> None:
     """``234D2``: only the planet's owner deploys its stockpile (R-39)."""
-    planet = state.planets.get(order.planet)
-    if planet is None or planet.owner != empire:
-        report.refused(empire, order, f"planet {order.planet} is not yours")
+    planet = own_planet(state, empire, order.planet, order, report)
+    if planet is None:
         return
-    n = min(order.amount, planet.spacemines)
+    n, code, why = reduce(order.amount, [(planet.spacemines, "SM",
+                                          f"planet {order.planet} had {planet.spacemines} spacemines stored")])
     if n <= 0:
         why = "nothing to deploy" if order.amount <= 0 else f"planet {order.planet} has no spacemines stored"
         report.refused(empire, order, why)
         return
     planet.spacemines -= n
     planet.deployed += n
-    done = f"{n} spacemines deployed around planet {order.planet}"
-    report.did(empire, order, done if n == order.amount else partly(DeployFromPlanet(order.planet, n), "SM", done))
-
-
-def _own_ship(state: GameState, empire: int, number: int, order: Order, report: Report) -> Ship | None:
-    ship = state.ships.get(number)
-    if ship is None or ship.owner != empire:
-        report.refused(empire, order, f"ship {number} is not yours")
-        return None
-    return ship
+    report.did(empire, order, outcome(DeployFromPlanet(order.planet, n), code, why) if code
+               else f"{n} spacemines deployed around planet {order.planet}")
 
 
 def deploy_from_ship(state: GameState, empire: int, order: DeployFromShip, report: Report) -> None:
     """``S123D34``: from the ship's hold, at any planet, owned or not (l.908-909, R-39)."""
-    ship = _own_ship(state, empire, order.ship, order, report)
+    ship = own_ship(state, empire, order.ship, order, report)
     if ship is None:
         return
-    n = min(order.amount, ship.hold.spacemines)
+    n, code, why = reduce(order.amount, [(ship.hold.spacemines, "SM",
+                                          f"ship {order.ship} carried {ship.hold.spacemines} spacemines")])
     if n <= 0:
         why = "nothing to deploy" if order.amount <= 0 else f"ship {order.ship} carries no spacemines"
         report.refused(empire, order, why)
         return
     ship.hold.spacemines -= n
     state.planets[ship.planet].deployed += n
-    done = f"{n} spacemines deployed around planet {ship.planet}"
-    report.did(empire, order, done if n == order.amount else partly(DeployFromShip(order.ship, n), "SM", done))
+    report.did(empire, order, outcome(DeployFromShip(order.ship, n), code, why) if code
+               else f"{n} spacemines deployed around planet {ship.planet}")
 
 
 def retrieve(state: GameState, empire: int, order: Retrieve, report: Report) -> None:
     """``S123R23``: one tractor unit and one free cargo unit a spacemine,
     always locking on (l.911-915, l.1924-1926); any ship at any planet; a
     ship that retrieves cannot engage tractors this turn (R-39)."""
-    ship = _own_ship(state, empire, order.ship, order, report)
+    ship = own_ship(state, empire, order.ship, order, report)
     if ship is None:
         return
     planet = state.planets[ship.planet]
-    limits = [(planet.deployed, "SM", f"no spacemines are deployed around planet {ship.planet}"),
-              (ship.tractors, "tractor units", f"ship {order.ship} has no tractor units"),
-              (ship.free_space(), "C", f"ship {order.ship} has no free cargo units")]
-    n, limit, why = min([(order.amount, "", "nothing to retrieve"), *limits], key=lambda item: item[0])
+    free = ship.free_space()
+    n, code, why = reduce(order.amount, [
+        (planet.deployed, "SM", f"{planet.deployed} spacemines were deployed around planet {ship.planet}"),
+        (ship.tractors, "tractor units", f"ship {order.ship} has {ship.tractors} tractor units"),
+        (free, "C", f"ship {order.ship} had {max(0, free)} free cargo units")])
     if n <= 0:
-        report.refused(empire, order, why)
+        report.refused(empire, order, {
+            "": "nothing to retrieve", "SM": f"no spacemines are deployed around planet {ship.planet}",
+            "tractor units": f"ship {order.ship} has no tractor units",
+            "C": f"ship {order.ship} has no free cargo units"}[code])
         return
     planet.deployed -= n
     ship.hold.spacemines += n
     report.retrieved.add(ship.number)
-    done = f"{n} spacemines retrieved from around planet {ship.planet}"
-    report.did(empire, order, done if n == order.amount else partly(Retrieve(order.ship, n), limit, done))
+    report.did(empire, order, outcome(Retrieve(order.ship, n), code, why) if code
+               else f"{n} spacemines retrieved from around planet {ship.planet}")
 
 
 def spacemine_attack(state: GameState, ship: Ship, planet: int, report: Report) -> None:

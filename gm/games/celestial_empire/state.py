@@ -29,6 +29,7 @@ NEUTRAL = 0
 
 
 def no_ore() -> list[int]:
+    """A fresh count of zero for each ore type, for a field's default (never shared between objects)."""
     return [0] * ORE_TYPES
 
 
@@ -48,6 +49,7 @@ class Cargo:
         return sum(self.ore) + self.spacemines + 2 * self.pdus + 10 * self.industry + 20 * self.mines
 
     def empty(self) -> bool:
+        """Nothing aboard at all."""
         return self.space() == 0
 
 
@@ -70,6 +72,7 @@ class Ship:
     """The standing order's text, as the empire wrote it (at most one, l.1576)."""
 
     def units(self) -> int:
+        """All units on the hull, of every kind: what ownership and empty hulls are judged by (R-65)."""
         return self.fighters + self.cargo_units + self.tractors + self.shields
 
     def is_empty_hull(self) -> bool:
@@ -77,6 +80,8 @@ class Ship:
         return self.units() == 0
 
     def free_space(self) -> int:
+        """Empty cargo units: what loading, tending, buying and retrieving may
+        still fill (callers that need a count clamp it at 0)."""
         return self.cargo_units - self.hold.space()
 
 
@@ -119,6 +124,7 @@ class Empire:
     """The turn it wants the game to end, in games whose length the players set."""
 
     def rating(self, other: int) -> AllianceLevel:
+        """How this empire rates ``other``: NEUTRAL unless it has changed it (l.434)."""
         return self.ratings.get(other, AllianceLevel.NEUTRAL)
 
 
@@ -162,10 +168,17 @@ class GameState:
         return sorted((s for s in self.ships.values() if s.planet == planet), key=lambda s: s.number)
 
     def planets_of(self, empire: int) -> list[Planet]:
+        """The planets ``empire`` owns (NEUTRAL's too), by number: the same order on every replay."""
         return [p for _, p in sorted(self.planets.items()) if p.owner == empire]
 
     def ships_of(self, empire: int) -> list[Ship]:
+        """The ships ``empire`` owns (NEUTRAL's too), by number: the same order on every replay."""
         return [s for _, s in sorted(self.ships.items()) if s.owner == empire]
+
+    def name_of(self, empire: int) -> str:
+        """What the sheets and notices call ``empire``: its name, or "NEUTRAL"
+        for no empire (l.2050) or one no longer in the game."""
+        return self.empires[empire].name if empire in self.empires else "NEUTRAL"
 
     def empire_named(self, name: str) -> int | None:
         """The empire called ``name``, in any case (R-2); None if there is none."""

@@ -19,7 +19,8 @@ and a planet scanned twice is listed once (l.2379, R-61).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,7 @@ class Entry:
 
     @property
     def carried_out(self) -> bool:
+        """Done at least in part; a refused order has only its reason."""
         return bool(self.done)
 
 
@@ -78,9 +80,6 @@ class Report:
     operator: list[tuple[int, str]] = field(default_factory=list)
     """What the game's operator must answer by hand (research results, R-66):
     (empire, what it asked), for `gm answer`."""
-    standing_orders: set[int] = field(default_factory=set)
-    """The ids of this turn's orders that are standing orders, so that their
-    lines in the history say so whichever step answers them."""
     industry_start: dict[int, int] = field(default_factory=dict)
     """Each planet's industry when the turn began: only that may be used this
     turn; industry built, unloaded or made this turn waits for the next (R-53)."""
@@ -122,14 +121,15 @@ class Report:
     (`damage.pdu_passage_fire`, R-48) and spacemine attacks (step 20)."""
 
     def did(self, empire: int, order: Order | str, done: str, standing: bool = False) -> Entry:
-        """Record that ``order`` was carried out: ``done`` says how much."""
-        entry = Entry(str(order), done=done, standing=standing or id(order) in self.standing_orders)
+        """Record that ``order`` was carried out: ``done`` says how much. The
+        line is a standing order's if ``standing`` says so or the order is one."""
+        entry = Entry(str(order), done=done, standing=standing or isinstance(order, Order) and order.standing)
         self.history.setdefault(empire, []).append(entry)
         return entry
 
     def refused(self, empire: int, order: Order | str, why: str, standing: bool = False) -> Entry:
-        """Record that ``order`` could not be carried out at all, and why."""
-        entry = Entry(str(order), why=why, standing=standing or id(order) in self.standing_orders)
+        """Record that ``order`` could not be carried out at all, and why (standing: as for `did`)."""
+        entry = Entry(str(order), why=why, standing=standing or isinstance(order, Order) and order.standing)
         self.history.setdefault(empire, []).append(entry)
         return entry
 
@@ -173,13 +173,30 @@ def step(phase: Phase | None) -> Callable[[Step], Step]:
     return register
 
 
-def in_rotation(turn: int, orders: dict[int, list[Order]]) -> list[tuple[int, Order]]:
-    """Every empire's orders, empire by empire, starting on turn t with
-    empire ((t - 1) mod 9) + 1 and wrapping; each empire's in the order
-    written (R-11): fair over nine turns, and the same on every replay."""
+def rotation(turn: int, empires: Iterable[int]) -> list[int]:
+    """``empires`` in the order of ruling R-11 on ``turn``: starting on turn t
+    with empire ((t - 1) mod 9) + 1 and wrapping, fair over nine turns and
+    the same on every replay."""
     first = (turn - 1) % SEATS + 1
-    empires = sorted(orders, key=lambda e: (e - first) % SEATS)
-    return [(empire, order) for empire in empires for order in orders[empire]]
+    return sorted(empires, key=lambda e: (e - first) % SEATS)
+
+
+def in_rotation(turn: int, orders: dict[int, list[Order]]) -> list[tuple[int, Order]]:
+    """Every empire's orders, empire by empire in the `rotation` of R-11,
+    each empire's in the order written."""
+    return [(empire, order) for empire in rotation(turn, orders) for order in orders[empire]]
+
+
+def in_sub_steps(orders: Sequence[tuple[int, Order]], sub_steps: Sequence[object],
+                 key: Callable[[Order], object] = type) -> list[tuple[int, Order]]:
+    """A step's orders in its sub-steps, in the manual's order ``sub_steps``:
+    the order classes of each sub-step by default, or what ``key`` gives of
+    an order (its unit, say). The sort is stable, so within a sub-step the
+    orders stay in the rotation of R-11; an order of no listed sub-step goes last."""
+    def rank(item: tuple[int, Order]) -> int:
+        sub_step = key(item[1])
+        return sub_steps.index(sub_step) if sub_step in sub_steps else len(sub_steps)
+    return sorted(orders, key=rank)
 
 
 def standing(state: GameState, empire: int, report: Report) -> list[Order]:
@@ -205,8 +222,7 @@ def standing(state: GameState, empire: int, report: Report) -> list[Order]:
         if not isinstance(order, kind) or subject != number:
             report.refused(empire, text, "a standing order must be an order of its own ship or planet", standing=True)
             continue
-        found.append(order)
-        report.standing_orders.add(id(order))
+        found.append(dataclasses.replace(order, standing=True))
     return found
 
 

@@ -33,6 +33,7 @@ class Variant:
     conditions: Conditions
 
     def describe(self) -> str:
+        """The winning conditions and the game's length in words, for invitations and sheets."""
         c = self.conditions
         length = {Length.UNTIL_WON: "played until won",
                   Length.FIXED: f"{c.last_turn} turns, then the most {c.resource.value} wins",
