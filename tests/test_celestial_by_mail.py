@@ -241,7 +241,9 @@ def test_a_game_that_waits_for_the_deadline_does_not_run_early():
 
     game, at = engine_game(wait_for_deadline=True)
     for player in (1, 2, 3):
-        engine.apply(game, PlayerMail(at + timedelta(minutes=player), player, "TURN20"))
+        (reply, *_) = engine.apply(game, PlayerMail(at + timedelta(minutes=player), player, "SCAN200"))
+    from gm.pbem.mailer import body_text
+    assert "Every empire is in; this game's turns run at the deadline." in body_text(reply, "gm.games.celestial_empire")
     assert game.turn == 1 and game.waiting_for == []  # everyone is in, and it still waits
     engine.apply(game, DeadlinePassed(game.deadline, game.deadline))
     assert game.turn == 2

@@ -201,6 +201,7 @@ class CelestialEmpire(GameRules):
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
         reply.data["waiting_for"] = waiting
+        reply.data["waits_for_deadline"] = game.options.wait_for_deadline
         reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
         return []
 
