@@ -48,6 +48,7 @@ from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Callable
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.model import Options
@@ -108,16 +109,21 @@ def mail(head, body: str, at, message_id: str) -> bytes:
     return prepend_header(raw, "Return-Path", f"<{sender}>")
 
 
-def play(store: Store, master: GameMaster, clock: list, game_id: str, turns: int, rng: random.Random) -> None:
+def play(store: Store, master: GameMaster, clock: list, game_id: str, turns: int, rng: random.Random,
+         sent: Callable[[str, bytes], None] | None = None) -> None:
     """Play ``game_id`` (the next id the store will reserve) to turn ``turns``
-    through the GameMaster, as the daemon would handle its mail."""
+    through the GameMaster, as the daemon would handle its mail; ``sent`` is
+    given each mail of the GM's as it leaves the outbox (key, bytes)."""
     latest: dict[int, object] = {}
     count = 0
 
     def handle(key: str) -> None:
         master.handle(key)
         for out in store.outbox.keys():  # read the GM's mail as the player gets it, then it is "sent"
-            head = _headers.parsebytes(store.outbox.get_bytes(out))
+            raw = store.outbox.get_bytes(out)
+            if sent is not None:
+                sent(out, raw)
+            head = _headers.parsebytes(raw)
             latest[int(str(head["X-GM-Player"]))] = head
             store.outbox.remove(out)
 
@@ -255,7 +261,7 @@ def build(data: Path, games: int, turns: int, prototypes: int = 4, verify: int =
 def describe(built: Built) -> str:
     return (f"{built.games:,} games at turn {built.turns} in {built.seconds:.1f} s "
             f"({built.games / built.seconds:,.1f} games/s): {built.played} played through the GameMaster in "
-            f"{built.play_seconds:.1f} s, the rest cloned in {built.clone_seconds:.1f} s; "
+            f"{built.play_seconds:.1f} s, the rest cloned (and all synced to disk) in {built.clone_seconds:.1f} s; "
             f"{built.files:,} files, {built.bytes / 2**20:,.0f} MiB")
 
 
