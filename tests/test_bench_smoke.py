@@ -79,7 +79,45 @@ def test_celestial_turns_benchmark_quick():
         assert figure(output, label) > 0, label
 
 
-@pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py", "celestial_turns.py"])
+def test_build_data_quick():
+    output = run_quick("build_data.py")  # exit 0: every verified game replayed byte for byte
+    for label in ("games/s", "reference games/s played through the GameMaster", "bytes per game"):
+        assert figure(output, label) > 0, label
+    assert re.search(r"^verified by replay: [1-9][0-9]* games \([1-9][0-9]* prototypes\), byte for byte", output,
+                     re.MULTILINE), output
+
+
+def test_startup_benchmark_quick():
+    output = run_quick("startup.py")  # exit 0: the daemon acknowledged the order mail
+    for label in ("games", "start-up seconds until the first order mail is acknowledged", "ms per game",
+                  "reference ms per game to read its archive files", "peak RSS MiB",
+                  "reference peak RSS MiB of a bare interpreter that imported gm"):
+        assert figure(output, label) > 0, label
+
+
+def test_replay_benchmark_quick():
+    output = run_quick("replay.py")  # exit 0: every game replayed byte for byte
+    for label in ("turns/s gm replay", "reference turns/s reading and parsing every archived message"):
+        assert figure(output, label) > 0, label
+    assert re.search(r"^target: at least 1,000 turns a second, byte-exact: (MET|NOT MET)$", output, re.MULTILINE), output
+
+
+def test_replay_benchmark_profile():
+    done = subprocess.run([sys.executable, str(BENCH / "replay.py"), "--quick", "--profile"], capture_output=True,
+                          text=True, timeout=60, cwd=BENCH.parent)
+    assert done.returncode == 0, done.stderr
+    assert "profile of one replay pass (top 15, cumulative):" in done.stdout and "verify_replay" in done.stdout
+
+
+def test_mail_size_benchmark_quick():
+    output = run_quick("mail_size.py")
+    for label in ("turn sheets sent", "bytes per turn-sheet mail", "bytes of its HTML part, quoted-printable",
+                  "reference bytes of the same sheet's plain text"):
+        assert figure(output, label) > 0, label
+
+
+@pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py", "celestial_turns.py",
+                                    "build_data.py", "startup.py", "replay.py", "mail_size.py"])
 def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0

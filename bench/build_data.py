@@ -1,0 +1,304 @@
+"""Build a data directory of N Spaceships games, each played to turn T, for the scale benchmarks.
+
+How: a few games are played for real through the daemon's own code (a
+`GameMaster` handling spooled mail: `gm.pbem.admin.request_game`, both
+players' setups, then each player's order mail each turn, written into the
+spool as `SpoolHandler` writes what comes over SMTP), so their archives are
+exactly what gm writes. Every other game is a *clone* of one of them: the
+same files with the game's id, its instance tag and its players' tokens
+replaced. Playing every game for real costs what `gm replay` costs (every
+sheet rendered, about 25 ms a turn), so 10,000 games at turn 80 would take
+hours; cloning writes files at disk speed. A clone is only honest if it
+replays byte for byte, so the clones are made from a prototype whose id has
+the same number of digits (header folding and quoted-printable line breaks
+then fall in the same places), the players' addresses and Message-IDs hold
+the game id (so each game's are its own), and a sample of the games (every
+prototype, and --verify clones at random) is checked with
+`gm.pbem.admin.verify_replay` before the build counts as done.
+
+The orders: each player answers the GM's latest mail (threaded, as a mail
+client does) with as many strikes as the rules entitle them to (each used
+with a chance of 0.8, at least one), aimed at random cells of the opponent's
+space that hold no ship. A Spaceships game ends only when a fleet is
+destroyed, so the strikes all miss by design: that is what lets a game
+reach turn T. Deadlines are 30 days out, so none falls due at start-up.
+
+What production also has and this does not: a sent/ marker for every mail
+ever sent (only the last event's are written: start-up looks at those
+only), and delivered/ copies (a production host relays instead).
+
+    python bench/build_data.py DIR [--games N] [--turns T] [--prototypes K] [--verify V] [--seed S] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import email.parser
+import email.policy
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Callable
+
+from gm.games.spaceships.geometry import ALL_CELLS
+from gm.kernel.model import Options
+from gm.pbem.admin import request_game, verify_replay
+from gm.pbem.archive import exact_time, prepend_header, without_gm_headers
+from gm.pbem.mailer import Identity
+from gm.pbem.master import GameMaster, Limits, utc_now
+from gm.pbem.store import Store, spool_key, time_of
+from gm.pbem.tokens import instance_tag, token
+
+GM_ADDRESS = "gm@example.org"
+VARIANT = "2.6.1"
+OPTIONS = Options(deadline=timedelta(days=30))
+SETUPS = (
+    "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n",
+    "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n",
+)
+"""Legal setups (the daemon tests' Alice and Bob)."""
+STEP = timedelta(seconds=30)
+"""Time between two mails of a game."""
+
+_headers = email.parser.BytesHeaderParser(policy=email.policy.default)
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def player_address(game_id: str, player: int) -> str:
+    """Holds the game id, so that a clone's players are its own."""
+    return f"{game_id}.p{player}@players.example"
+
+
+@dataclass
+class Prototype:
+    game_id: str
+    instance: str
+    created: str
+    files: list[tuple[str, bytes]]
+    """(cur/ or new/ file name, bytes) of its archive."""
+
+
+def mail(head, body: str, at, message_id: str) -> bytes:
+    """A player's threaded reply to the GM's mail ``head``, as spooled by
+    `SpoolHandler` (envelope headers on top)."""
+    sender = str(head["To"])
+    message = EmailMessage(policy=SMTP_POLICY)
+    message["From"] = sender
+    message["To"] = str(head["Reply-To"])
+    message["Subject"] = "Re: " + str(head["Subject"])
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = message_id
+    message["In-Reply-To"] = str(head["Message-ID"])
+    message["References"] = str(head["Message-ID"])
+    message.set_content(body)
+    raw = without_gm_headers(message.as_bytes())
+    raw = prepend_header(raw, "X-GM-Envelope-To", f"<{str(head['Reply-To']).lower()}>")
+    return prepend_header(raw, "Return-Path", f"<{sender}>")
+
+
+def play(store: Store, master: GameMaster, clock: list, game_id: str, turns: int, rng: random.Random,
+         sent: Callable[[str, bytes], None] | None = None) -> None:
+    """Play ``game_id`` (the next id the store will reserve) to turn ``turns``
+    through the GameMaster, as the daemon would handle its mail; ``sent`` is
+    given each mail of the GM's as it leaves the outbox (key, bytes)."""
+    latest: dict[int, object] = {}
+    count = 0
+
+    def handle(key: str) -> None:
+        master.handle(key)
+        for out in store.outbox.keys():  # read the GM's mail as the player gets it, then it is "sent"
+            raw = store.outbox.get_bytes(out)
+            if sent is not None:
+                sent(out, raw)
+            head = _headers.parsebytes(raw)
+            latest[int(str(head["X-GM-Player"]))] = head
+            store.outbox.remove(out)
+
+    def send(player: int, body: str) -> None:
+        nonlocal count
+        count += 1
+        clock[0] += STEP
+        key = spool_key(clock[0], "smtp", f"{game_id}m{count}")
+        store.spool.add(mail(latest[player], body, clock[0], f"<{game_id}-{count}@players.example>"), key)
+        handle(key)
+
+    clock[0] += STEP
+    key, got = request_game(store, master.identity, [player_address(game_id, 1), player_address(game_id, 2)],
+                            VARIANT, OPTIONS, clock[0], name=f"{game_id}create")
+    if got != game_id:
+        raise RuntimeError(f"expected to create {game_id}, the store gave {got}")
+    handle(key)
+    for player in (1, 2):
+        send(player, SETUPS[player - 1])
+    game = master.games[game_id]
+    state = game.play.game.state
+    empty = {p: [c for c in ALL_CELLS if state.side(3 - p).fleet.ship_at[c.index] < 0] for p in (1, 2)}
+    while game.turn < turns:
+        turn = game.turn
+        for player in (1, 2):
+            entitled = game.play.game.state.entitlement(player).conventional
+            strikes = max(1, sum(rng.random() < 0.8 for _ in range(entitled)))
+            send(player, " ".join(str(c) for c in rng.sample(empty[player], strikes)) + "\n")
+        if game.turn != turn + 1:
+            raise RuntimeError(f"{game_id}: turn {turn} did not run (phase {game.phase})")
+
+
+def prototype_of(store: Store, master: GameMaster, game_id: str) -> Prototype:
+    game = master.games[game_id]
+    created = exact_time(time_of(next(k for k in store.archive(game_id).keys() if k.startswith("000001.in.")).split(".", 2)[2]))
+    files = []
+    for sub in ("cur", "new"):
+        for entry in os.scandir(store.games_dir / game_id / sub):
+            files.append((f"{sub}/{entry.name}", Path(entry.path).read_bytes()))
+    return Prototype(game_id, game.instance or "", created, files)
+
+
+def clone(store: Store, proto: Prototype, game_id: str) -> None:
+    """Write game ``game_id`` as a copy of ``proto`` with its own id, instance tag and tokens."""
+    if len(game_id) != len(proto.game_id):
+        raise ValueError("a clone's id must be as long as its prototype's")
+    pairs = [(token(store.key, proto.game_id, p), token(store.key, game_id, p)) for p in (1, 2)]
+    pairs.append((proto.instance, instance_tag(store.key, game_id, proto.created)))
+    pattern = re.compile(rb"(?<![A-Za-z0-9])" + re.escape(proto.game_id.encode()) + rb"(?![0-9])")
+    new_id = game_id.encode()
+    root = store.games_dir / game_id
+    for sub in ("tmp", "new", "cur"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    for name, data in proto.files:
+        for old, new in pairs:
+            data = data.replace(old.encode(), new.encode())
+        data = pattern.sub(new_id, data)
+        (root / pattern.sub(new_id, name.encode()).decode()).write_bytes(data)
+
+
+def mark_last_event_sent(store: Store, game_id: str) -> None:
+    """A sent/ marker for each mail of the game's last event, as the
+    deliverer leaves them (start-up re-sends what has none)."""
+    keys = [k for k in store.archive(game_id).keys() if ".out." in k]
+    last = keys[-1].split(".")[0]
+    for key in keys:
+        if key.startswith(last + "."):
+            (store.sent.path / f"{game_id}.{key}").touch()
+
+
+@dataclass
+class Built:
+    games: int
+    turns: int
+    played: int
+    play_seconds: float
+    clone_seconds: float
+    verified: int
+    verify_seconds: float
+    bytes: int
+    files: int
+
+    @property
+    def seconds(self) -> float:
+        return self.play_seconds + self.clone_seconds
+
+
+def build(data: Path, games: int, turns: int, prototypes: int = 4, verify: int = 10, seed: int = 1,
+          progress: bool = False) -> Built:
+    """N games at turn T in a new data directory ``data``; raises if a verified game does not replay exactly."""
+    if data.exists() and any(data.iterdir()):
+        raise FileExistsError(f"{data} is not empty")
+    rng = random.Random(seed)
+    store = Store(data)
+    clock = [utc_now() - STEP * (2 * turns + 8)]
+    master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
+    protos: dict[int, list[Prototype]] = {}
+    play_seconds = clone_seconds = 0.0
+    for number in range(1, games + 1):
+        game_id = f"g{number}"
+        same_length = protos.setdefault(len(game_id), [])
+        start = time.perf_counter()
+        if len(same_length) < prototypes:
+            clock[0] = utc_now() - STEP * (2 * turns + 8)
+            play(store, master, clock, game_id, turns, rng)
+            same_length.append(prototype_of(store, master, game_id))
+            play_seconds += time.perf_counter() - start
+            if progress:
+                log(f"  played {game_id} to turn {turns} in {time.perf_counter() - start:.1f} s")
+        else:
+            clone(store, same_length[number % len(same_length)], game_id)
+            clone_seconds += time.perf_counter() - start
+        mark_last_event_sent(store, game_id)
+        if progress and number % 1000 == 0:
+            log(f"  {number:,}/{games:,} games")
+    start = time.perf_counter()
+    os.sync()
+    clone_seconds += time.perf_counter() - start
+    played = [p.game_id for ps in protos.values() for p in ps]
+    clones = [f"g{n}" for n in range(1, games + 1) if f"g{n}" not in played]
+    sample = played + random.Random(seed).sample(clones, min(verify, len(clones)))
+    start = time.perf_counter()
+    for game_id in sample:
+        compared, differences = verify_replay(str(store.games_dir / game_id))
+        if differences or not compared:
+            raise RuntimeError(f"{game_id} does not replay exactly ({compared} compared): {differences[:3]}")
+    verify_seconds = time.perf_counter() - start
+    size = files = 0
+    for folder, _, names in os.walk(data):
+        files += len(names)
+        size += sum(os.path.getsize(os.path.join(folder, n)) for n in names)
+    return Built(games, turns, len(played), play_seconds, clone_seconds, len(sample), verify_seconds, size, files)
+
+
+def describe(built: Built) -> str:
+    return (f"{built.games:,} games at turn {built.turns} in {built.seconds:.1f} s "
+            f"({built.games / built.seconds:,.1f} games/s): {built.played} played through the GameMaster in "
+            f"{built.play_seconds:.1f} s, the rest cloned (and all synced to disk) in {built.clone_seconds:.1f} s; "
+            f"{built.files:,} files, {built.bytes / 2**20:,.0f} MiB")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", nargs="?", help="the new data directory (default: a temporary one, removed)")
+    parser.add_argument("--games", type=int, default=100, help="games (default 100; the issue's target is 10000)")
+    parser.add_argument("--turns", type=int, default=20, help="the turn each game reaches (default 20; target 80)")
+    parser.add_argument("--prototypes", type=int, default=4,
+                        help="games played for real per id length; the others are their clones (default 4)")
+    parser.add_argument("--verify", type=int, default=10, help="clones checked by replay, besides every prototype (default 10)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the orders (default 1)")
+    parser.add_argument("--quick", action="store_true", help="12 games at turn 3, for the smoke test")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.turns, args.prototypes, args.verify = 12, 3, 2, 3
+    temporary = None if args.data else tempfile.mkdtemp(prefix="gm-bench-data-")
+    data = Path(args.data or temporary) / ("data" if temporary else "")
+    try:
+        built = build(data, args.games, args.turns, args.prototypes, args.verify, args.seed, progress=not args.quick)
+        per_game = built.bytes / built.games
+        print(f"data directory: {data}" + (" (temporary, removed)" if temporary else ""))
+        print(f"built: {describe(built)}")
+        print(f"games/s: {built.games / built.seconds:,.1f}")
+        print(f"reference games/s played through the GameMaster: {built.played / built.play_seconds:,.2f} "
+              f"({built.play_seconds / built.played / max(built.turns, 1) * 1000:.0f} ms a turn)")
+        print(f"verified by replay: {built.verified} games ({built.played} prototypes), byte for byte, "
+              f"in {built.verify_seconds:.1f} s")
+        print(f"bytes per game: {per_game:,.0f} ({per_game / max(built.turns, 1):,.0f} a turn)")
+        need = per_game * 10_000 * 80 / max(built.turns, 1)
+        print(f"10,000 games at turn 80 would take about {need / 2**30:,.0f} GiB "
+              f"(free here: {shutil.disk_usage(data).free / 2**30:,.0f} GiB)")
+    finally:
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
