@@ -130,7 +130,10 @@ def bare_peak() -> int:
 
 
 def interpreter_flags() -> list[str]:
-    return ["-P"] if sys.flags.safe_path else []
+    """-P always: with ``-c`` the current directory would come first on the
+    path, and from a checkout that is gm's source, whose kernel templates
+    exist only in the installed package."""
+    return ["-P"]
 
 
 def mib(n: float) -> str:
