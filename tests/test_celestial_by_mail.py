@@ -259,7 +259,8 @@ def test_research_lines_alone_leave_the_orders_in_force_and_a_resignation_drops_
     (reply,) = engine.apply(game, PlayerMail(at + timedelta(minutes=1), 1, ";RP200 LINK 201\n"))
     assert [str(o) for o in play.pending[1]] == ["TURN20", "SCAN200"] and play.research[1] == [";RP200 LINK 201"]
     assert "your other orders stand" in " ".join(reply.data["done"])
-    engine.apply(game, PlayerMail(at + timedelta(minutes=2), 3, ";RP200 LINK 201\n"))
+    engine.apply(game, PlayerMail(at + timedelta(minutes=2), 3, "SCAN200 ; RP200 LINK 201\n"))
+    assert play.research[3] == [";RP200 LINK 201"]  # after an order on its line, as the rules read it
     engine.apply(game, PlayerMail(at + timedelta(minutes=3), 3, "resign\n"))
     assert 3 not in play.research and 3 not in play.pending
 

@@ -29,6 +29,7 @@ from .command_help import COMMANDS_HELP
 from .galaxy import generate
 from .notation import parse_orders
 from .orders import Order
+from .research import is_research_line, research_comments
 from .state import GameState, new_game
 from .turn import Report, run_turn
 from .variants import Variant, variant_named
@@ -39,8 +40,6 @@ NAMES = ("Altair", "Boreas", "Cygnus", "Draco", "Eridani", "Fornax", "Gemini", "
 NAME_RULE = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,8}$")
 RESERVED = {"neutral", "earth", "ally", "friend", "friendly", "enemy", "hostile"}
 """Words an empire may not be called, since orders and messages use them (R-14)."""
-RESEARCH_LINE = re.compile(r"^\s*;\s*RP\s*\d", re.I)
-"""A research order, written as a comment (l.1798, R-67): ``;RP219 LINK 220``."""
 _NOTATION_WORD = re.compile(r"^(?:[0-9+\-{&(]|[SsOoXx][0-9Ss]|scan|turn)", re.I)
 """A first word that makes a line an order: a planet or ship number, an
 alliance change, a message, a standing order, a scan or a vote."""
@@ -148,7 +147,7 @@ class CelestialEmpire(GameRules):
 
     def is_notation_comment(self, line: str) -> bool:
         """Research orders are written as comments, ``;RP219 LINK 220`` (l.1798, R-67)."""
-        return bool(RESEARCH_LINE.match(line))
+        return is_research_line(line)
 
     def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """Read the mail's orders line by line: the lines that read stand,
@@ -178,7 +177,7 @@ class CelestialEmpire(GameRules):
         if errors:
             reply.data["syntax"] = syntax_data(errors[0], mail.lines)
             reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
-        research = [raw.strip() for raw in mail.lines if RESEARCH_LINE.match(raw)]
+        research = research_comments(mail.lines)
         if mail.mode == "check":
             reply.data["checked"] = [str(order) for order in orders]
             reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)}: not submitted, as you asked")

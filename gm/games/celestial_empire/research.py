@@ -63,10 +63,26 @@ def is_research_turn(turn: int) -> bool:
     return turn >= FIRST_RESEARCH_TURN and (turn - FIRST_RESEARCH_TURN) % RESEARCH_EVERY == 0
 
 
+def research_comments(texts: Sequence[str]) -> list[str]:
+    """The research orders among a mail's lines as written: each comment
+    (what follows a line's first ``;``) that starts ``RP<planet>`` (R-67),
+    as ``;`` and the comment."""
+    found = []
+    for text in texts:
+        _, semicolon, comment = text.partition(";")
+        if semicolon and _LINE.match(comment):
+            found.append(";" + comment.strip())
+    return found
+
+
+def is_research_line(text: str) -> bool:
+    """Whether a line holds a research order (`research_comments`)."""
+    return bool(research_comments([text]))
+
+
 def research_lines(lines: Sequence[Line]) -> list[str]:
-    """The research orders of a mail: its comment lines that start ``;RP`` (R-67), as written."""
-    return [";" + line.comment.strip() for line in lines
-            if line.comment is not None and _LINE.match(line.comment)]
+    """The research orders of a parsed mail (`research_comments` of its lines)."""
+    return research_comments([line.text for line in lines])
 
 
 def research_all(state: GameState, by_empire: Mapping[int, Sequence[str]], report: Report) -> None:
