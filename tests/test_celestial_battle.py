@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from gm.games.celestial_empire.battle import battle
 from gm.games.celestial_empire.damage import pdu_passage_fire
 from gm.games.celestial_empire.formulas import absorbed, mass, pdu_shots, shots
-from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.spacemines import spacemine_attack
 from gm.games.celestial_empire.state import (NEUTRAL, START_MINIMUM_BIDS, START_PRICES, START_SCORE_PER_CREDIT,
                                              START_STOCK, Cargo, Empire, GameState, Market, Planet, Ship)
 from gm.games.celestial_empire.turn import END_OF_TURN, Report, end_of_turn_in_order, run_turn
+from celestial_text import history, orders
 
 EARTH = 105
 GROK, WINTER, MASTER = 1, 2, 3
@@ -47,18 +47,10 @@ def add(state: GameState, number: int, owner: int, planet: int, f: int = 0, c: i
     return ship
 
 
-def orders(text: str):
-    lines = parse_orders(text)
-    assert [str(line.error) for line in lines if line.error] == []
-    return [line.order for line in lines if line.order]
-
 
 def turn(state: GameState, mailed: dict[int, str]):
     return run_turn(state, {e: orders(text) for e, text in mailed.items()})
 
-
-def history(report, empire=GROK) -> list[tuple[str, str, str]]:
-    return [(e.written, e.done, e.why) for e in report.history.get(empire, [])]
 
 
 def gunner(state: GameState, number: int, owner: int, planet: int, wanted: int, s: int = 0) -> Ship:

@@ -22,6 +22,7 @@ from gm.games.celestial_empire.orders_empire import (BuildHyperdrives, BuildIndu
                                                      BuildSpacemines, BuildUnits, Transmute, Unbuild)
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import Report, in_rotation, run_turn
+from celestial_text import history, orders
 
 START = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
 for _planet in START.planets.values():  # no mining at the end of the turn: the steps' ore is all there is
@@ -33,14 +34,6 @@ def state() -> GameState:
     return copy.deepcopy(START)
 
 
-def orders(text: str):
-    lines = parse_orders(text)
-    assert [str(line.error) for line in lines if line.error] == []
-    return [line.order for line in lines if line.order]
-
-
-def history(report, empire=1) -> list[tuple[str, str, str]]:
-    return [(e.written, e.done, e.why) for e in report.history.get(empire, [])]
 
 
 def home(state: GameState, empire: int = 1):

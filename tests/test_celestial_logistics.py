@@ -17,6 +17,7 @@ from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel, LoadAll, LoadMines, Order, Phase
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import Report, run_turn
+from celestial_text import history, orders
 
 GROK, MASTER, WARLORD = 1, 2, 3
 
@@ -57,14 +58,6 @@ def ore(**by_type: int) -> list[int]:
     return amounts
 
 
-def orders(text: str) -> list[Order]:
-    lines = parse_orders(text)
-    assert [str(line.error) for line in lines if line.error] == []
-    return [line.order for line in lines if line.order]
-
-
-def history(report: Report, empire: int = GROK) -> list[tuple[str, str, str]]:
-    return [(e.written, e.done, e.why) for e in report.history.get(empire, [])]
 
 
 def answer(report: Report, written: str, empire: int = GROK) -> str:

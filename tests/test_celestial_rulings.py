@@ -12,7 +12,7 @@ import pytest
 from gm.games.celestial_empire import formulas
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.mail import NAMES, CelestialEmpire
-from gm.games.celestial_empire.notation import parse_order, parse_orders
+from gm.games.celestial_empire.notation import parse_order
 from gm.games.celestial_empire.orders import Unit
 from gm.games.celestial_empire.orders_empire import Jump
 from gm.games.celestial_empire.sheets import SHIP_TYPES, scores
@@ -20,6 +20,7 @@ from gm.games.celestial_empire.state import NEUTRAL, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import Report, run_turn
 from gm.kernel.errors import NotationError
 from gm.pbem.admin import seat_aliases
+from celestial_text import orders
 
 ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "docs" / "celestial_empire" / "rulings.md"
@@ -29,11 +30,6 @@ RULINGS = ROOT / "docs" / "celestial_empire" / "rulings.md"
 def start() -> GameState:
     return new_game(generate(7, 3), ["Grok", "Winter", "Master"])
 
-
-def orders(text: str):
-    lines = parse_orders(text)
-    assert [str(line.error) for line in lines if line.error] == []
-    return [line.order for line in lines if line.order]
 
 
 def answers(report: Report, empire: int = 1) -> dict[str, str]:

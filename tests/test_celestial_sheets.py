@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 
 from gm.games.celestial_empire import formulas
 from gm.games.celestial_empire.galaxy import generate
-from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.sheets import ADAPTER_KEYS, SHIP_TYPES, interest, sheet_data, summary_of_ship_types
 from gm.games.celestial_empire.state import GameState, new_game
@@ -36,6 +35,7 @@ from gm.games.celestial_empire.turn import Entry, Report, run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import Conditions
 from gm.pbem.mailer import render_html, render_text
+from celestial_text import orders
 
 PACKAGE = "gm.games.celestial_empire"
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "celestial_empire"
@@ -43,11 +43,6 @@ UPDATE = os.environ.get("GM_UPDATE_GOLDEN") == "1"
 WIDTH = 78
 GROK, WINTER, MASTER = 1, 2, 3
 
-
-def orders(text: str) -> list[Any]:
-    lines = parse_orders(text)
-    assert [str(line.error) for line in lines if line.error] == []
-    return [line.order for line in lines if line.order]
 
 
 def played() -> tuple[GameState, Report]:

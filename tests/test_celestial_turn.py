@@ -13,6 +13,7 @@ from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.turn import in_rotation, run_turn
+from celestial_text import history, orders
 
 
 @pytest.fixture(scope="module")
@@ -20,14 +21,6 @@ def start() -> GameState:
     return new_game(generate(7, 3), ["Grok", "Winter", "Master"])
 
 
-def orders(text: str):
-    lines = parse_orders(text)
-    assert [str(line.error) for line in lines if line.error] == []
-    return [line.order for line in lines if line.order]
-
-
-def history(report, empire=1) -> list[tuple[str, str, str]]:
-    return [(e.written, e.done, e.why) for e in report.history.get(empire, [])]
 
 
 def test_a_turn_leaves_the_state_it_was_given_unchanged(start):
