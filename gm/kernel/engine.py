@@ -191,6 +191,14 @@ def answered_turn(game: MailGame, event: PlayerMail) -> int | None:
     return int(turns[-1]) if turns else None
 
 
+def late_for(game: MailGame, event: PlayerMail) -> int | None:
+    """The turn a player's mail answers if that turn ran before the mail
+    came (ruling w), else None. Turn 0 is the setup: orders in answer to it
+    are the first turn's."""
+    answered = answered_turn(game, event)
+    return answered if answered is not None and 1 <= answered < game.turn else None
+
+
 def _apply(game: MailGame, event: Event) -> list[Notice]:
     if isinstance(event, PlayerMail):
         return clock_stopped(game, _player_mail(game, event)) if game.paused else _player_mail(game, event)
@@ -391,7 +399,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for
     for player in missing:  # a seat's count starts again when it sends what it owes
         game.missed[player] += 1
-    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after and game.rules.forfeit_for_silence]
+    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after] if game.rules.forfeit_for_silence else []
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]
         winner = remaining[0] if len(remaining) == 1 else None

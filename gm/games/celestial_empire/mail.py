@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, answered_turn, syntax_data
+from ...kernel.engine import Notice, PlayerMail, Reply, late_for, syntax_data
 from ...kernel.model import ENDED, PLAY, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
 from . import sheets
@@ -158,8 +158,8 @@ class CelestialEmpire(GameRules):
         if empire in play.resigned:
             reply.ignored.append("your orders: you resigned; your empire plays on by its standing orders")
             return []
-        answered = answered_turn(game, event)
-        if answered is not None and 1 <= answered < play.state.turn and mail.mode != "check":
+        answered = late_for(game, event)
+        if answered is not None and mail.mode != "check":
             reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, so "
                                  f"they were not used for turn {play.state.turn}; to use them, send them again "
                                  f"in reply to the turn {play.state.turn} sheet (ruling R-12)")

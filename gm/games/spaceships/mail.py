@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, answered_turn, syntax_data
+from ...kernel.engine import Notice, PlayerMail, Reply, late_for, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
@@ -337,9 +337,9 @@ def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError
 def _late(game: MailGame, event: PlayerMail, reply: Reply) -> bool:
     """Orders that answer a turn that has run are not taken for the next
     one without a word [ruling w]: the reply says so, and what is in force."""
-    answered = answered_turn(game, event)
-    if answered is None or answered < 1 or answered >= game.turn:
-        return False  # (turn 0 is the setup: orders in answer to it are the first turn's)
+    answered = late_for(game, event)
+    if answered is None:
+        return False
     pending = game.play.pending.get(event.player)
     reply.data["late"] = {"answered": answered, "turn": game.turn}
     reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
