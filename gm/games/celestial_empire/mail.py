@@ -350,7 +350,5 @@ class CelestialEmpire(GameRules):
 
     def _sheet(self, game: MailGame, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play
-        return self.common(game, player, at) | sheets.sheet_data(play.state, report, player,
-                                                                  play.variant.conditions.printed(),
-                                                                  play.variant.conditions) | {
+        return self.common(game, player, at) | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

@@ -46,8 +46,6 @@ ADAPTER_KEYS = {
 """What the templates need besides `sheet_data`'s keys: the adapter passes
 them (``common | sheet_data(...)``), as Grid Fighters' ``common`` does."""
 
-DEFAULT_WINNING = Conditions().printed()
-"""The conditions of the ``standard`` variant, for callers that give none (R-70)."""
 SIZES = ("Small", "Medium", "Large", "Super", "Mega", "Ultra")
 CLASSES = ("Cargo", "Ship", "Battle", "Deathstar")
 SHIP_TYPES = ("Empty Ship", *(f"{size} {kind}" for kind in CLASSES for size in SIZES))
@@ -229,11 +227,12 @@ def game_end(state: GameState, conditions: Conditions | None) -> tuple[int | Non
 
 
 def sheet_data(state: GameState, report: Report | None, empire: int,
-               winning: str = DEFAULT_WINNING, conditions: Conditions | None = None) -> dict[str, Any]:
+               conditions: Conditions | None = None) -> dict[str, Any]:
     """Empire ``empire``'s turn sheet after ``report``'s turn (None: before
     the first), ``state`` being the state that turn left: the sheet asks for
-    the orders of turn ``state.turn``. ``winning`` lists the conditions in
-    force; ``conditions`` (the game's, when known) say how its end is decided."""
+    the orders of turn ``state.turn``. ``conditions`` are the game's winning
+    conditions and how its end is decided; without them the sheet shows the
+    ``standard`` variant's conditions (R-70) and the votes as they stand."""
     own = state.empires[empire]
     scanned = set() if report is None else {n for found in report.scanned.values() for n in found}
     market = state.market
@@ -250,7 +249,7 @@ def sheet_data(state: GameState, report: Report | None, empire: int,
         "credits": own.credits,
         "score_per_credit": market.score_per_credit,
         "scores": scores(state),
-        "winning": winning,
+        "winning": (conditions or Conditions()).printed(),
         "minimum_bids": bids,
         "scans": scans_available(state, empire),
         "vote": own.vote,
