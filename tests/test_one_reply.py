@@ -10,7 +10,7 @@ import asyncio
 from html.parser import HTMLParser
 
 from gm.pbem.mailer import BANNER
-from gmtest import SETUP_ALICE, SETUP_BOB, World, text
+from gmtest import World, started_game, text
 from test_html_sheet import DESKTOP, chromium, parse  # noqa: F401 (chromium is a fixture)
 
 
@@ -49,9 +49,7 @@ def well_formed(page: str) -> dict[str, int]:
 def test_help_status_and_history_in_one_mail_come_back_in_one_reply(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await world.new_game()
-            await world.act(world.alice.reply, SETUP_ALICE)
-            await world.act(world.bob.reply, SETUP_BOB)
+            await started_game(world)
             world.alice.new_mail()
             bob_before = len(world.bob.inbox())
             world.clock.advance(minutes=3, seconds=0.4)
@@ -86,9 +84,7 @@ def test_help_status_and_history_in_one_mail_come_back_in_one_reply(tmp_path):
 def test_orders_and_status_in_one_mail_are_one_reply_that_keeps_its_subject(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await world.new_game()
-            await world.act(world.alice.reply, SETUP_ALICE)
-            await world.act(world.bob.reply, SETUP_BOB)
+            await started_game(world)
             world.alice.new_mail()
             await world.act(world.alice.reply, "Rv1 Rw1\nstatus\nstatus\n")
             (reply,) = world.alice.new_mail()
@@ -117,9 +113,7 @@ def test_grid_fighters_answers_help_status_and_history_in_one_reply(tmp_path):
 def test_the_one_page_shows_the_sheet_as_its_own_mail_would_in_chromium(tmp_path, chromium):
     async def scenario():
         async with World(tmp_path / "game") as world:
-            await world.new_game()
-            await world.act(world.alice.reply, SETUP_ALICE)
-            await world.act(world.bob.reply, SETUP_BOB)
+            await started_game(world)
             await world.act(world.alice.reply, "Rv1 Rw1\nhelp\nstatus\n")
             return world.alice.latest()
     reply = asyncio.run(scenario())
