@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from .records import Refereed
 
 
+def _rules_named(name: str) -> "GameRules":
+    from ..games import game_named  # the games import the kernel
+    return game_named(name)
+
+
 class TurnPolicy(enum.Enum):
     """How play proceeds once set up."""
 
@@ -59,6 +64,11 @@ class GameRules:
     """Whether a seat that misses ``Options.forfeit_after`` deadlines in a
     row forfeits. A game whose seats play on when silent (Celestial Empire's
     standing orders) says no."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """A game's rules pickle as their name (`gm.pbem.snapshots`), so that a
+        game read back shares the one registered `GameRules` object."""
+        return (_rules_named, (self.name,))
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """The folders of the game's package its templates are read from, for

@@ -368,12 +368,20 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
     return out
 
 
-def replay(archive: DurableMaildir, identity: Identity, game_id: str, render: str = "all") -> tuple[MailGame, Threads, list[Replayed]]:
+def replay(archive: DurableMaildir, identity: Identity, game_id: str, render: str = "all",
+           base: tuple[MailGame, Threads, str] | None = None) -> tuple[MailGame, Threads, list[Replayed]]:
     """Rebuild a game from its archive. ``render`` is ``all`` (every message,
-    for checking), ``last`` (only the last event's, for recovery) or ``none``."""
+    for checking), ``last`` (only the last event's, for recovery) or ``none``.
+
+    With a ``base`` (a game and its threads as they stood after the event
+    archived under the given key, from a snapshot), only the events after
+    that one are replayed onto it, and only those are returned."""
     inbound = [k for k in archive.keys() if is_inbound(k)]
     game: MailGame | None = None
     threads = Threads()
+    if base is not None:
+        game, threads, after = base
+        inbound = inbound[inbound.index(after) + 1:]
     replayed: list[Replayed] = []
     for index, key in enumerate(inbound):
         number = int(key.split(".")[0])

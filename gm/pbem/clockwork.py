@@ -17,7 +17,8 @@ from typing import Callable
 from ..logs import event as log_event
 from .archive import event_message
 from .mailer import Identity
-from ..kernel.model import ENDED, MailGame
+from ..kernel.model import ENDED
+from .resident import Games, GameSummary
 from .store import Store, spool_key
 
 
@@ -27,7 +28,7 @@ class Clockwork:
     store: Store
     identity: Identity
     clock: Callable[[], datetime]
-    games: dict[str, MailGame]
+    games: Games
     handled_keys: set[str]
     started: datetime | None
     catch_up: timedelta
@@ -42,7 +43,7 @@ class Clockwork:
         then, so an outage never makes deadlines fall one after another."""
         now = now or self.clock()
         count = 0
-        for game in self.games.values():
+        for game in self.games.all():
             if game.phase == ENDED or game.deadline is None:
                 continue
             reminder = game.reminder_due()
@@ -68,11 +69,11 @@ class Clockwork:
         been up. None when nothing is held."""
         if self.started is None or now >= self.started + self.catch_up:
             return None
-        missed = [g.deadline for g in self.games.values()
+        missed = [g.deadline for g in self.games.all()
                   if g.phase != ENDED and g.deadline is not None and g.deadline < self.started]
         return min(missed) if missed else None
 
-    def _spool_event(self, game: MailGame, kind: str, due: datetime, now: datetime) -> int:
+    def _spool_event(self, game: GameSummary, kind: str, due: datetime, now: datetime) -> int:
         stamp = due.strftime("%Y%m%dT%H%M%S.%fZ")
         name = f"{kind}-{game.id}-{game.turn}-{stamp}"
         key = spool_key(due, "clock", name)
@@ -95,7 +96,7 @@ class Clockwork:
     def next_wakeup(self) -> datetime | None:
         """When the next deadline or reminder falls due, if any."""
         moments = []
-        for game in self.games.values():
+        for game in self.games.all():
             if self.stuck.get(game.id) == game.deadline:
                 continue
             if game.phase != ENDED and game.deadline is not None:

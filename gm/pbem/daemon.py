@@ -311,6 +311,10 @@ class Daemon:
                     task.cancel()
                 _, pending = await asyncio.wait(pending, timeout=0.1)
             await asyncio.gather(*self.tasks, return_exceptions=True)
+            loaded = getattr(self, "_loaded", None)
+            if loaded is not None and loaded.done() and not loaded.cancelled() and loaded.exception() is None:
+                # The next start reads these instead of replaying the games' history.
+                await asyncio.get_running_loop().run_in_executor(None, self.master.save_snapshots)
 
 
 def _workers() -> list[threading.Thread]:

@@ -21,9 +21,12 @@ exactly once:
    nothing that is already there or already sent);
 3. it leaves the spool.
 
-On start, `load` rebuilds every game from its archive and redoes step 2 for
+On start, `load` opens every game (`gm.pbem.loading`: from its snapshot
+when that is current, else rebuilt from its archive) and redoes step 2 for
 the last event of each game, which is the only one a crash can have left
-half done. A write that fails (a full disk, no file handles left) is a
+half done. Only a bounded number of whole games stay in memory
+(`gm.pbem.resident`); the others are known by a summary and loaded when
+their mail comes. A write that fails (a full disk, no file handles left) is a
 temporary fault: the game is rebuilt from its archive the same way, and the
 message stays in the spool for the next pass. A message during which the
 daemon itself died `MAX_ATTEMPTS` times (as the out-of-memory killer would
@@ -34,8 +37,8 @@ from __future__ import annotations
 
 import re
 
-import hashlib
 import logging
+import time
 
 from flufl.bounce import all_failures
 from datetime import datetime, timedelta, timezone
@@ -46,9 +49,12 @@ from ..mail.reading import addresses, parse_message
 from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
 from .archive import (
-    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time, is_inbound,
-    answering, notice_messages, orders_text, player_message_id, prepend_header, replay, spool_key_of, to_event,
+    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time,
+    answering, notice_messages, orders_text, player_message_id, prepend_header, to_event,
 )
+from . import loading
+from .loading import digest as _digest
+from .resident import CAPACITY, Games, Live
 from .creation import created_event, parse_fields
 from .clockwork import Clockwork
 from .crashpoints import crashpoint
@@ -60,7 +66,7 @@ from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from . import moving
 from .moving import move_tag
 from .owner import OwnerMail, owner_tag
-from .store import TRUSTED_ORIGINS, Store, origin_of, time_of
+from .store import OUTSIDE_ORIGINS, TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..logs import event as log_event
 from ..storage import unix_lines
 from .tokens import instance_tag, mask, reveal, token, verify
@@ -80,13 +86,16 @@ BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)
 """What the opponent is told of a bounce: never its text, which names the address."""
 MAX_ATTEMPTS = 3
 """Times the daemon may die while handling one message before it goes to the shunt."""
+SNAPSHOT_AFTER = 60.0
+"""Seconds a changed game waits before its snapshot is written (at the end of
+a pass over the spool): a busy game is not pickled after every mail."""
 
 
 class GameMaster(Clockwork):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
-                 catch_up: timedelta = timedelta(0), owner: str | None = None):
+                 catch_up: timedelta = timedelta(0), owner: str | None = None, capacity: int = CAPACITY):
         self.store = store
         self.catch_up = catch_up
         """How long deadlines that passed while gm was down wait after start."""
@@ -94,18 +103,16 @@ class GameMaster(Clockwork):
         self.identity = identity
         self.clock = clock
         self.limits = limits
-        self.games: dict[str, MailGame] = {}
-        self.threads: dict[str, Threads] = {}
-        self.numbers: dict[str, int] = {}
-        """The number of the last event archived in each game."""
+        self.games = Games(self._load_live, lambda live: loading.save(self.store, live), capacity)
+        """Every game: summaries of all, the whole of those handled lately."""
         self.counts = DailyCounts(store.root / "limits")
         self.outside = OutsideMail(self)
         self.owner = OwnerMail(self, owner)
         """The operator's mail (`gm.pbem.owner`): actions by mail, the daily summary."""
         self.handled_keys: set[str] = set()
-        """Spool keys of messages archived in some game."""
-        self.applied: dict[str, set[str]] = {}
-        """Players' mail applied to some game: Message-ID -> digests of the texts."""
+        """Spool keys of messages archived in some game and still spooled,
+        and of the clock's events of each game's turn (so none is spooled
+        twice)."""
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self.stuck: dict[str, datetime] = {}
@@ -117,45 +124,56 @@ class GameMaster(Clockwork):
     # Start-up
 
     def load(self) -> None:
-        """Rebuild every game from its archive; finish any half-done reply queueing."""
+        """Open every game (its summary; the whole game only where its
+        snapshot is not current); finish any half-done reply queueing; and
+        write the snapshots that were missing or stale, for the next start."""
         self.started = self.clock()
+        spooled = set(self.store.spool.keys())
         for game_id in self.store.game_ids():
-            self._load_game(game_id)
+            self._open_game(game_id, spooled)
+        self.save_snapshots()
 
-    def _load_game(self, game_id: str) -> None:
-        """Rebuild one game from its archive, and queue whatever replies of
-        its last event are not queued yet. Only the last event can have been
-        cut short (by a crash or a fault), and only then are its messages
-        rendered again (rendering every game's would make start-up slow)."""
-        archive = self.store.archive(game_id)
-        keys = set(archive.keys())
-        if not keys:
-            self.games.pop(game_id, None)
-            self.threads.pop(game_id, None)
+    def _open_game(self, game_id: str, spooled: set[str] = set()) -> None:
+        """Open one game from its archive (and snapshot), and queue whatever
+        replies of its last event are not queued yet. Only the last event
+        can have been cut short (by a crash or a fault), and only then are
+        its messages rendered again."""
+        opened = loading.open_game(self.store, self.identity, game_id, spooled)
+        if opened is None:
+            self.games.forget(game_id)
             self.unfinished.discard(game_id)
             return
-        game, threads, replayed = replay(archive, self.identity, game_id, render="none")
-        last = replayed[-1]
-        unfinished = [
-            k for k, _, _ in last.messages
-            if k not in keys or (f"{game_id}.{k}" not in self.store.sent and f"{game_id}.{k}" not in self.store.outbox)
-        ]
-        if unfinished:
-            game, threads, replayed = replay(archive, self.identity, game_id, render="last")
-            last = replayed[-1]
-        self.games[game_id] = game
-        self.threads[game_id] = threads
-        self.numbers[game_id] = last.number
-        for key in keys:
-            if is_inbound(key):
-                self.handled_keys.add(spool_key_of(key))
-        for r in replayed:
-            if isinstance(r.event, PlayerMail) and r.event.message_id:
-                self.applied.setdefault(r.event.message_id, set()).add(_digest(r.event.text))
-        if unfinished:
+        self.handled_keys |= opened.handled
+        if opened.live is None:
+            self.games.note(game_id, opened.summary)
+        else:
+            self.games.keep(opened.live)
+        if opened.unfinished:
             self.unfinished.add(game_id)
-            self._send(game_id, last.messages)
+            self._send(game_id, opened.unfinished)
         self.unfinished.discard(game_id)
+
+    def _load_live(self, game_id: str) -> Live:
+        """Load a whole game that is known but not in memory (`Games`)."""
+        live, unfinished = loading.load(self.store, self.identity, game_id)
+        if unfinished:  # not after a clean open; kept safe all the same
+            self.games.keep(live)
+            self._send(game_id, unfinished)
+        return live
+
+    def save_snapshots(self, older_than: float = 0.0) -> int:
+        """Write the snapshot of every game in memory changed more than
+        ``older_than`` seconds ago; the number written. A snapshot that
+        cannot be written is only a slower next start."""
+        now, count = time.monotonic(), 0
+        for live in self.games.changed():
+            if live.changed_at is not None and now - live.changed_at >= older_than:
+                try:
+                    loading.save(self.store, live)
+                    count += 1
+                except OSError as error:
+                    log.warning("snapshot of %s not written: %s", live.game.id, error.strerror or error)
+        return count
 
     # The spool
 
@@ -167,7 +185,7 @@ class GameMaster(Clockwork):
         hold = self._held_from(self.clock())
         try:
             for game_id in sorted(self.unfinished):
-                self._load_game(game_id)
+                self._open_game(game_id)
             for key in self.store.spool.keys():
                 if hold is not None and time_of(key) >= hold:
                     break  # catching up: what came after a missed deadline waits for it
@@ -182,6 +200,7 @@ class GameMaster(Clockwork):
         if self.fault is not None:
             log.info("spool resumed")
             self.fault = None
+        self.save_snapshots(SNAPSHOT_AFTER)
         return count
 
     def handle(self, key: str) -> None:
@@ -208,6 +227,8 @@ class GameMaster(Clockwork):
                 self._shunt(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
         self.store.spool.remove(key)
         self.store.attempts.end(key)
+        if origin_of(key) in OUTSIDE_ORIGINS:  # the clock's own keys stay: see `_spool_event`
+            self.handled_keys.discard(key)
 
     def _shunt(self, raw: bytes, key: str, reason: str) -> None:
         log_event("mail shunted", key=key, reason=reason)
@@ -293,7 +314,8 @@ class GameMaster(Clockwork):
                    "it was sent to the GM's own address, not to a game's, and held no password line")
             self.outside.how_to_play(key, sender, why)
             raise Shunted(f"not addressed to any game: {why}")
-        game = self.games[game_id]
+        live = self.games.live(game_id)
+        game = live.game
         secret = token_given or password
         if secret is not None and any(verify(self.store.key, subject, player, secret)
                                       for subject in game.earlier_secret_subjects):
@@ -308,7 +330,7 @@ class GameMaster(Clockwork):
         if self.counts.add(self.clock(), f"mail {sender}") > self.limits.replies_per_day:
             raise Shunted(f"more than {self.limits.replies_per_day} mails today from {sender}")
         message_id = player_message_id(message)
-        if message_id is not None and _digest(text) in self.applied.get(message_id, ()):
+        if message_id is not None and _digest(text) in live.applied.get(message_id, ()):
             log_event("mail duplicate", key=key, message_id=message_id)
             return
         at = time_of(key)
@@ -317,7 +339,7 @@ class GameMaster(Clockwork):
         self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id, *answering(message)))
         log_event("mail accepted", game=game_id, player=player, key=key)
         if message_id is not None:
-            self.applied.setdefault(message_id, set()).add(_digest(text))
+            live.applied.setdefault(message_id, set()).add(_digest(text))
         try:
             moving.asked(self, key, game, player, text)  # 'address NEW': the new address is asked to confirm
         except Shunted as reason:  # the mail itself is applied: only the confirmation is not sent
@@ -337,11 +359,11 @@ class GameMaster(Clockwork):
         taken for a forgery (a player's own auto-reply looks just like it)."""
         for parts in tags:
             if (len(parts) >= 2 and parts[0] in self.games and parts[1].isdigit()
-                    and 1 <= int(parts[1]) <= len(self.games[parts[0]].seats)):
+                    and 1 <= int(parts[1]) <= len(self.games.summaries[parts[0]].seats)):
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         if not password:
             return None, 0, None
-        mine = [(g, s.player) for g in self.games.values() if g.phase != ENDED for s in g.seats if s.address.lower() == sender]
+        mine = [(g, s.player) for g in self.games.all() if g.phase != ENDED for s in g.seats if s.address.lower() == sender]
         if len(mine) == 1:
             return mine[0][0].id, mine[0][1], None
         if len(mine) > 1:
@@ -361,7 +383,7 @@ class GameMaster(Clockwork):
             return False
         failed = {address.decode("utf-8", "replace").strip("<>").lower() for address in permanent}
         lowered, applied = raw.lower(), False
-        for game in list(self.games.values()):
+        for game in self.games.all():
             if game.phase == ENDED:
                 continue
             for seat in game.seats:
@@ -413,14 +435,15 @@ class GameMaster(Clockwork):
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails
         leaves the game rebuilt from what its archive holds (see `_recover`)."""
-        number = self.numbers.get(game_id, 0) + 1
+        live = None if isinstance(event, Created) else self.games.live(game_id)
+        number = (live.number if live else 0) + 1
         archive = self.store.archive(game_id)
         try:
-            if isinstance(event, Created):
+            if live is None:
                 game, notices = engine.create(event)
                 threads = Threads()
             else:
-                game, threads = self.games[game_id], self.threads[game_id]
+                game, threads = live.game, live.threads
                 notices = engine.apply(game, event)
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
                                        pending=raw)  # (for archives from before the player's mailbox only)
@@ -428,11 +451,15 @@ class GameMaster(Clockwork):
             self._recover(game_id)
             raise
         try:
-            archive.add(unix_lines(raw), f"{number:06d}.in.{key}", seen=True)
+            archive_key = archive.add(unix_lines(raw), f"{number:06d}.in.{key}", seen=True)
             crashpoint("after-archive")
-            self.games[game_id] = game
-            self.threads[game_id] = threads
-            self.numbers[game_id] = number
+            if live is None:
+                live = Live(game, threads, number, archive_key, [], {}, time.monotonic())
+            live.number, live.last_in = number, archive_key
+            live.last_messages = [(k, player) for k, player, _ in messages]
+            if live.changed_at is None:
+                live.changed_at = time.monotonic()
+            self.games.keep(live)
             self._send(game_id, messages)
         except OSError:
             self._recover(game_id)
@@ -448,20 +475,18 @@ class GameMaster(Clockwork):
         (so no mail reaches it) and in `unfinished`, which each pass over
         the spool retries first; finishing its last event's replies is part
         of rebuilding it, as after a crash."""
-        self.games.pop(game_id, None)
-        self.threads.pop(game_id, None)
+        self.games.forget(game_id)
         self.unfinished.add(game_id)
         try:
-            self._load_game(game_id)
+            self._open_game(game_id)
         except OSError:
-            self.games.pop(game_id, None)
-            self.threads.pop(game_id, None)
+            self.games.forget(game_id)
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         """Archive the GM's messages (masked) and queue them (with the real
         token); each step is skipped where a previous run already did it."""
         archive = self.store.archive(game_id)
-        game = self.games[game_id]
+        game = self.games.summaries[game_id]
         for archive_key, _, data in messages:
             archive.add(unix_lines(mask(data)), archive_key, seen=True)
         crashpoint("after-apply")
@@ -472,11 +497,6 @@ class GameMaster(Clockwork):
             self.store.outbox.add(reveal(data, token(self.store.key, game.secret_subject_of(player), player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
-
-
-def _digest(text: str) -> str:
-    """What tells two mails with one Message-ID apart: the text gm reads."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _envelope_from(message: Message) -> str | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parseaddr
@@ -100,7 +101,7 @@ def request_action(store: Store, identity: Identity, game_id: str, event: Event,
     return key
 
 
-def check_action(games: dict[str, MailGame], game_id: str, event: Event) -> str | None:
+def check_action(games: Mapping[str, MailGame], game_id: str, event: Event) -> str | None:
     """Why the action cannot be done (None when it can)."""
     if game_id not in games:
         return f"no game {game_id}"

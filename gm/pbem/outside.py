@@ -134,7 +134,7 @@ class OutsideMail:
     def _games_of(self, address: str) -> list[dict[str, Any]]:
         master = self.master
         found = []
-        for game in master.games.values():
+        for game in master.games.all():
             seat = game.seat_of(address)
             if seat is None:
                 continue

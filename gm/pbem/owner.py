@@ -212,7 +212,7 @@ class OwnerMail:
         master, store = self.master, self.master.store
         failing, stalled, paused, awaiting = [], [], [], []
         undeliverable = _undeliverable_addresses(store.undeliverable)
-        for game in master.games.values():
+        for game in master.games.all():
             if game.phase == ENDED:
                 continue
             for seat in game.seats:
@@ -221,7 +221,7 @@ class OwnerMail:
                     why.append("mail refused for good")
                 if why:
                     failing.append(f"{game.id} player {seat.player} <{seat.address}>: {', '.join(why)}")
-            awaiting += [f"{game.id}: {what}" for what in game.rules.awaiting_operator(game)]
+            awaiting += [f"{game.id}: {what}" for what in game.awaiting]
             if game.paused is not None:
                 paused.append(f"{game.id}: paused since {game.paused.strftime('%Y-%m-%d %H:%M UTC')}")
             elif game.deadline is not None and (game.id in master.stuck or game.deadline < now - STALLED_AFTER):
