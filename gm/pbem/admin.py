@@ -108,16 +108,19 @@ def _how_many(seats: range) -> str:
 
 
 def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str, "MailGame"]]:
-    """Every game in the data directory, rebuilt from its archive (read only)."""
-    from .archive import identity_of, replay
+    """Every game in the data directory, as its archive replays to (from its
+    snapshot and the events after it, where there is one; read only)."""
+    from .archive import identity_of
+    from . import loading
 
     games = []
     for game_id in store.game_ids():
         archive = store.archive(game_id)
-        if not archive.keys():
+        keys = archive.keys()
+        if not keys:
             continue
-        game, _, _ = replay(archive, identity or identity_of(archive), game_id, render="none")
-        games.append((game_id, game))
+        live, _ = loading.load(store, identity or identity_of(archive), game_id, keys)
+        games.append((game_id, live.game))
     return games
 
 
