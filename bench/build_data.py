@@ -23,6 +23,12 @@ space that hold no ship. A Spaceships game ends only when a fleet is
 destroyed, so the strikes all miss by design: that is what lets a game
 reach turn T. Deadlines are 30 days out, so none falls due at start-up.
 
+Each game's snapshot (`gm.pbem.snapshots`, what start-up reads instead of
+the archive) is cloned likewise, from the prototype's pickled at protocol 0,
+where every string stands whole on a line of its own, so the same swap
+applies; gm reads any protocol. The verified games' snapshots are checked
+to be current and to hold exactly the game their archive replays to.
+
 What production also has and this does not: a sent/ marker for every mail
 ever sent (only the last event's are written: start-up looks at those
 only), and delivered/ copies (a production host relays instead).
@@ -36,6 +42,7 @@ import argparse
 import email.parser
 import email.policy
 import os
+import pickle
 import random
 import re
 import shutil
@@ -53,7 +60,9 @@ from typing import Callable
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.model import Options
 from gm.pbem.admin import request_game, verify_replay
-from gm.pbem.archive import exact_time, prepend_header, without_gm_headers
+from gm.pbem import loading, snapshots
+from gm.pbem.archive import exact_time, identity_of, is_inbound, prepend_header, replay, without_gm_headers
+from gm.pbem.resident import summary_of
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now
 from gm.pbem.store import Store, spool_key, time_of
@@ -89,6 +98,8 @@ class Prototype:
     created: str
     files: list[tuple[str, bytes]]
     """(cur/ or new/ file name, bytes) of its archive."""
+    snapshot: tuple[bytes, bytes]
+    """Its snapshot's head and body, pickled with protocol 0 (see `clone`)."""
 
 
 def mail(head, body: str, at, message_id: str) -> bytes:
@@ -163,11 +174,18 @@ def prototype_of(store: Store, master: GameMaster, game_id: str) -> Prototype:
     for sub in ("cur", "new"):
         for entry in os.scandir(store.games_dir / game_id / sub):
             files.append((f"{sub}/{entry.name}", Path(entry.path).read_bytes()))
-    return Prototype(game_id, game.instance or "", created, files)
+    master.save_snapshots()
+    found = snapshots.read(store.root, game_id)
+    if found is None:
+        raise RuntimeError(f"{game_id}: no snapshot written")
+    head, body = found
+    return Prototype(game_id, game.instance or "", created, files,
+                     (pickle.dumps(head, protocol=0), pickle.dumps(body, protocol=0)))
 
 
 def clone(store: Store, proto: Prototype, game_id: str) -> None:
-    """Write game ``game_id`` as a copy of ``proto`` with its own id, instance tag and tokens."""
+    """Write game ``game_id`` as a copy of ``proto`` with its own id, instance
+    tag and tokens, and its snapshot likewise."""
     if len(game_id) != len(proto.game_id):
         raise ValueError("a clone's id must be as long as its prototype's")
     pairs = [(token(store.key, proto.game_id, p), token(store.key, game_id, p)) for p in (1, 2)]
@@ -177,11 +195,19 @@ def clone(store: Store, proto: Prototype, game_id: str) -> None:
     root = store.games_dir / game_id
     for sub in ("tmp", "new", "cur"):
         (root / sub).mkdir(parents=True, exist_ok=True)
-    for name, data in proto.files:
+    def swap(data: bytes) -> bytes:
         for old, new in pairs:
             data = data.replace(old.encode(), new.encode())
-        data = pattern.sub(new_id, data)
-        (root / pattern.sub(new_id, name.encode()).decode()).write_bytes(data)
+        return pattern.sub(new_id, data)
+
+    for name, data in proto.files:
+        (root / pattern.sub(new_id, name.encode()).decode()).write_bytes(swap(data))
+    # The snapshot, the same way: a protocol-0 pickle holds each string on a
+    # line of its own after a V, so the swap sees each string whole (in a
+    # binary pickle a length byte before a string could hide its start).
+    snapshots.write_pickled(store.root, game_id, *(
+        b"\n".join(b"V" + swap(line[1:]) if line.startswith(b"V") else line for line in pickled.split(b"\n"))
+        for pickled in proto.snapshot))
 
 
 def mark_last_event_sent(store: Store, game_id: str) -> None:
@@ -192,6 +218,36 @@ def mark_last_event_sent(store: Store, game_id: str) -> None:
     for key in keys:
         if key.startswith(last + "."):
             (store.sent.path / f"{game_id}.{key}").touch()
+
+
+def verify_snapshot(store: Store, game_id: str) -> None:
+    """A game's snapshot is current and holds the game its archive replays to."""
+    archive = store.archive(game_id)
+    head = snapshots.read_head(store.root, game_id)
+    if head is None or head.last_in != [k for k in archive.keys() if is_inbound(k)][-1]:
+        raise RuntimeError(f"{game_id}: its snapshot is missing, from other code, or not current")
+    replayed, _, _ = replay(archive, identity_of(archive), game_id, render="none")
+    live, _ = loading.load(store, identity_of(archive), game_id)
+    if not (head.summary == summary_of(replayed) == summary_of(live.game)) or not same_state(live.game, replayed):
+        raise RuntimeError(f"{game_id}: its snapshot does not hold the game its archive replays to")
+
+
+def same_state(a: object, b: object) -> bool:
+    """Whether two object graphs hold the same values (the rules' own
+    classes need not define ``==``)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)  # type: ignore[attr-defined,index]
+    slots = [n for c in type(a).__mro__ for n in getattr(c, "__slots__", ()) if hasattr(a, n)]
+    if hasattr(a, "__dict__") or slots:
+        return (same_state(getattr(a, "__dict__", {}), getattr(b, "__dict__", {}))
+                and all(same_state(getattr(a, n), getattr(b, n)) for n in slots))
+    return a == b
 
 
 @dataclass
@@ -250,6 +306,7 @@ def build(data: Path, games: int, turns: int, prototypes: int = 4, verify: int =
         compared, differences = verify_replay(str(store.games_dir / game_id))
         if differences or not compared:
             raise RuntimeError(f"{game_id} does not replay exactly ({compared} compared): {differences[:3]}")
+        verify_snapshot(store, game_id)
     verify_seconds = time.perf_counter() - start
     size = files = 0
     for folder, _, names in os.walk(data):

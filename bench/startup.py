@@ -7,8 +7,10 @@ strike, sent to the game's reply address with the player's real token) is
 sent over real SMTP as soon as the listener is open. The figure is the time
 from constructing the daemon until that mail's acknowledgement is queued
 (in outbox/ or delivered/): gm listens at once, but handles mail only once
-every game is rebuilt from its archive, so this is start-up as a player
-sees it. Printed per game, beside a reference measured in the same run:
+every game is opened (from its snapshot's head where that is current, else
+rebuilt from its archive), so this is start-up as a player sees it.
+``--drop-snapshots`` measures the start without them (the first start after
+an upgrade of gm, which rebuilds every game and writes its snapshot). Printed per game, beside a reference measured in the same run:
 reading every archive file's bytes from disk (done first, so the page cache
 is warm for both; the reference is the floor of any start-up that reads
 the archives, not a target).
@@ -47,6 +49,16 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 GM_ADDRESS = "gm@example.org"
+
+
+def archive_list_seconds(data: Path) -> float:
+    """Reference: list every archive's folders (what start-up must do at
+    least, to check each game's snapshot against its archive)."""
+    start = time.perf_counter()
+    for game in os.scandir(data / "games"):
+        for sub in ("cur", "new"):
+            sorted(entry.name for entry in os.scandir(os.path.join(game.path, sub)))
+    return time.perf_counter() - start
 
 
 def archive_read_seconds(data: Path) -> tuple[float, int, int]:
@@ -112,7 +124,8 @@ def child(data: str, timeout: float) -> int:
         sending.join()
         games = daemon.master.games
         result = {"seconds": seconds, "listening": listening, "accepted": answered[0] if answered else None,
-                  "games": len(games), "turns_played": sum(max(0, g.turn - 1) for g in games.values()),
+                  "games": len(games), "turns_played": sum(max(0, g.turn - 1) for g in games.all()),
+                  "whole": sum(games.is_loaded(g) for g in games),
                   "rss": vm_rss(), "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
         await daemon.stop()
         return result
@@ -149,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600.0, help="bound on one start-up, seconds")
     parser.add_argument("--seed", type=int, default=1, help="seed of the built games' orders (default 1)")
     parser.add_argument("--quick", action="store_true", help="12 games at turn 3, for the smoke test")
+    parser.add_argument("--drop-snapshots", action="store_true",
+                        help="start without snapshots (as the first start after an upgrade): every game is replayed")
     parser.add_argument("--child", metavar="DATA", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -168,11 +183,14 @@ def main(argv: list[str] | None = None) -> int:
             source = work / "built"
             print(f"data directory built now: {describe(build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3))}")
         reference, files, size = archive_read_seconds(source)
+        listing = archive_list_seconds(source)
         bare = bare_peak()
         runs = []
         for number in range(args.repeat):
             copy = work / f"run{number}"
             subprocess.run(["cp", "-al", str(source), str(copy)], check=True)
+            if args.drop_snapshots:
+                shutil.rmtree(copy / "snapshots", ignore_errors=True)
             done = subprocess.run([sys.executable, *interpreter_flags(), __file__, "--child", str(copy),
                                    "--timeout", str(args.timeout)], capture_output=True, text=True)
             shutil.rmtree(copy, ignore_errors=True)
@@ -193,7 +211,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ms per game: {statistics.median(seconds) / games * 1000:.2f}")
         print(f"reference ms per game to read its archive files: {reference / games * 1000:.3f} "
               f"({reference:.2f} s in all)")
-        print(f"ratio start-up/reference: {statistics.median(seconds) / reference:.0f}")
+        print(f"ratio start-up/reference: {statistics.median(seconds) / reference:.2f}")
+        print(f"reference ms per game to list its archive folders: {listing / games * 1000:.3f} "
+              f"(ratio start-up/listing: {statistics.median(seconds) / listing:.2f})")
+        print(f"games whole in memory once the mail is handled (its own, and any without a current snapshot), "
+              f"of {games:,}: {runs[0]['whole']:,}"
+              f"{' (snapshots dropped)' if args.drop_snapshots else ''}")
         print(f"peak RSS MiB: {peak / 2**20:,.1f} (RSS once serving {mib(runs[-1]['rss'])})")
         print(f"reference peak RSS MiB of a bare interpreter that imported gm: {bare / 2**20:,.1f}")
         print(f"KiB per game: {(peak - bare) / games / 1024:,.1f}")

@@ -82,11 +82,15 @@ def _frame(data: bytes) -> bytes:
 
 def write(root: Path, head: Head, body: Any) -> None:
     """Write a game's snapshot atomically (a rename over the old one)."""
-    target = path_of(root, head.game_id)
+    write_pickled(root, head.game_id, pickle.dumps(head, protocol=5), pickle.dumps(body, protocol=5))
+
+
+def write_pickled(root: Path, game_id: str, head: bytes, body: bytes) -> None:
+    """Write a snapshot whose head and body are pickled already."""
+    target = path_of(root, game_id)
     target.parent.mkdir(exist_ok=True)
-    data = MAGIC + _frame(pickle.dumps(head, protocol=5)) + _frame(pickle.dumps(body, protocol=5))
-    tmp = target.with_name(f".{head.game_id}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
+    tmp = target.with_name(f".{game_id}.{os.getpid()}.tmp")
+    tmp.write_bytes(MAGIC + _frame(head) + _frame(body))
     os.replace(tmp, target)
 
 
