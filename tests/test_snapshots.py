@@ -21,7 +21,7 @@ from gm.pbem.master import GameMaster
 from gm.pbem.mailer import Identity
 from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key
-from gm.storage import DurableMaildir
+from gm.storage import DurableMaildir, unix_lines
 from gmtest import GM, START, World, run, started_game
 
 AFTER = START + timedelta(hours=1, microseconds=123456)
@@ -228,3 +228,29 @@ def test_a_crash_that_spoils_a_snapshot_costs_only_a_replay(tmp_path, spoil):
         target.write_bytes(target.read_bytes()[:20])
     master = _serve(data, mails)
     assert master.games["g1"].turn == 4
+
+
+def test_a_current_snapshot_whose_event_was_cut_short_is_not_trusted_for_its_replies(tmp_path):
+    """The snapshot holds the last event, but that event's replies were
+    never queued (as if gm died between writing them and queueing them):
+    they are rendered again from the archive and queued, the same bytes."""
+    data, _, _ = _played(tmp_path)
+    store = Store(data, create=False)
+    head = snapshots.read_head(data, "g1")
+    assert head is not None and head.last_messages
+    for key, _ in head.last_messages:
+        (store.sent.path / f"g1.{key}").unlink()
+    master = GameMaster(store, Identity(GM), clock=lambda: AFTER)
+    master.load()
+    queued = sorted(store.outbox.keys())
+    assert queued == sorted(f"g1.{key}" for key, _ in head.last_messages)
+    for key in queued:  # as first delivered (locally), before the markers were lost
+        assert unix_lines(store.outbox.get_bytes(key)) == store.delivered.get_bytes(key)
+
+
+def test_start_up_clears_snapshots_a_crash_left_half_written(tmp_path):
+    data, _, _ = _played(tmp_path)
+    torn = data / "snapshots" / ".g1.12345.tmp"
+    torn.write_bytes(b"gm-snapshot 1\n")
+    GameMaster(Store(data, create=False), Identity(GM)).load()
+    assert not torn.exists() and snapshots.read_head(data, "g1") is not None

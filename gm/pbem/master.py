@@ -52,7 +52,7 @@ from .archive import (
     ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time,
     answering, notice_messages, orders_text, player_message_id, prepend_header, to_event,
 )
-from . import loading
+from . import loading, snapshots
 from .loading import digest as _digest
 from .resident import CAPACITY, Games, Live
 from .creation import created_event, parse_fields
@@ -128,6 +128,7 @@ class GameMaster(Clockwork):
         snapshot is not current); finish any half-done reply queueing; and
         write the snapshots that were missing or stale, for the next start."""
         self.started = self.clock()
+        snapshots.clear_unfinished(self.store.root)
         spooled = set(self.store.spool.keys())
         for game_id in self.store.game_ids():
             self._open_game(game_id, spooled)

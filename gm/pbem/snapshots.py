@@ -98,6 +98,15 @@ def remove(root: Path, game_id: str) -> None:
     path_of(root, game_id).unlink(missing_ok=True)
 
 
+def clear_unfinished(root: Path) -> None:
+    """Remove what a process killed while writing a snapshot left behind
+    (called at start-up, when no other gm writes here)."""
+    folder = root / "snapshots"
+    if folder.is_dir():
+        for entry in folder.glob(".*.tmp"):
+            entry.unlink(missing_ok=True)
+
+
 def _read_frame(handle: Any) -> bytes | None:
     prefix = handle.read(_LENGTH.size + 32)
     if len(prefix) != _LENGTH.size + 32:
