@@ -291,6 +291,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _shard(args: argparse.Namespace) -> int:
     """``gm shard init|transport|route|export|import`` (`gm.pbem.shards`)."""
     from .pbem import shards
+    from .pbem.store import MissingDataDirectory
 
     identity = _identity(args)
     try:
@@ -314,6 +315,8 @@ def _shard(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"gm shard {args.what}: {error}", file=sys.stderr)
         return EXIT_CONFIG
+    except MissingDataDirectory:
+        raise  # exit 2, as for every command
     except OSError as error:  # a bundle or data directory that cannot be read or written
         print(f"gm shard {args.what}: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return EXIT_START

@@ -393,6 +393,10 @@ def import_game(store, bundle: str | os.PathLike[str]) -> Bundle:
         home.rmdir()  # the empty directory of a reserved id (this game, moved away once before)
     os.rename(staging, home)
     fsync_dir(store.games_dir)
+    try:
+        staging.parent.rmdir()
+    except OSError:  # another game's import, cut short, left its copy there
+        pass
     for name, markers in (("sent", store.sent), ("handled", store.handled)):
         folder = source / name
         for marker in sorted(os.listdir(folder)) if folder.is_dir() else []:
