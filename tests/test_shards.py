@@ -86,15 +86,29 @@ def test_a_shard_makes_only_its_own_ids_and_skips_those_taken(tmp_path):
     assert nowhere.returncode == 2 and "no gm data directory" in nowhere.stderr and not (tmp_path / "none").exists()
 
 
-def test_a_bundle_goes_only_to_a_shard_with_the_same_key(tmp_path):
+def test_a_bundle_carries_the_games_mail_and_markers_and_goes_only_to_a_shard_with_the_same_key(tmp_path):
     source = Store(tmp_path / "a")
     other = Store(tmp_path / "b")  # a key of its own
     archive = source.archive("g1")
     archive.add(b"Subject: created\n\nx\n", "000001.in.x")
-    with pytest.raises(ValueError, match="no game g3"):
-        export_game(source, "g3", tmp_path / "bundle", "gm", DOMAIN)
-    export_game(source, "g1", tmp_path / "bundle", "gm", DOMAIN)
-    assert source.game_ids() == [] and (source.games_dir / "g1").is_dir()
+    source.archive("g3").add(b"Subject: created\n\ny\n", "000001.in.y")
+    for key, to in (("01.lmtp.mine", f"gm+G1.2.token@{DOMAIN}"), ("02.lmtp.other", f"gm+g3.1.token@{DOMAIN}"),
+                    ("03.lmtp.gm", f"gm@{DOMAIN}"), ("04.lmtp.g10", f"gm+g10.1.token@{DOMAIN}")):
+        source.spool.add(f"X-GM-Envelope-To: <{to}>\r\nFrom: p@example.org\r\n\r\norders\r\n".encode(), key)
+    source.spool.add(b"X-GM-Event: deadline\r\nX-GM-Game: g1\r\n\r\ndue\r\n", "05.clock.deadline-g1")
+    for key in ("g1.000002.out.1", "warning.g1.2.2026-11-21", "g3.000002.out.1", "g1.000001.out.1"):
+        source.outbox.add(b"Subject: a reply\r\n\r\n", key)
+    for key in ("g1.000001.out.1", "g1.000001.out.2", "g10.000001.out.1", "g3.000001.out.1"):
+        source.sent.add(key)
+    with pytest.raises(ValueError, match="no game g5"):
+        export_game(source, "g5", tmp_path / "bundle", "gm", DOMAIN)
+    done = export_game(source, "g1", tmp_path / "bundle", "gm", DOMAIN)
+    assert (done.spool, done.outbox, done.sent) == (2, 2, 2), done
+    assert source.game_ids() == ["g3"] and (source.games_dir / "g1").is_dir()  # the id stays taken
+    assert source.spool.keys() == ["02.lmtp.other", "03.lmtp.gm", "04.lmtp.g10"]
+    assert source.outbox.keys() == ["g1.000001.out.1", "g3.000002.out.1"]  # sent already: the deliverer drops it
+    assert [p.name for p in (source.root / "moved").glob("*/g1")] == ["g1"]
+    assert source.reserve_game_id() == "g4"
     with pytest.raises(ValueError, match="another secret.key"):
         import_game(other, tmp_path / "bundle")
     assert other.game_ids() == []
@@ -103,6 +117,9 @@ def test_a_bundle_goes_only_to_a_shard_with_the_same_key(tmp_path):
     same = Store(tmp_path / "c", create=False)
     import_game(same, tmp_path / "bundle")
     assert same.game_ids() == ["g1"] and same.archive("g1").keys() == ["000001.in.x"]
+    assert same.spool.keys() == ["01.lmtp.mine", "05.clock.deadline-g1"]
+    assert same.outbox.keys() == ["g1.000002.out.1", "warning.g1.2.2026-11-21"]
+    assert "g1.000001.out.2" in same.sent and "g10.000001.out.1" not in same.sent
     assert not (same.root / "moving-in").exists()
     with pytest.raises(ValueError, match="has a game g1 already"):
         import_game(same, tmp_path / "bundle")
