@@ -159,7 +159,9 @@ def _serve(args: argparse.Namespace) -> int:
     logs.setup(_log_level(args))
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
     out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"
-    print(f"gm serving as {config.identity.address}: {where}; data in {config.data}/; outgoing mail to {out}", flush=True)
+    shard = _shard_of(config.data)
+    print(f"gm serving as {config.identity.address}{shard}: {where}; data in {config.data}/; outgoing mail to {out}",
+          flush=True)
     try:
         asyncio.run(serve(config))
     except StartError as error:
@@ -168,6 +170,18 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
         logs.event("stopped", signal="SIGINT")
     return 0
+
+
+def _shard_of(data: str) -> str:
+    """`` (shard K/S)`` when the data directory is a shard, else nothing."""
+    from .configfile import ConfigError
+    from .pbem.shards import shard_of
+
+    try:
+        shard = shard_of(data)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    return f" (shard {shard})" if shard else ""
 
 
 def _secret(path: str | None, variable: str) -> str | None:
@@ -274,6 +288,41 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if not differences else 1
 
 
+def _shard(args: argparse.Namespace) -> int:
+    """``gm shard init|transport|route|export|import`` (`gm.pbem.shards`)."""
+    from .pbem import shards
+    from .pbem.store import MissingDataDirectory
+
+    identity = _identity(args)
+    try:
+        if args.what == "transport":
+            print("\n".join(shards.transport_lines(identity.local, identity.domain, args.hops)))
+        elif args.what == "route":
+            if (args.hop is None) == (not args.hold):
+                raise ValueError("give either the next hop (HOST:PORT) or --hold")
+            print(shards.moved_line(identity.local, identity.domain, args.game, args.hop))
+        elif args.what == "init":
+            shard, store = shards.Shard.parse(args.shard), _store(args)
+            changed = shards.init(store.root, shard)
+            print(f"{store.root} {'is now' if changed else 'was already'} shard {shard}: the games it makes are "
+                  f"gN with N mod {shard.count} = {shard.index}")
+        elif args.what == "export":
+            done = shards.export_game(_store(args), args.game, args.to, identity.local, identity.domain)
+            print(f"exported {done.summary()} to {args.to}; `gm shard import {args.to}` on the new shard")
+        else:
+            done = shards.import_game(_store(args), args.bundle)
+            print(f"imported {done.summary()}; restart this shard's gm serve, then route {done.game}'s mail here")
+    except ValueError as error:
+        print(f"gm shard {args.what}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    except MissingDataDirectory:
+        raise  # exit 2, as for every command
+    except OSError as error:  # a bundle or data directory that cannot be read or written
+        print(f"gm shard {args.what}: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_START
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gm", description="A game master for Spaceships played by email.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
@@ -367,6 +416,44 @@ def build_parser() -> argparse.ArgumentParser:
     replay = commands.add_parser("replay", help="rebuild a game from its Maildir and check every message it sent")
     replay.add_argument("maildir", metavar="MAILDIR")
     replay.set_defaults(run=_replay)
+
+    shard = commands.add_parser("shard", help="run several daemons, each with a share of the games",
+                                description="Several gm daemons behind one MTA, games sharded by id "
+                                "(see docs/operations.md, \"Several daemons\").")
+    shard_commands = shard.add_subparsers(dest="what", required=True, metavar="WHAT")
+    init = shard_commands.add_parser("init", help="make this data directory shard K of S",
+                                     description="Make the data directory (which must hold the shards' shared "
+                                     "secret.key) shard K of S: the games it makes are gN with N mod S = K.")
+    init.add_argument("shard", metavar="K/S", help="this shard's number K (0 to S-1) and the number of shards S")
+    data_option(init)
+    transport = shard_commands.add_parser("transport", help="print the Postfix regexp map that routes games to shards",
+                                          description="Print the lines of the regexp transport map (gm-shards) that "
+                                          "route each game's plus-addresses to its shard: one HOP per shard, shard 0 first.")
+    transport.add_argument("hops", nargs="+", metavar="HOP", help="a shard's LMTP listener HOST:PORT, or a Postfix next hop")
+    route = shard_commands.add_parser("route", help="print the Postfix line that routes (or holds) one moved game",
+                                      description="Print a line of the override transport map (gm-moved) that sends "
+                                      "GAME's mail to HOP, or, with --hold, a line of the access map (gm-hold) that "
+                                      "keeps it on Postfix's hold queue while the game moves.")
+    route.add_argument("game", metavar="GAME")
+    route.add_argument("hop", nargs="?", metavar="HOP", help="the new shard's LMTP listener HOST:PORT")
+    route.add_argument("--hold", action="store_true", help="keep the game's mail on Postfix's hold queue")
+    export = shard_commands.add_parser("export", help="take a game out of this (stopped) shard into a bundle",
+                                       description="Take GAME out of the data directory into the new folder BUNDLE, "
+                                       "with its spooled and queued mail and its sent markers. Stop this shard's "
+                                       "gm serve first, and hold the game's mail in Postfix (gm shard route --hold).")
+    export.add_argument("game", metavar="GAME")
+    export.add_argument("--to", required=True, metavar="BUNDLE", help="the folder to make")
+    data_option(export)
+    bring = shard_commands.add_parser("import", help="put a game's bundle into this (stopped) shard",
+                                      description="Put a bundle made by gm shard export into the data directory. "
+                                      "Stop this shard's gm serve first; start it again afterwards.")
+    bring.add_argument("bundle", metavar="BUNDLE")
+    data_option(bring)
+    for command in (init, transport, route, export, bring):
+        identity_options(command)
+    transport.add_argument("--config", help="a TOML file of settings: address, domain")
+    route.add_argument("--config", help="a TOML file of settings: address, domain")
+    shard.set_defaults(run=_shard)
 
     from .operator_cli import add_commands
 

@@ -161,10 +161,14 @@ class Store:
     def reserve_game_id(self) -> str:
         """A new game's id, reserved at once by making its directory
         (exclusively: two ``gm new`` at the same moment never get the same),
-        so that ``gm new`` can name the game before the daemon makes it."""
+        so that ``gm new`` can name the game before the daemon makes it.
+        A shard (`gm.pbem.shards`) takes only the numbers that are its own."""
+        from .shards import numbering
+
+        following = numbering(self.root)
         number = max(self._numbers(), default=0)
         while True:
-            number += 1
+            number = following(number)
             try:
                 os.mkdir(self.games_dir / f"g{number}")
             except FileExistsError:
@@ -176,12 +180,16 @@ class Store:
         """The id for a new game whose request named none (requests spooled
         before ``gm new`` reserved ids). The daemon is the only maker of
         games, so the directory is listed once and the count kept in memory
-        after; reserved ids are skipped."""
+        after; reserved ids are skipped, and so, in a shard, are the numbers
+        of the other shards."""
+        from .shards import numbering
+
+        following = numbering(self.root)
         if self._last_id is None:
             self._last_id = max(self._numbers(), default=0)
-        self._last_id += 1
+        self._last_id = following(self._last_id)
         while (self.games_dir / f"g{self._last_id}").exists():
-            self._last_id += 1
+            self._last_id = following(self._last_id)
         return f"g{self._last_id}"
 
     def shunt_message(self, raw: bytes, key: str, reason: str) -> None:

@@ -1,0 +1,418 @@
+"""Several daemons behind one MTA, each holding a share of the games.
+
+docs/operations.md ("Several daemons") is the procedure; this is its tooling.
+
+**Game ids.** A data directory that is shard K of S (the file ``DATA/shard``
+holds ``K/S``, written by `gm shard init`) numbers the games it makes ``gN``
+with N mod S = K, so no two shards ever make the same id and the shard of a
+game made there can be read off its id. `transport_lines` writes the Postfix
+regexp transport map that routes each plus-address by that rule: S must
+divide 100 (1, 2, 4, 5, 10, 20, 25, 50, 100), so that the rule looks at the
+id's last one or two digits only. Ids stay ``g`` and digits, as everything
+else in gm expects.
+
+**Moving a game.** A game's Maildir (``games/GAME/``) is its whole state;
+`export_game` takes it from a stopped shard into a *bundle*, a folder laid
+out like a data directory, together with what of the game lives elsewhere in
+the data directory:
+
+- its mail waiting in ``spool/`` and ``outbox/`` (moved: the old shard must
+  neither handle nor send it);
+- its ``sent/`` markers (copied): the new shard must not send again what the
+  old one sent, which it would otherwise do for the game's last event;
+- its ``undeliverable/`` mail (copied), for the owner's daily summary;
+- its seats' pending address moves, in ``challenges/`` and ``handled/``
+  (copied).
+
+Nothing else is the game's: ``limits/`` counts addresses per day, ``shunt/``
+stays with the operator of the shard that shunted the mail, and
+``snapshots/GAME/`` is a cache, dropped on both sides and rebuilt from the
+archive. The old shard keeps the Maildir under ``moved/STAMP/GAME`` and an
+empty ``games/GAME/`` (a reserved id, as `gm new` makes), so that it never
+makes that id again. `import_game` puts a bundle into another shard's data
+directory; both refuse unless the two directories share the server key,
+without which every player's address would stop working.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from ..mail.reading import addresses, parse_message
+from ..storage import DurableMaildir, fsync_dir
+
+SHARD_FILE = "shard"
+"""The file in a data directory that says which shard it is (``K/S``)."""
+ROUTABLE_COUNTS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
+"""Shard counts a regexp on the id's last two digits can route."""
+MANIFEST = "manifest"
+"""The bundle's description: ``name: value`` lines."""
+GAME_ID = re.compile(r"g\d+")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count``: it makes the ids gN with N mod count = index."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``K/S``, such as ``1/2``; ValueError with the reason otherwise."""
+        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not match:
+            raise ValueError(f"{text.strip()!r}: give K/S, such as 0/2 or 1/2 (shard K of S, K from 0 to S-1)")
+        index, count = int(match[1]), int(match[2])
+        if count not in ROUTABLE_COUNTS:
+            raise ValueError(f"{count} shards: the transport map routes by an id's last two digits, so the "
+                             f"number of shards must divide 100 ({', '.join(map(str, ROUTABLE_COUNTS))})")
+        if not 0 <= index < count:
+            raise ValueError(f"shard {index} of {count}: K runs from 0 to {count - 1}")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, game_id: str) -> bool:
+        """Whether a game of this id is made here (and routed here unless moved)."""
+        return bool(GAME_ID.fullmatch(game_id)) and int(game_id[1:]) % self.count == self.index
+
+    def after(self, number: int) -> int:
+        """The first game number past ``number`` that this shard makes."""
+        following = number + 1
+        return following + (self.index - following) % self.count
+
+
+def shard_of(root: str | os.PathLike[str]) -> Shard | None:
+    """The shard a data directory is (None: it is the only one)."""
+    try:
+        text = (Path(root) / SHARD_FILE).read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise ValueError(f"{Path(root) / SHARD_FILE}: {error}") from None
+
+
+def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
+    """The next game number after a given one, for this data directory:
+    its shard's next, or simply the next when it is no shard."""
+    shard = shard_of(root)
+    return shard.after if shard else (lambda number: number + 1)
+
+
+def init(root: str | os.PathLike[str], shard: Shard) -> bool:
+    """Make the data directory at ``root`` shard ``shard``; False when it is
+    that already. ValueError when it is another shard: its games were
+    numbered for that one and the transport map routes them there."""
+    current = shard_of(root)
+    if current == shard:
+        return False
+    if current is not None:
+        raise ValueError(f"{root} is shard {current} already; its games are routed by that. "
+                         f"Remove {Path(root) / SHARD_FILE} first if you are renumbering every shard")
+    path = Path(root) / SHARD_FILE
+    _write(path, f"{shard}\n".encode())
+    return True
+
+
+# The Postfix transport maps
+
+
+def _ere(text: str) -> str:
+    """``text`` as a literal in a POSIX extended regular expression."""
+    return re.sub(r"([\\.^$|?*+()\[\]{}])", r"\\\1", text)
+
+
+def _digits(digits: list[int]) -> str:
+    """A bracket expression for a set of digits (runs of three or more as ranges)."""
+    if len(digits) == 1:
+        return str(digits[0])
+    parts, run = [], [digits[0]]
+    for digit in digits[1:] + [None]:  # type: ignore[list-item]
+        if digit is not None and digit == run[-1] + 1:
+            run.append(digit)
+            continue
+        parts.append(f"{run[0]}-{run[-1]}" if len(run) >= 3 else "".join(map(str, run)))
+        if digit is not None:
+            run = [digit]
+    return f"[{''.join(parts)}]"
+
+
+def number_pattern(shard: Shard) -> str:
+    """A POSIX ERE for the decimal numbers N >= 1 with N mod S = K, which
+    looks at their last one or two digits (S divides 100)."""
+    if shard.count == 1:
+        return "[0-9]+"
+    if 10 % shard.count == 0:
+        ends = [d for d in range(10) if d % shard.count == shard.index]
+        return f"[0-9]*{_digits(ends)}"
+    # Two digits: group the tens digits that allow the same units digits.
+    by_units: dict[tuple[int, ...], list[int]] = {}
+    for tens in range(10):
+        units = tuple(u for u in range(10) if (10 * tens + u) % shard.count == shard.index)
+        if units:
+            by_units.setdefault(units, []).append(tens)
+    endings = "|".join(f"{_digits(tens)}{_digits(list(units))}" for units, tens in by_units.items())
+    short = [n for n in range(1, 10) if n % shard.count == shard.index]
+    alternatives = [f"[0-9]*({endings})" if len(by_units) > 1 else f"[0-9]*{endings}"]
+    if short:
+        alternatives.append(_digits(short))
+    return "|".join(alternatives)
+
+
+def _address_pattern(local: str, domain: str, game: str) -> str:
+    return f"/^{_ere(local)}\\+g({game})(\\.[^@]*)?@{_ere(domain)}$/"
+
+
+def nexthop(text: str) -> str:
+    """A Postfix next hop: ``HOST:PORT`` is a gm LMTP listener
+    (``lmtp:inet:HOST:PORT``); anything with a transport name is kept."""
+    if text.count(":") == 1 and text.rsplit(":", 1)[1].isdigit():
+        return f"lmtp:inet:{text}"
+    return text
+
+
+def transport_lines(local: str, domain: str, hops: list[str]) -> list[str]:
+    """The regexp transport map (``gm-shards``) for ``len(hops)`` shards:
+    shard K's plus-addresses (``gm+gN...`` with N mod S = K) to ``hops[K]``."""
+    count = len(hops)
+    Shard.parse(f"0/{count}")  # a count the map can route
+    return [f"{_address_pattern(local, domain, number_pattern(Shard(k, count)))}    {nexthop(hop)}"
+            for k, hop in enumerate(hops)]
+
+
+def moved_line(local: str, domain: str, game: str, hop: str | None) -> str:
+    """A line of the override transport map (``gm-moved``) that sends
+    ``game``'s mail to ``hop``; with None, a line of the access map
+    (``gm-hold``) that puts it on Postfix's hold queue while the game moves.
+
+    Holding is done when the mail is accepted, not by its route: a route to
+    Postfix's ``retry`` transport would make Postfix refuse the recipient
+    with 450 at RCPT, leaving the mail in the sender's queue, to come back
+    at the sender's pace and dated by when it finally got in."""
+    if not GAME_ID.fullmatch(game):
+        raise ValueError(f"{game!r} is no game id")
+    target = nexthop(hop) if hop else f"HOLD game {game} is moving"
+    return f"{_address_pattern(local, domain, game[1:])}    {target}"
+
+
+# Moving a game between shards
+
+
+def key_check(key: bytes) -> str:
+    """What shows that two data directories share the server key, and
+    reveals nothing of it."""
+    return hmac.new(key, b"gm shard bundle", hashlib.sha256).hexdigest()[:16]
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a small file durably, replacing it atomically."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy a folder of files (a Maildir), every file and folder fsynced."""
+    shutil.copytree(source, target, copy_function=shutil.copy2)
+    for folder, _, files in os.walk(target):
+        for name in files:
+            fd = os.open(os.path.join(folder, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        fsync_dir(Path(folder))
+    fsync_dir(target.parent)
+
+
+def _mail_names(raw: bytes, local: str, domain: str, game: str) -> bool:
+    """Whether spooled mail belongs to ``game``: a GM event about it, or mail
+    to one of its plus-addresses (as `gm.pbem.master` reads them)."""
+    message = parse_message(raw)
+    if str(message.get("X-GM-Game", "")).strip() == game:
+        return True
+    envelope = [str(v).strip().strip("<>") for v in message.get_all("X-GM-Envelope-To", [])]
+    for address in envelope + addresses(message, "To") + addresses(message, "Cc"):
+        name, _, host = address.rpartition("@")
+        base, plus, tag = name.partition("+")
+        if plus and base.lower() == local.lower() and host.lower() == domain.lower():
+            if tag.lower().split(".")[0] == game:
+                return True
+    return False
+
+
+def _moves_of(box: DurableMaildir, game: str) -> list[str]:
+    """The keys of a game's seats' address moves waiting for confirmation."""
+    found = []
+    for key in box.keys():
+        if not key.startswith("a"):
+            continue
+        fields = str(parse_message(box.get_bytes(key)).get("X-GM-Move", ""))
+        if re.search(rf"(^|;)\s*game={re.escape(game)}\s*(;|$)", fields):
+            found.append(key)
+    return found
+
+
+@dataclass
+class Bundle:
+    """What `export_game` carried, for the operator: counts by kind."""
+
+    game: str
+    spool: int = 0
+    outbox: int = 0
+    sent: int = 0
+    undeliverable: int = 0
+    moves: int = 0
+
+    def summary(self) -> str:
+        return (f"{self.game}: the archive, {self.spool} spooled, {self.outbox} queued, {self.sent} sent markers, "
+                f"{self.undeliverable} undeliverable, {self.moves} address moves")
+
+
+def _game_keys(keys: list[str], game: str) -> list[str]:
+    """Outbox and marker keys of a game's own mail: ``GAME.ARCHIVE-KEY`` and
+    the forgery warnings ``warning.GAME.PLAYER.DAY``."""
+    return [k for k in keys if k.startswith(f"{game}.") or k.startswith(f"warning.{game}.")]
+
+
+def export_game(store, game: str, bundle: str | os.PathLike[str], local: str, domain: str,
+                now: datetime | None = None) -> Bundle:
+    """Take ``game`` out of a shard's data directory (``store``, a
+    `gm.pbem.store.Store`) into the new folder ``bundle``. The shard's
+    daemon must be stopped (and the game's mail held in the MTA's queue).
+
+    The bundle is complete and durable before anything leaves the data
+    directory; then the game's mail leaves its spool and outbox, and its
+    Maildir moves to ``moved/STAMP/GAME``, an empty ``games/GAME`` keeping
+    its id taken. ValueError when there is no such game or the bundle exists."""
+    if not GAME_ID.fullmatch(game) or not (store.games_dir / game / "new").is_dir():
+        raise ValueError(f"no game {game} in {store.root}")
+    target = Path(bundle)
+    if target.exists():
+        raise ValueError(f"{target} exists already: give a new folder for the bundle")
+    now = now or datetime.now(timezone.utc)
+    done = Bundle(game)
+    staging = target.with_name(f".{target.name}.partial")
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    _copy_tree(store.games_dir / game, staging / "games" / game)
+
+    spooled = [k for k in store.spool.keys() if _mail_names(store.spool.get_bytes(k), local, domain, game)]
+    queued = [k for k in _game_keys(store.outbox.keys(), game) if k not in store.sent]
+    for name, box, keys in (("spool", store.spool, spooled), ("outbox", store.outbox, queued),
+                            ("undeliverable", store.undeliverable, _game_keys(store.undeliverable.keys(), game))):
+        copy = DurableMaildir(staging / name)
+        for key in keys:
+            copy.add(box.get_bytes(key), key)
+        setattr(done, name, len(keys))
+    moves = _moves_of(store.challenges, game)
+    challenges = DurableMaildir(staging / "challenges")
+    for key in moves:
+        challenges.add(store.challenges.get_bytes(key), key)
+    done.moves = len(moves)
+    markers = [(staging / "sent", k) for k in _game_keys(sorted(os.listdir(store.sent.path)), game)]
+    markers += [(staging / "handled", f"moved-{k}") for k in moves if f"moved-{k}" in store.handled]
+    for folder, name in markers:
+        folder.mkdir(exist_ok=True)
+        _write(folder / name, b"")
+    done.sent = sum(1 for folder, _ in markers if folder.name == "sent")
+    _write(staging / MANIFEST, (f"game: {game}\nkey-check: {key_check(store.key)}\nfrom: {store.root.resolve()}\n"
+                                f"exported: {now.isoformat()}\n{done.summary()}\n").encode())
+    os.rename(staging, target)
+    fsync_dir(target.parent)
+
+    # The bundle is whole: now the game leaves this data directory.
+    for key in spooled:
+        store.spool.remove(key)
+        store.attempts.end(key)
+    for key in queued:
+        store.outbox.remove(key)
+    kept = store.root / "moved" / now.strftime("%Y%m%dT%H%M%S%fZ")
+    kept.mkdir(parents=True)
+    os.rename(store.games_dir / game, kept / game)
+    os.mkdir(store.games_dir / game)  # the id stays taken here
+    fsync_dir(store.games_dir)
+    fsync_dir(kept)
+    shutil.rmtree(store.root / "snapshots" / game, ignore_errors=True)
+    return done
+
+
+def read_manifest(bundle: str | os.PathLike[str]) -> dict[str, str]:
+    fields = {}
+    for line in (Path(bundle) / MANIFEST).read_text().splitlines():
+        name, sep, value = line.partition(": ")
+        if sep:
+            fields[name] = value
+    return fields
+
+
+def import_game(store, bundle: str | os.PathLike[str]) -> Bundle:
+    """Put a bundle made by `export_game` into a shard's data directory
+    (``store``); the shard's daemon then needs a restart to take the game.
+    ValueError when the bundle is not one, the server keys differ, or the
+    game is here already."""
+    source = Path(bundle)
+    try:
+        fields = read_manifest(source)
+    except FileNotFoundError:
+        raise ValueError(f"{source} is no game bundle (no {MANIFEST}): `gm shard export` makes them") from None
+    game = fields.get("game", "")
+    if not GAME_ID.fullmatch(game) or not (source / "games" / game / "new").is_dir():
+        raise ValueError(f"{source}: the bundle holds no game")
+    if fields.get("key-check") != key_check(store.key):
+        raise ValueError(f"{source}: exported from a data directory with another secret.key; every shard "
+                         f"needs the same key, or the players' addresses stop working")
+    home = store.games_dir / game
+    if (home / "new").is_dir():
+        raise ValueError(f"{store.root} has a game {game} already")
+    done = Bundle(game)
+    staging = store.root / "moving-in" / game
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.parent.mkdir(exist_ok=True)
+    _copy_tree(source / "games" / game, staging)
+    shutil.rmtree(store.root / "snapshots" / game, ignore_errors=True)
+    if home.exists():
+        home.rmdir()  # the empty directory of a reserved id (this game, moved away once before)
+    os.rename(staging, home)
+    fsync_dir(store.games_dir)
+    try:
+        staging.parent.rmdir()
+    except OSError:  # another game's import, cut short, left its copy there
+        pass
+    for name, markers in (("sent", store.sent), ("handled", store.handled)):
+        folder = source / name
+        for marker in sorted(os.listdir(folder)) if folder.is_dir() else []:
+            markers.add(marker)
+            done.sent += name == "sent"
+    # The game's mail last: the daemon may be running, and mail that names a
+    # game it has no archive for would be shunted.
+    for name in ("undeliverable", "challenges", "outbox", "spool"):
+        if not (source / name / "new").is_dir():
+            continue
+        copy = DurableMaildir(source / name, create=False)
+        box = getattr(store, name)
+        for key in copy.keys():
+            box.add(copy.get_bytes(key), key)
+        if hasattr(done, name):
+            setattr(done, name, len(copy.keys()))
+        else:
+            done.moves = len(copy.keys())
+    return done
