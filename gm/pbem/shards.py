@@ -26,7 +26,7 @@ the data directory:
 
 Nothing else is the game's: ``limits/`` counts addresses per day, ``shunt/``
 stays with the operator of the shard that shunted the mail, and
-``snapshots/GAME/`` is a cache, dropped on both sides and rebuilt from the
+``snapshots/GAME`` is a cache, dropped on both sides and rebuilt from the
 archive. The old shard keeps the Maildir under ``moved/STAMP/GAME`` and an
 empty ``games/GAME/`` (a reserved id, as `gm new` makes), so that it never
 makes that id again. `import_game` puts a bundle into another shard's data
@@ -48,6 +48,7 @@ from typing import Callable
 
 from ..mail.reading import addresses, parse_message
 from ..storage import DurableMaildir, fsync_dir
+from . import snapshots
 
 SHARD_FILE = "shard"
 """The file in a data directory that says which shard it is (``K/S``)."""
@@ -350,7 +351,7 @@ def export_game(store, game: str, bundle: str | os.PathLike[str], local: str, do
     os.mkdir(store.games_dir / game)  # the id stays taken here
     fsync_dir(store.games_dir)
     fsync_dir(kept)
-    shutil.rmtree(store.root / "snapshots" / game, ignore_errors=True)
+    snapshots.remove(store.root, game)
     return done
 
 
@@ -388,7 +389,7 @@ def import_game(store, bundle: str | os.PathLike[str]) -> Bundle:
         shutil.rmtree(staging)
     staging.parent.mkdir(exist_ok=True)
     _copy_tree(source / "games" / game, staging)
-    shutil.rmtree(store.root / "snapshots" / game, ignore_errors=True)
+    snapshots.remove(store.root, game)
     if home.exists():
         home.rmdir()  # the empty directory of a reserved id (this game, moved away once before)
     os.rename(staging, home)
