@@ -34,6 +34,7 @@ ever sent (only the last event's are written: start-up looks at those
 only), and delivered/ copies (a production host relays instead).
 
     python bench/build_data.py DIR [--games N] [--turns T] [--prototypes K] [--verify V] [--seed S] [--quick]
+    python bench/build_data.py DIR --refresh
 """
 
 from __future__ import annotations
@@ -332,7 +333,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify", type=int, default=10, help="clones checked by replay, besides every prototype (default 10)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the orders (default 1)")
     parser.add_argument("--quick", action="store_true", help="12 games at turn 3, for the smoke test")
+    parser.add_argument("--refresh", action="store_true",
+                        help="DATA exists: write every game's snapshot for the gm that runs now (a snapshot is used "
+                             "only by the code that wrote it), as the first start after an upgrade does; timed")
     args = parser.parse_args(argv)
+    if args.refresh:
+        if not args.data:
+            parser.error("--refresh needs DATA")
+        start = time.perf_counter()
+        master = GameMaster(Store(args.data, create=False), Identity(GM_ADDRESS))
+        master.load()
+        print(f"snapshots of {len(master.games):,} games written in {time.perf_counter() - start:.1f} s "
+              f"(every game rebuilt whose snapshot was not current)")
+        return 0
     if args.quick:
         args.games, args.turns, args.prototypes, args.verify = 12, 3, 2, 3
     temporary = None if args.data else tempfile.mkdtemp(prefix="gm-bench-data-")
