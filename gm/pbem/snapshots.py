@@ -30,6 +30,7 @@ import hashlib
 import os
 import pickle
 import struct
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -41,11 +42,12 @@ _LENGTH = struct.Struct(">Q")
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A digest of every file of the installed gm package (code, grammars,
-    templates): a snapshot pickled by other code may not mean the same
-    state, so only one written by exactly this gm is used."""
+    """A digest of the Python version and of every file of the installed gm
+    package (code, grammars, templates): a snapshot pickled by other code
+    may not mean the same state, so only one written by exactly this gm is
+    used."""
     root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(sys.version.encode() + b"\0")
     for folder, dirs, files in sorted(os.walk(root, followlinks=True)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
