@@ -6,6 +6,7 @@ are the ones its archives replay to, byte for byte in every mail after."""
 
 from __future__ import annotations
 
+import errno
 import shutil
 from datetime import timedelta
 from email.message import EmailMessage
@@ -22,7 +23,7 @@ from gm.pbem.mailer import Identity
 from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key
 from gm.storage import DurableMaildir, unix_lines
-from gmtest import GM, START, World, run, started_game
+from gmtest import GM, START, World, run, started_game, text
 
 AFTER = START + timedelta(hours=1, microseconds=123456)
 """When the next turn's mails reach a GameMaster (the played turns take minutes)."""
@@ -254,3 +255,64 @@ def test_start_up_clears_snapshots_a_crash_left_half_written(tmp_path):
     torn.write_bytes(b"gm-snapshot 1\n")
     GameMaster(Store(data, create=False), Identity(GM)).load()
     assert not torn.exists() and snapshots.read_head(data, "g1") is not None
+
+
+def test_a_fault_after_archiving_a_mail_never_applies_it_twice(tmp_path, monkeypatch):
+    """Writing the reply fails (a full disk) after the mail, which has no
+    Message-ID to be told apart by, was archived: when the disk is back,
+    the mail is not applied again, and its one reply goes out once."""
+    world = World(tmp_path)
+
+    async def scenario() -> None:
+        async with world:
+            await started_game(world)
+            raw = compose(world.alice, "Rz5", "<x@example.org>").replace(b"Message-ID: <x@example.org>\r\n", b"")
+            assert b"Message-ID" not in raw
+            real_add = DurableMaildir.add
+            failures = []
+
+            def full_outbox(self, data, key, seen=False):
+                if self.path.name == "outbox" and not failures:
+                    failures.append(key)
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                return real_add(self, data, key, seen)
+
+            monkeypatch.setattr(DurableMaildir, "add", full_outbox)
+            await world.asend(raw, world.alice.address, [str(world.alice.latest()["Reply-To"])])
+            for _ in range(3):
+                await world.settle()
+            assert failures
+            archive = world.daemon.store.archive("g1")
+            assert sum(b"Rz5" in archive.get_bytes(k) for k in archive.keys() if ".in." in k) == 1
+            assert world.daemon.store.spool.keys() == []
+            acks = [m for m in world.alice.inbox() if "Rz5" in text(m) and m["X-GM-Player"] is not None]
+            assert len(acks) == 1, [str(m["Subject"]) for m in acks]
+
+    run(scenario())
+
+
+def test_a_snapshot_that_cannot_be_written_does_not_stop_the_mail(tmp_path, monkeypatch, caplog):
+    """With room for one whole game and no snapshot writable, mail to two
+    games turn about is handled all the same (each game is rebuilt from its
+    archive when it comes back), and the failures are logged."""
+    world = World(tmp_path)
+    world.daemon.master.games.capacity = 1
+
+    def unwritable(store, live):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    async def scenario() -> None:
+        async with world:
+            await started_game(world)
+            world.clock.advance(minutes=1)
+            await started_game(world)
+            monkeypatch.setattr(loading, "save", unwritable)
+            for game in ("g1", "g2", "g1"):
+                mine = [m for m in world.alice.inbox() if f"gm+{game}." in str(m["Reply-To"])][-1]
+                await world.act(world.alice.reply, "Rz5", to=mine)
+            assert world.daemon.store.spool.keys() == [] and world.daemon.store.shunt.keys() == []
+            games = world.daemon.master.games
+            assert games["g1"].play.pending.get(1) and games["g2"].play.pending.get(1)
+
+    run(scenario())
+    assert "snapshot of g" in caplog.text and "Read-only file system" in caplog.text

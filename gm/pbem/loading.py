@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..kernel.engine import PlayerMail
 from .archive import Replayed, Threads, is_inbound, replay, spool_key_of
 from .mailer import Identity
-from .resident import GameSummary, Live
+from .resident import GameSummary, Live, summary_of
 from . import snapshots
 from .store import Store, origin_of
 
@@ -72,12 +72,7 @@ def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str])
     if head is not None and head.last_in == inbound[-1] and not _unfinished(store, game_id, present, head.last_messages):
         return Opened(head.summary, None, handled=_handled(inbound, spooled, game_id, head.summary.turn))
     live, unfinished = load(store, identity, game_id, keys)
-    return Opened(live_summary(live), live, unfinished, _handled(inbound, spooled, game_id, live.game.turn))
-
-
-def live_summary(live: Live) -> GameSummary:
-    from .resident import summary_of
-    return summary_of(live.game)
+    return Opened(summary_of(live.game), live, unfinished, _handled(inbound, spooled, game_id, live.game.turn))
 
 
 def load(store: Store, identity: Identity, game_id: str, keys: list[str] | None = None) -> tuple[Live, Messages]:
@@ -100,6 +95,9 @@ def load(store: Store, identity: Identity, game_id: str, keys: list[str] | None 
 
 def _rebuild(store: Store, identity: Identity, game_id: str, inbound: list[str], render: str,
              trust_snapshot: bool = True) -> tuple[Live, list[Replayed]]:
+    """The game from its snapshot (when it holds an event of this archive)
+    and the events after it, else from the whole archive; and the events
+    replayed, rendered as ``render`` says (see `gm.pbem.archive.replay`)."""
     archive = store.archive(game_id)
     found = snapshots.read(store.root, game_id) if trust_snapshot else None
     if found is not None and found[0].last_in in inbound:
@@ -122,7 +120,6 @@ def _rebuild(store: Store, identity: Identity, game_id: str, inbound: list[str],
 
 def save(store: Store, live: Live) -> None:
     """Write a game's snapshot, as it stands in memory."""
-    from .resident import summary_of
     head = snapshots.Head(snapshots.code_fingerprint(), live.game.id, live.last_in, live.number,
                           summary_of(live.game), live.last_messages)
     snapshots.write(store.root, head, (live.game, live.threads, live.applied))

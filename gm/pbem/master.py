@@ -46,6 +46,7 @@ from email.message import EmailMessage, Message
 from typing import Callable
 
 from ..mail.reading import addresses, parse_message
+from .addressing import envelope_from, plus_tags
 from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
 from .archive import (
@@ -54,7 +55,7 @@ from .archive import (
 )
 from . import loading, snapshots
 from .loading import digest as _digest
-from .resident import CAPACITY, Games, Live
+from .resident import CAPACITY, Games, Live, summary_of
 from .creation import created_event, parse_fields
 from .clockwork import Clockwork
 from .crashpoints import crashpoint
@@ -103,16 +104,17 @@ class GameMaster(Clockwork):
         self.identity = identity
         self.clock = clock
         self.limits = limits
-        self.games = Games(self._load_live, lambda live: loading.save(self.store, live), capacity)
+        self.games = Games(self._load_live, self._save_leaving, capacity)
         """Every game: summaries of all, the whole of those handled lately."""
         self.counts = DailyCounts(store.root / "limits")
         self.outside = OutsideMail(self)
         self.owner = OwnerMail(self, owner)
         """The operator's mail (`gm.pbem.owner`): actions by mail, the daily summary."""
         self.handled_keys: set[str] = set()
-        """Spool keys of messages archived in some game and still spooled,
-        and of the clock's events of each game's turn (so none is spooled
-        twice)."""
+        """Spool keys archived in some game: those still spooled at start-up,
+        the clock's events of each game's turn (so none is spooled twice),
+        and those handled since start-up (mail from outside only until its
+        spool file is gone; the GM's own events for the life of the process)."""
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self.stuck: dict[str, datetime] = {}
@@ -134,11 +136,13 @@ class GameMaster(Clockwork):
             self._open_game(game_id, spooled)
         self.save_snapshots()
 
-    def _open_game(self, game_id: str, spooled: set[str] = set()) -> None:
+    def _open_game(self, game_id: str, spooled: set[str] | None = None) -> None:
         """Open one game from its archive (and snapshot), and queue whatever
         replies of its last event are not queued yet. Only the last event
         can have been cut short (by a crash or a fault), and only then are
         its messages rendered again."""
+        if spooled is None:
+            spooled = set(self.store.spool.keys())
         opened = loading.open_game(self.store, self.identity, game_id, spooled)
         if opened is None:
             self.games.forget(game_id)
@@ -162,6 +166,15 @@ class GameMaster(Clockwork):
             self._send(game_id, unfinished)
         return live
 
+    def _save_leaving(self, live: Live) -> None:
+        """Write the snapshot of a changed game leaving memory. A snapshot is
+        a cache: one that cannot be written costs a replay later, and must
+        not stop the mail (the game leaves memory all the same)."""
+        try:
+            loading.save(self.store, live)
+        except Exception as error:  # OSError, or a state that does not pickle: both only cost speed
+            log.warning("snapshot of %s not written: %s", live.game.id, error)
+
     def save_snapshots(self, older_than: float = 0.0) -> int:
         """Write the snapshot of every game in memory changed more than
         ``older_than`` seconds ago; the number written. A snapshot that
@@ -169,11 +182,8 @@ class GameMaster(Clockwork):
         now, count = time.monotonic(), 0
         for live in self.games.changed():
             if live.changed_at is not None and now - live.changed_at >= older_than:
-                try:
-                    loading.save(self.store, live)
-                    count += 1
-                except OSError as error:
-                    log.warning("snapshot of %s not written: %s", live.game.id, error.strerror or error)
+                self._save_leaving(live)
+                count += live.changed_at is None
         return count
 
     # The spool
@@ -266,6 +276,8 @@ class GameMaster(Clockwork):
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
             raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
+        if any(k.endswith(f".in.{key}") for k in self.store.archive(game_id).keys()):
+            return  # applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only)
         action = to_event(raw, game_id)
         refused = operator_refusal(self.games[game_id], action)  # an action of the operator's that cannot be done
         if refused:
@@ -277,7 +289,7 @@ class GameMaster(Clockwork):
     def _player_mail(self, key: str, raw: bytes, message: Message) -> None:
         if is_own_mail(message, {self.identity.address.lower()}):
             raise Shunted("the GM's own mail came back")
-        why = automatic_reason(message, _envelope_from(message))
+        why = automatic_reason(message, envelope_from(message))
         if why:
             if self._bounce(key, raw, message):
                 return
@@ -285,7 +297,7 @@ class GameMaster(Clockwork):
         sender = normalized((addresses(message, "From") or [""])[0])
         if not sender:
             raise Shunted("no sender address")
-        tags = self._plus_tags(message)
+        tags = plus_tags(message, self.identity)
         challenge = challenge_tag(tags)
         if challenge:
             self.outside.answer(key, message, *challenge)
@@ -339,8 +351,6 @@ class GameMaster(Clockwork):
                                   f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
         self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id, *answering(message)))
         log_event("mail accepted", game=game_id, player=player, key=key)
-        if message_id is not None:
-            live.applied.setdefault(message_id, set()).add(_digest(text))
         try:
             moving.asked(self, key, game, player, text)  # 'address NEW': the new address is asked to confirm
         except Shunted as reason:  # the mail itself is applied: only the confirmation is not sent
@@ -399,19 +409,6 @@ class GameMaster(Clockwork):
                     applied = True
         return applied
 
-    def _plus_tags(self, message: Message) -> list[list[str]]:
-        """The dot-separated parts of every ``gm+TAG@domain`` the mail was
-        sent to (envelope recipients first, then To and Cc), in lower case:
-        relays may fold a local part's case, and gm's tags are lower case."""
-        local, domain = self.identity.local.lower(), self.identity.domain.lower()
-        tags = []
-        for address in _envelope_to(message) + addresses(message, "To") + addresses(message, "Cc"):
-            name, _, host = address.rpartition("@")
-            base, plus, tag = name.partition("+")
-            if plus and base.lower() == local and host.lower() == domain:
-                tags.append(tag.lower().split("."))
-        return tags
-
     def _warn_player(self, game: MailGame, player: int, sender: str) -> None:
         """Tell the real player that someone tried to act as them: once a day
         per game at most, and only to the player's own address (no backscatter)."""
@@ -448,24 +445,27 @@ class GameMaster(Clockwork):
                 notices = engine.apply(game, event)
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
                                        pending=raw)  # (for archives from before the player's mailbox only)
+            summary = summary_of(game)
         except Exception:
             self._recover(game_id)
             raise
         try:
             archive_key = archive.add(unix_lines(raw), f"{number:06d}.in.{key}", seen=True)
+            self.handled_keys.add(key)  # archived: never applied again, whatever fails next
             crashpoint("after-archive")
             if live is None:
                 live = Live(game, threads, number, archive_key, [], {}, time.monotonic())
             live.number, live.last_in = number, archive_key
             live.last_messages = [(k, player) for k, player, _ in messages]
+            if isinstance(event, PlayerMail) and event.message_id:
+                live.applied.setdefault(event.message_id, set()).add(_digest(event.text))
             if live.changed_at is None:
                 live.changed_at = time.monotonic()
-            self.games.keep(live)
+            self.games.keep(live, summary)
             self._send(game_id, messages)
         except OSError:
             self._recover(game_id)
             raise
-        self.handled_keys.add(key)
         if isinstance(event, PlayerMail) or notices:
             log_event("event applied", game=game_id, number=number, kind=type(event).__name__, phase=game.phase,
                       turn=game.turn, mails=len(messages))
@@ -498,14 +498,3 @@ class GameMaster(Clockwork):
             self.store.outbox.add(reveal(data, token(self.store.key, game.secret_subject_of(player), player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
-
-
-def _envelope_from(message: Message) -> str | None:
-    value = message.get("Return-Path")
-    if value is None:
-        return None
-    return str(value).strip().strip("<>")
-
-
-def _envelope_to(message: Message) -> list[str]:
-    return [a for a in (str(v).strip().strip("<>") for v in message.get_all("X-GM-Envelope-To", [])) if "@" in a]

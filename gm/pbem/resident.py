@@ -133,14 +133,15 @@ class Games(Mapping[str, MailGame]):
     def is_loaded(self, game_id: str) -> bool:
         return game_id in self._live
 
-    def keep(self, live: Live) -> None:
-        """Hold a whole game (just loaded or changed) and update its summary;
-        the least recently used beyond `capacity` leave memory, saved first
-        if they changed."""
+    def keep(self, live: Live, summary: GameSummary | None = None) -> None:
+        """Hold a whole game (just loaded or changed) and update its summary
+        (``summary``, when the caller made it already); the least recently
+        used beyond `capacity` leave memory, saved first if they changed
+        (the save callback must not raise: a snapshot is only a cache)."""
         game_id = live.game.id
         self._live[game_id] = live
         self._live.move_to_end(game_id)
-        self.summaries[game_id] = summary_of(live.game)
+        self.summaries[game_id] = summary or summary_of(live.game)
         while len(self._live) > self.capacity:
             _, oldest = next(iter(self._live.items()))
             if oldest.changed_at is not None:

@@ -34,7 +34,10 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .resident import GameSummary
 
 MAGIC = b"gm-snapshot 1\n"
 _LENGTH = struct.Struct(">Q")
@@ -45,7 +48,8 @@ def code_fingerprint() -> str:
     """A digest of the Python version and of every file of the installed gm
     package (code, grammars, templates): a snapshot pickled by other code
     may not mean the same state, so only one written by exactly this gm is
-    used."""
+    used. (A game registered from outside gm, `gm.games.register`, is not
+    covered: change its name when its rules change.)"""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(sys.version.encode() + b"\0")
     for folder, dirs, files in sorted(os.walk(root, followlinks=True)):
@@ -68,13 +72,14 @@ class Head:
     """The archive key of the last inbound event the snapshot includes."""
     number: int
     """That event's sequence number."""
-    summary: Any
-    """The game's `gm.pbem.resident.GameSummary` after that event."""
+    summary: GameSummary
+    """The game's summary after that event."""
     last_messages: list[tuple[str, int]] = field(default_factory=list)
     """The archive key and player of each message that event sent."""
 
 
 def path_of(root: Path, game_id: str) -> Path:
+    """Where a game's snapshot lives in the data directory ``root``."""
     return root / "snapshots" / game_id
 
 
@@ -92,8 +97,12 @@ def write_pickled(root: Path, game_id: str, head: bytes, body: bytes) -> None:
     target = path_of(root, game_id)
     target.parent.mkdir(exist_ok=True)
     tmp = target.with_name(f".{game_id}.{os.getpid()}.tmp")
-    tmp.write_bytes(MAGIC + _frame(head) + _frame(body))
-    os.replace(tmp, target)
+    try:
+        tmp.write_bytes(MAGIC + _frame(head) + _frame(body))
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def remove(root: Path, game_id: str) -> None:
@@ -120,40 +129,35 @@ def _read_frame(handle: Any) -> bytes | None:
     return data
 
 
-def read_head(root: Path, game_id: str) -> Head | None:
-    """The head of a game's snapshot, or None when there is none that this
-    gm wrote for this game (missing, torn, or from other code)."""
+def _open(root: Path, game_id: str, body: bool) -> tuple[Head, Any] | None:
+    """Head (and body, if asked) read from one open file: a snapshot renamed
+    over this one meanwhile cannot pair one's head with the other's body."""
     try:
         with open(path_of(root, game_id), "rb") as handle:
             if handle.read(len(MAGIC)) != MAGIC:
                 return None
-            data = _read_frame(handle)
+            head_data = _read_frame(handle)
+            body_data = _read_frame(handle) if body and head_data is not None else None
     except OSError:
         return None
-    if data is None:
+    if head_data is None or (body and body_data is None):
         return None
     try:
-        head = pickle.loads(data)
-    except Exception:  # a snapshot of other code: ignored, as the docstring says
+        head = pickle.loads(head_data)
+        if not isinstance(head, Head) or head.fingerprint != code_fingerprint() or head.game_id != game_id:
+            return None
+        return head, pickle.loads(body_data) if body_data is not None else None
+    except Exception:  # a snapshot of other code, or one that no longer unpickles: ignored, as said above
         return None
-    if not isinstance(head, Head) or head.fingerprint != code_fingerprint() or head.game_id != game_id:
-        return None
-    return head
+
+
+def read_head(root: Path, game_id: str) -> Head | None:
+    """The head of a game's snapshot, or None when there is none that this
+    gm wrote for this game (missing, torn, or from other code)."""
+    found = _open(root, game_id, body=False)
+    return None if found is None else found[0]
 
 
 def read(root: Path, game_id: str) -> tuple[Head, Any] | None:
     """A game's snapshot, head and body; None as for `read_head`."""
-    head = read_head(root, game_id)
-    if head is None:
-        return None
-    try:
-        with open(path_of(root, game_id), "rb") as handle:
-            handle.read(len(MAGIC))
-            if _read_frame(handle) is None:
-                return None
-            data = _read_frame(handle)
-        if data is None:
-            return None
-        return head, pickle.loads(data)
-    except Exception:
-        return None
+    return _open(root, game_id, body=True)

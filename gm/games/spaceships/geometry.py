@@ -172,6 +172,11 @@ class Geometry:
             self._adjacent.append(face)
             self._loose.append(loose)
 
+    def __reduce__(self) -> tuple:
+        """A geometry pickles as its colour order (a game's snapshot), and is
+        read back as the one geometry of that order, not a copy of its tables."""
+        return (geometry_of, (self.colour_order,))
+
     def __repr__(self) -> str:
         return f"Geometry({self.colour_order!r})"
 
@@ -296,4 +301,13 @@ class Geometry:
 
 
 STANDARD = Geometry()
+
+_GEOMETRIES: dict[str, Geometry] = {COLOURS: STANDARD}
+
+
+def geometry_of(colour_order: str) -> Geometry:
+    """The geometry of a colour order, made once: it is only tables."""
+    if colour_order not in _GEOMETRIES:
+        _GEOMETRIES[colour_order] = Geometry(colour_order)
+    return _GEOMETRIES[colour_order]
 """The geometry of the default rules, colours ordered R O Y G B [11.4.1]."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .geometry import COLOURS, STANDARD, Geometry
+from .geometry import COLOURS, STANDARD, Geometry, geometry_of
 from .ships import ShipType
 
 STANDARD_FLEET_COST = 24
@@ -128,7 +128,7 @@ def ruleset_named(spec: str) -> Ruleset:
         if key == "fleet" and value.isdigit() and int(value) > 0:
             ruleset = replace(ruleset, fleet_cost=int(value))
         elif key == "colours" and sorted(value) == sorted(COLOURS):
-            ruleset = replace(ruleset, geometry=Geometry(value))
+            ruleset = replace(ruleset, geometry=geometry_of(value))
         elif key == "hypothetical-hits" and not value:
             ruleset = replace(ruleset, hypothetical_hits=True)
         elif key == "scoring-by-hits" and not value:
