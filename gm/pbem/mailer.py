@@ -25,7 +25,7 @@ from typing import Any
 
 import jinja2
 
-from ..kernel.engine import Notice
+from ..kernel.engine import LIGHT_MAIL_EDITION, Notice
 from ..kernel.model import MailGame
 from .tokens import PLACEHOLDER
 
@@ -214,7 +214,9 @@ def build(
     exactly the bytes the email package's ``EmailMessage`` with
     ``set_content``, ``add_alternative`` and ``add_attachment`` wrote for
     every edition before, at a fraction of its cost; the package still folds
-    every header field that is not plain ASCII in one short line (`_field`)."""
+    every header field that is not plain ASCII in one short line (`_field`).
+    Games of `LIGHT_MAIL_EDITION` on send a part that is ASCII in lines of at
+    most 998 characters as 7bit, not quoted-printable."""
     if notice.observer:
         from .observers import build_observer
         return build_observer(notice, game, identity, event, position, at, thread)
@@ -239,7 +241,7 @@ def build(
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
     attached = archive if notice.attach_archive else None
     _fill(message, body_text(notice, package, folders), body_html(notice, package, folders),
-          attached, f"game-{game.id}.mbox", f"gm-{game.id}-{event}-{position}", light=False)
+          attached, f"game-{game.id}.mbox", f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
     return message
 
 
