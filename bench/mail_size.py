@@ -4,11 +4,16 @@ A game is played through the GameMaster (bench/build_data.py's `play`:
 threaded order mails, strikes that miss) to turn --turns, and each turn
 sheet is taken from the outbox as it would go to the relay (the real token
 in it). Printed: its size in bytes, the size and share of its HTML part as
-transferred (quoted-printable), and beside them the reference measured in
-the same run: the same sheet's plain text (the text/plain part, decoded),
-which says the same things. The issue's target is the same look at a fifth
-of the size. The figures are for the last sheet (the fullest: its history
-is the longest) and the mean over all.
+transferred (quoted-printable or 7bit), and beside them the reference
+measured in the same run: the same sheet's plain text (the text/plain
+part, decoded), which says the same things. The issue's target is the same
+look at a fifth of the size. The figures are for the last sheet (the
+fullest: its history is the longest) and the mean over all.
+
+The same game is played twice in the run: as a game made today (edition
+`gm.kernel.engine.EDITION`, 4 and on: light mail) and as a game made under
+edition 3 (per-cell inline styles, quoted-printable), which is what every
+sheet looked like when issue 12 was filed; the ratios compare the two.
 
     python bench/mail_size.py [--turns T] [--seed S] [--quick]
 """
@@ -30,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_data import GM_ADDRESS, STEP, play  # noqa: E402
 
+import gm.pbem.creation  # noqa: E402
+from gm.kernel.engine import EDITION  # noqa: E402
 from gm.pbem.mailer import Identity  # noqa: E402
 from gm.pbem.master import GameMaster, Limits, utc_now  # noqa: E402
 from gm.pbem.store import Store  # noqa: E402
@@ -43,6 +50,7 @@ class Sheet:
     html: int
     """The HTML part's payload as transferred (quoted-printable)."""
     html_decoded: int
+    html_cte: str
     plain: int
     """The plain-text part, decoded: the reference."""
     inline_styles: int
@@ -51,15 +59,39 @@ class Sheet:
 def measure(raw: bytes) -> Sheet:
     message = email.message_from_bytes(raw, policy=email.policy.default)
     html = html_decoded = plain = styles = 0
+    cte = ""
     for part in message.walk():
         if part.get_content_type() == "text/html":
             html += len(part.get_payload(decode=False).encode())
             content = part.get_content()
             html_decoded += len(content.encode())
             styles += content.count("style=")
+            cte = str(part["Content-Transfer-Encoding"])
         elif part.get_content_type() == "text/plain" and not part.get_filename():
             plain += len(part.get_content().encode())
-    return Sheet(str(message["Subject"]), len(raw), html, html_decoded, plain, styles)
+    return Sheet(str(message["Subject"]), len(raw), html, html_decoded, cte, plain, styles)
+
+
+def sheets_of(turns: int, seed: int, edition: int) -> list[Sheet]:
+    """The turn sheets of a game played to turn ``turns``, made under ``edition``."""
+    sheets: list[Sheet] = []
+
+    def sent(key: str, raw: bytes) -> None:
+        sheet = measure(raw)
+        if sheet.html and re.search(r"Turn \d+ results|the game begins", sheet.subject):
+            sheets.append(sheet)
+
+    made_under = gm.pbem.creation.EDITION
+    gm.pbem.creation.EDITION = edition  # what `gm new` writes into the creation event
+    try:
+        with tempfile.TemporaryDirectory(prefix="gm-bench-mail-") as temporary:
+            store = Store(Path(temporary) / "data")
+            clock = [utc_now() - STEP * (2 * turns + 8)]
+            master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
+            play(store, master, clock, "g1", turns, random.Random(seed), sent)
+    finally:
+        gm.pbem.creation.EDITION = made_under
+    return sheets
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,31 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     turns = 3 if args.quick else args.turns
 
-    sheets: list[Sheet] = []
-
-    def sent(key: str, raw: bytes) -> None:
-        sheet = measure(raw)
-        if sheet.html and re.search(r"Turn \d+ results|the game begins", sheet.subject):
-            sheets.append(sheet)
-
-    with tempfile.TemporaryDirectory(prefix="gm-bench-mail-") as temporary:
-        store = Store(Path(temporary) / "data")
-        clock = [utc_now() - STEP * (2 * turns + 8)]
-        master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
-        play(store, master, clock, "g1", turns, random.Random(args.seed), sent)
-    if not sheets:
+    before, after = sheets_of(turns, args.seed, 3), sheets_of(turns, args.seed, EDITION)
+    if not before or not after:
         print("error: no turn sheet was sent", file=sys.stderr)
         return 1
-    last = sheets[-1]
-    print(f"turn sheets sent: {len(sheets)} (the last: {last.subject!r})")
-    print(f"bytes per turn-sheet mail: {last.size:,} (mean {statistics.fmean(s.size for s in sheets):,.0f})")
-    print(f"bytes of its HTML part, quoted-printable: {last.html:,} ({last.html / last.size:.0%} of the mail; "
-          f"{last.html_decoded:,} decoded, {last.inline_styles} inline style attributes)")
-    print(f"reference bytes of the same sheet's plain text: {last.plain:,} "
-          f"(mean {statistics.fmean(s.plain for s in sheets):,.0f})")
-    print(f"ratio mail/plain text: {last.size / last.plain:.1f}")
-    print(f"target: the same look at a fifth of the 57 KB measured when issue 12 was filed (11.4 KB): "
-          f"{'MET' if last.size * 5 <= 57_000 else 'NOT MET'}")
+    last, old = after[-1], before[-1]
+    mean = statistics.fmean
+    print(f"turn sheets sent: {len(after)} (the last: {last.subject!r}), edition {EDITION}; "
+          f"beside each figure, the same game's as a game of edition 3 (before)")
+    print(f"bytes per turn-sheet mail: {last.size:,} (mean {mean(s.size for s in after):,.0f}); "
+          f"edition 3: {old.size:,} (mean {mean(s.size for s in before):,.0f})")
+    print(f"bytes of its HTML part as sent: {last.html:,} ({last.html_cte}, {last.html / last.size:.0%} of the mail; "
+          f"{last.html_decoded:,} decoded, {last.inline_styles} inline style attributes); edition 3: {old.html:,} "
+          f"({old.html_cte}, {old.html / old.size:.0%}; {old.html_decoded:,} decoded, {old.inline_styles} inline style attributes)")
+    print(f"reference bytes of the same sheet's plain text: {last.plain:,} (mean {mean(s.plain for s in after):,.0f})")
+    print(f"ratio mail/plain text: {last.size / last.plain:.1f} (edition 3: {old.size / old.plain:.1f})")
+    print(f"ratio edition 3/edition {EDITION}: mail {old.size / last.size:.1f}, HTML part {old.html / last.html:.1f}")
+    print(f"target: the same look at a fifth of the size: HTML part {'MET' if last.html * 5 <= old.html else 'NOT MET'}, "
+          f"whole mail {'MET' if last.size * 5 <= old.size else 'NOT MET'}")
     return 0
 
 

@@ -14,7 +14,12 @@ least any replay that looks at every message must do. The issue's target is
 With --profile, a cProfile of the replays (top 15 by cumulative time)
 follows, so that the next person knows where replay's time goes.
 
-    python bench/replay.py [--data DIR] [--replay-games K] [--repeat R] [--profile] [--quick]
+Games built here are made under today's edition of gm's mail rules
+(`gm.kernel.engine.EDITION`) unless --edition says another: --edition 3
+builds them as gm made them when issue 12 was filed (inline-styled,
+quoted-printable sheets), which gm still replays as they were.
+
+    python bench/replay.py [--data DIR] [--edition N] [--replay-games K] [--repeat R] [--profile] [--quick]
 """
 
 from __future__ import annotations
@@ -80,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="times to replay them (default 1)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one replay pass")
     parser.add_argument("--seed", type=int, default=1, help="seed of the built games' orders (default 1)")
+    parser.add_argument("--edition", type=int, help="edition the built games are made under (default today's)")
     parser.add_argument("--quick", action="store_true", help="4 games at turn 3, for the smoke test")
     args = parser.parse_args(argv)
     if args.quick:
@@ -93,9 +99,16 @@ def main(argv: list[str] | None = None) -> int:
             sys.path.insert(0, str(HERE))
             from build_data import build, describe
 
+            import gm.pbem.creation
+
             data = Path(temporary) / "data"
-            built = build(data, args.games, args.turns, prototypes=args.games, verify=0, seed=args.seed)
-            print(f"data directory built now: {describe(built)}")
+            today = gm.pbem.creation.EDITION
+            gm.pbem.creation.EDITION = args.edition or today  # what `gm new` writes into the creation event
+            try:
+                built = build(data, args.games, args.turns, prototypes=args.games, verify=0, seed=args.seed)
+            finally:
+                gm.pbem.creation.EDITION = today
+            print(f"data directory built now, edition {args.edition or today}: {describe(built)}")
         games = sorted((p for p in (data / "games").iterdir() if (p / "cur").is_dir()),
                        key=lambda p: (len(p.name), p.name))
         if args.replay_games:

@@ -144,6 +144,58 @@ def measured(dom: str) -> dict:
     return json.loads(html.unescape(found.group(1)))
 
 
+_SHOWN = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>shown</title></head><body style="margin:0">
+<iframe id="sheet" style="width:{width}px;height:{height}px;border:0;display:block" srcdoc="{srcdoc}"></iframe>
+<script>
+document.getElementById("sheet").addEventListener("load", function () {{
+  var doc = this.contentDocument, view = this.contentWindow;
+  function behind(e) {{
+    for (; e; e = e.parentElement) {{
+      var colour = view.getComputedStyle(e).backgroundColor;
+      if (colour !== "transparent" && colour !== "rgba(0, 0, 0, 0)") return colour;
+    }}
+    return "canvas";
+  }}
+  var out = Array.prototype.map.call(doc.querySelectorAll({selector}), function (e) {{
+    var style = view.getComputedStyle(e);
+    return {{tag: e.tagName.toLowerCase(), id: e.id, classes: e.className, text: e.textContent,
+             background: behind(e), color: style.color, font: style.fontFamily}};
+  }});
+  var p = document.createElement("pre");
+  p.id = "gm-measure";
+  p.textContent = JSON.stringify(out);
+  document.body.appendChild(p);
+}});
+</script></body></html>
+"""
+
+
+def shown_page(sheet: str, selector: str, width: int = 1024, height: int = 8000) -> str:
+    """A page that shows ``sheet`` in an iframe and writes into its own DOM,
+    as JSON for `shown`, what Chromium displays of each element of the sheet
+    that the CSS ``selector`` picks, in document order: its tag, id,
+    classes and text, its computed colour and font family, and the
+    background a reader sees behind it (its own computed background colour,
+    or the first ancestor's that is not transparent; "canvas" if none is),
+    so that a test checks what is displayed, however the sheet styles it."""
+    assert "<" not in selector, selector
+    return _SHOWN.format(width=width, height=height, srcdoc=html.escape(sheet, quote=True),
+                         selector=json.dumps(selector))
+
+
+def shown(dom: str) -> list[dict]:
+    found = MEASURED.search(dom)
+    assert found, "the script wrote nothing (did the frame load?):\n" + dom[-2000:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+def rgb(colour: str) -> str:
+    """``#9ecae1`` as getComputedStyle writes it: ``rgb(158, 202, 225)``."""
+    red, green, blue = hex_colour(colour)
+    return f"rgb({red}, {green}, {blue})"
+
+
 # --- PNG ------------------------------------------------------------------------
 
 @dataclass

@@ -2,7 +2,10 @@
 played through the real daemon, the HTML alternative of a turn sheet is taken
 from the delivered mail, and headless Chromium loads it to dump its DOM,
 take screenshots at a desktop and a phone width, and measure its layout in a
-narrow window.
+narrow window. What is displayed is read from Chromium (computed styles), not
+from the markup: the sheet is styled by a <style> block and classes from
+edition 4 on (inline styles before), and a screenshot of it is compared with
+one of the same sheet as a game of edition 3 sends it.
 
 The screenshots stay in this module's pytest temporary directory (pytest
 keeps the last few runs), or in $GM_SCREENSHOTS when that is set, for a
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import Chromium, find_chromium, hex_colour, measured, measuring_page, read_png
+from browser import Chromium, find_chromium, hex_colour, measured, measuring_page, read_png, rgb, shown, shown_page
 from gmtest import World, text
 
 # Alice's light scout sits where Bob has a missile destroyer, so that when Bob
@@ -54,16 +57,25 @@ KNOWN = {
 """Every other cell of Bob's space is unknown to her: in particular Bz1,
 her rejected scan, and Rv1, where Bob's KC is."""
 
-# templates/turn_sheet.html's palette, for the screenshots.
+# templates/turn_sheet.html's palette: what each kind of cell is drawn in.
 PALETTE = {
-    "ship": "#9ecae1", "destroyed": "#fb6a4a", "missile": "#c6dbef", "fired": "#dadaeb",
-    "unknown": "#d9d9d9", "scan-ship": "#fdd0a2", "hit": "#de2d26", "explosion": "#a50f15",
+    "empty": "#ffffff", "ship": "#9ecae1", "destroyed": "#fb6a4a", "missile": "#c6dbef", "fired": "#dadaeb",
+    "unknown": "#d9d9d9", "miss": "#deebf7", "scan-empty": "#e5f5e0", "scan-ship": "#fdd0a2",
+    "scan-destroyed": "#fc9272", "hit": "#de2d26", "explosion": "#a50f15", "kamikaze": "#756bb1",
     "revealed": "#6baed6", "revealed-destroyed": "#cb181d",
 }
+LIGHT = {"hit", "explosion", "kamikaze", "revealed-destroyed"}
+"""Drawn in white letters; the others in black."""
+BLANK = {"own": "empty", "known": "unknown"}
+"""The kind of a cell without a class in each space (its table body's class shows through)."""
 CELL_PIXELS = 400
 """At least this many pixels of a cell show its background colour (a cell is
 34x22 plus padding, about 800 pixels, less its text)."""
 
+LOOK_TOLERANCE = 100
+"""How many pixels of a screenshot may differ between the sheet of edition 3
+and that of edition 4 (none did when edition 4 came; a cell of another
+colour is some 600, a line of text in another colour about 500)."""
 DESKTOP = (1024, 2400)
 PHONE = (390, 3200)
 COLOURS = "ROYGB"
@@ -93,11 +105,15 @@ class Delivered:
     final_html: str = ""
     """Alice's final sheet, after Bob resigned in turn 2."""
     final_text: str = ""
+    edition3_html: str = ""
+    """The same turn sheet, as a game made under edition 3 mailed it."""
+    edition3_final_html: str = ""
 
 
 @pytest.fixture(scope="module")
 def delivered(tmp_path_factory) -> Delivered:
-    """Alice's turn sheet after turn 1, as the daemon mailed it to her."""
+    """Alice's turn sheet after turn 1, as the daemon mailed it to her; and
+    the same sheet from the same game made under edition 3."""
 
     async def play() -> Delivered:
         async with World(tmp_path_factory.mktemp("daemon")) as world:
@@ -117,7 +133,15 @@ def delivered(tmp_path_factory) -> Delivered:
             return Delivered(sheet.get_body(preferencelist=("html",)).get_content(), text(sheet), token,
                              final.get_body(preferencelist=("html",)).get_content(), text(final))
 
-    return asyncio.run(play())
+    now = asyncio.run(play())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("gm.pbem.creation.EDITION", 3)
+        before = asyncio.run(play())
+    assert "style=" in before.html and "<style>" not in before.html
+    assert before.text.replace(before.token, now.token) == now.text
+    now.edition3_html = before.html.replace(before.token, now.token)
+    now.edition3_final_html = before.final_html.replace(before.token, now.token)
+    return now
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +166,7 @@ def page(delivered, outdir) -> Path:
 @dataclass
 class Cell:
     css: str
-    title: str
+    """Its class: what it shows (none for a blank cell, `BLANK`)."""
     text: str = ""
 
 
@@ -161,11 +185,11 @@ class SheetParser(HTMLParser):
         self.grids: list[Grid] = []
         self.ids: set[str] = set()
         self.headings: list[str] = []  # the ids of the h3 sections, in order
-        self.spans: list[tuple[str, str, list[str]]] = []  # (class, style, [text]) of result and key spans
+        self.spans: list[tuple[str, list[str]]] = []  # (class, [text]) of result and key spans
         self._span: list[str] | None = None
         self.pres: dict[str, str] = {}  # pre id -> its text
         self._pre_id: str | None = None
-        self.history: list[list[tuple[str, str]]] = []  # rows of (text, style)
+        self.history: list[list[tuple[str, str]]] = []  # rows of (text, class)
         self.texts: dict[str, str] = {}  # section id -> its text
         self._grid: Grid | None = None
         self._cell: Cell | None = None
@@ -182,7 +206,7 @@ class SheetParser(HTMLParser):
             self.headings.append(a.get("id") or "")
         if tag == "span" and (a.get("class") or "").split()[:1] in (["result"], ["key"]):
             self._span = []
-            self.spans.append((a["class"], a.get("style") or "", self._span))
+            self.spans.append((a["class"], self._span))
         if tag == "pre" and a.get("id"):
             self._pre_id = a["id"]
             self.pres[a["id"]] = ""
@@ -201,12 +225,12 @@ class SheetParser(HTMLParser):
         elif self._grid is not None and tag == "tr":
             self._grid.rows.append([])
         elif self._grid is not None and tag == "td":
-            self._cell = Cell(a.get("class") or "", a.get("title") or "")
+            self._cell = Cell(a.get("class") or "")
             self._grid.rows[-1].append(self._cell)
         elif self._in_history and tag == "tr":
             self.history.append([])
         elif self._in_history and tag == "td":
-            self._history_cell = ["", a.get("style") or ""]
+            self._history_cell = ["", a.get("class") or ""]
             self.history[-1].append(self._history_cell)
         elif tag == "div" and a.get("id") == "announcements":
             self._pre = True
@@ -257,14 +281,28 @@ def cell_rows(grid: Grid) -> list[list[Cell]]:
 
 
 def by_cell(grids: list[Grid], which: str) -> dict[str, Cell]:
-    """Cell name (``Rv1``) -> the td that shows it, in the own or known grids."""
+    """Cell name (``Rv1``) -> the td that shows it, in the own or known
+    grids; a blank cell's class is its space's `BLANK` kind."""
     chosen = [g for g in grids if which in g.classes]
     cells = {}
     for colour, grid in zip(COLOURS, chosen):
         for letter, row in zip(LETTERS, cell_rows(grid)):
             for number, cell in enumerate(row, 1):
-                cells[f"{colour}{letter}{number}"] = cell
+                cells[f"{colour}{letter}{number}"] = Cell(cell.css or BLANK[which], cell.text)
     return cells
+
+
+def cell_names() -> list[tuple[str, str]]:
+    """(space, cell name) of every grid cell, in the sheet's order: each
+    colour's own grid, then its known grid, row by row."""
+    return [(which, f"{colour}{letter}{number}") for colour in COLOURS for which in ("own", "known")
+            for letter in LETTERS for number in range(1, 6)]
+
+
+def displayed(chromium: Chromium, sheet: str, selector: str, where: Path) -> list[dict]:
+    """What Chromium displays of the sheet's elements that ``selector`` picks (`browser.shown_page`)."""
+    where.write_text(shown_page(sheet, selector), encoding="utf-8")
+    return shown(chromium.dump_dom(where, 1100, 1000))
 
 
 def text_codes(plain: str) -> tuple[dict[str, str], dict[str, str]]:
@@ -306,7 +344,8 @@ def test_ten_grids_of_five_rows_of_five_cells(dom):
     for grid in dom.grids:
         rows = cell_rows(grid)
         assert len(rows) == 5 and all(len(row) == 5 for row in rows), grid.caption
-        assert all(cell.css and cell.title for row in rows for cell in row), grid.caption
+        # A cell says what it shows by one class of the palette, or none when it is blank.
+        assert all(cell.css in PALETTE if cell.text.strip() else cell.css == "" for row in rows for cell in row), grid.caption
 
 
 def test_cells_show_what_the_game_implies(dom):
@@ -317,12 +356,20 @@ def test_cells_show_what_the_game_implies(dom):
     for name, cell in known.items():
         css, code = KNOWN.get(name, ("unknown", ""))
         assert (cell.css, cell.text.strip()) == (css, code), name
-    assert own["Rv1"].title == "DS, destroyed"
-    assert own["Yz1"].title == "MD, fired missile"
-    assert known["Ox3"].title == "MD, undamaged when last reported"
-    assert known["Ov3"].title == "missile explosion"
-    assert known["Gz1"].title == "HS, destroyed"
-    assert known["Rz5"].title == "miss: no ship"
+
+
+def test_every_cell_is_displayed_in_its_colour(chromium, delivered, dom, outdir):
+    """The colour Chromium paints behind each of the 250 cells, and its
+    letters' colour, are those of the kind of cell it is."""
+    cells = displayed(chromium, delivered.html, "table.grid td", outdir / "cells-shown.html")
+    assert len(cells) == 250
+    kinds = {"own": by_cell(dom.grids, "own"), "known": by_cell(dom.grids, "known")}
+    for (which, name), cell in zip(cell_names(), cells):
+        css = kinds[which][name].css
+        assert cell["text"] == kinds[which][name].text, (which, name)
+        assert cell["background"] == rgb(PALETTE[css]), (which, name, css, cell)
+        assert cell["color"] == rgb("#ffffff" if css in LIGHT else "#000000"), (which, name, css, cell)
+        assert "monospace" in cell["font"]
 
 
 def code_shape(code: str) -> str:
@@ -346,6 +393,14 @@ def test_grids_agree_with_the_plain_text_part(dom, delivered):
         assert all(len(v) == 1 for v in shapes_of.values()), shapes_of
 
 
+def test_a_rejected_order_is_shown_in_red(chromium, delivered, outdir):
+    cells = displayed(chromium, delivered.html, "#history td", outdir / "history-shown.html")
+    colours = {cell["text"].split(":")[0]: cell["color"] for cell in cells[1::2]}
+    assert colours["REJECTED"] == rgb("#bb0000")
+    assert {c for word, c in colours.items() if word != "REJECTED"} == {rgb("#000000")}
+    assert all("monospace" in cell["font"] for cell in cells[0::2])
+
+
 def test_sections_what_happened_orders_spaces_next(dom, delivered):
     assert {"happened", "history", "spaces", "next"} <= dom.ids
     assert "outcome" not in dom.ids
@@ -357,7 +412,6 @@ def test_sections_what_happened_orders_spaces_next(dom, delivered):
     rows = {row[0][0]: row for row in dom.history if len(row) == 2}
     assert rows["mYz1"][1][0] == "missile launched from Yz1 (MD)"
     assert rows["sBz1"][1][0].startswith("REJECTED: only 1 scan allowed this turn")
-    assert "color:#b00" in rows["sBz1"][1][1] and "color" not in rows["Yx3"][1][1]
     assert [row[0][0] for row in dom.history] == ORDERS_ALICE.split()
     assert "7 conventional strikes" in dom.texts["next"]
     assert f"password {delivered.token}" in dom.texts["next"]
@@ -386,6 +440,28 @@ def test_screenshots_show_the_grids_in_their_colours(chromium, page, name, size)
         assert seen >= cells * CELL_PIXELS, f"{css} {PALETTE[css]}: {seen} pixels, expected {cells} cells' worth"
 
 
+@pytest.mark.parametrize("sheet, size", [("turn", DESKTOP), ("turn", PHONE), ("final", DESKTOP)])
+def test_the_sheet_looks_as_it_did_in_edition_3(chromium, delivered, outdir, sheet, size):
+    """Edition 4 styles the sheet by classes where edition 3 styled each
+    cell inline: the same sheet, screenshot at the same size, is the same
+    picture (but for a few pixels, should Chromium draw some text a shade
+    apart)."""
+    images = {}
+    pages = {"turn": (delivered.edition3_html, delivered.html), "final": (delivered.edition3_final_html, delivered.final_html)}
+    for edition, html in zip((3, 4), pages[sheet]):
+        page = outdir / f"look-{sheet}-edition{edition}.html"
+        page.write_text(html, encoding="utf-8")
+        shot = outdir / f"look-{sheet}-{size[0]}-edition{edition}.png"
+        images[edition] = read_png(chromium.screenshot(page, shot, *size).read_bytes())
+    before, after = images[3], images[4]
+    assert (before.width, before.height, before.channels) == (after.width, after.height, after.channels)
+    c = before.channels
+    differing = [(y, sum(row_a[x:x + 3] != row_b[x:x + 3] for x in range(0, len(row_a), c)))
+                 for y, (row_a, row_b) in enumerate(zip(before.rows, after.rows)) if row_a != row_b]
+    pixels = sum(n for _, n in differing)
+    assert pixels <= LOOK_TOLERANCE, f"{pixels} pixels differ, in rows {[y for y, _ in differing][:40]}"
+
+
 # --- a narrow window ----------------------------------------------------------------
 
 @pytest.mark.parametrize("width", [1024, 390, 320])
@@ -411,15 +487,10 @@ def test_grids_wrap_instead_of_scrolling_sideways(chromium, delivered, outdir, w
 
 # --- issue 10: the legend, coloured results, the fill-in block, the final sheet ------
 
-def background(style: str) -> str:
-    found = re.search(r"background:\s*(#[0-9a-f]{6}|rgb\([^)]*\))", style)
-    assert found, style
-    return found[1]
-
-
-def test_unexplored_and_searched_empty_cells_differ_and_are_in_the_legend(dom):
-    keys = {cls.split()[1]: (background(style), "".join(text).strip()) for cls, style, text in dom.spans
-            if cls.startswith("key ")}
+def test_unexplored_and_searched_empty_cells_differ_and_are_in_the_legend(chromium, delivered, dom, outdir):
+    spans = displayed(chromium, delivered.html, ".legend .key", outdir / "legend-shown.html")
+    keys = {span["classes"].split()[1]: (span["background"], span["text"].strip()) for span in spans}
+    assert len(keys) == 14 and all(keys[css][0] == rgb(PALETTE[css]) for css in keys), keys
     assert {"unknown", "miss", "scan-empty"} <= set(keys)
     colours = {keys[k][0] for k in ("unknown", "miss", "scan-empty")}
     assert len(colours) == 3, keys
@@ -429,9 +500,11 @@ def test_unexplored_and_searched_empty_cells_differ_and_are_in_the_legend(dom):
     assert keys["unknown"][0] != keys["miss"][0]
 
 
-def test_announced_results_are_coloured_and_written(dom):
-    results = [(cls.split()[1], background(style), "".join(text)) for cls, style, text in dom.spans
-               if cls.startswith("result ")]
+def test_announced_results_are_coloured_and_written(chromium, delivered, dom, outdir):
+    spans = displayed(chromium, delivered.html, "#announcements .result", outdir / "results-shown.html")
+    results = [(span["classes"].split()[1], span["background"], span["text"]) for span in spans]
+    assert [(css, word) for css, _, word in results] == [
+        (cls.split()[1], "".join(text)) for cls, text in dom.spans if cls.startswith("result ")]
     words = [word for _, _, word in results]
     # Alice's own announcements and Bob's, in order: each result is its word, in a colour of its own.
     assert {"hit", "miss", "explosion", "undamaged"} <= set(words)

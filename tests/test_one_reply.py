@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 
 from gm.pbem.mailer import BANNER
 from gmtest import World, started_game, text
-from test_html_sheet import DESKTOP, chromium, parse  # noqa: F401 (chromium is a fixture)
+from browser import rgb
+from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse  # noqa: F401 (chromium is a fixture)
 
 
 def html(message) -> str:
@@ -124,3 +125,10 @@ def test_the_one_page_shows_the_sheet_as_its_own_mail_would_in_chromium(tmp_path
     assert len(sheet.grids) == 10  # the sheet's five grids of each space, drawn as its own mail draws them
     assert "Your orders for turn 1:" in dumped and "Commands, one per line" in dumped
     assert dumped.index("Your orders for turn 1:") < dumped.index("Commands, one per line") < dumped.index("Turn 1: your sheet</h2>")
+    # The sheet's <style> block went into the page's head: its cells are drawn in their colours there too.
+    cells = displayed(chromium, html(reply), "table.grid td", tmp_path / "cells-shown.html")
+    kinds = [(cell.css or BLANK[which]) for grid in sheet.grids for which in [grid.classes[1]]
+             for row in grid.rows for cell in row]
+    assert len(cells) == len(kinds) == 250
+    assert [c["background"] for c in cells] == [rgb(PALETTE[kind]) for kind in kinds]
+    assert {"ship", "unknown", "empty"} <= set(kinds)

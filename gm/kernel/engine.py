@@ -46,11 +46,16 @@ from .text import wrap
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 3
+EDITION = 4
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
 edition 1 is every game made before editions were recorded."""
+LIGHT_MAIL_EDITION = 4
+"""The first edition whose mail is light: HTML sheets styled by a ``<style>``
+block and classes in place of per-cell inline styles, and the text and HTML
+parts of the players' mail sent as 7bit, not quoted-printable, when they are
+ASCII in lines of at most 998 characters (`gm.pbem.mailer.build`)."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;

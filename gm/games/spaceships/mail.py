@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, late_for, syntax_data
+from ...kernel.engine import LIGHT_MAIL_EDITION, Notice, PlayerMail, Reply, late_for, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
@@ -79,8 +79,12 @@ class Spaceships(GameRules):
     templates = "gm.games.spaceships"
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
-        """Edition 1's turn sheets are kept as they were in templates/edition1."""
-        return ("templates/edition1", "templates") if edition < 2 else ("templates",)
+        """Edition 1's turn sheets are kept as they were in templates/edition1,
+        and the HTML sheet of editions 2 and 3 (inline styles) in
+        templates/edition3."""
+        if edition < 2:
+            return ("templates/edition1", "templates")
+        return ("templates/edition3", "templates") if edition < LIGHT_MAIL_EDITION else ("templates",)
 
     def describe_variant(self, variant: str) -> str:
         return ruleset_named(variant).describe()
