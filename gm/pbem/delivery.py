@@ -1,14 +1,26 @@
 """Sending the outbox: through a relay, or into a local Maildir.
 
 A message leaves the outbox only once it is delivered: the relay said 250,
-or the local Maildir holds it. Then a ``sent/`` marker records it, so that
-nothing re-queues it. While the relay refuses or is down, each message waits
-and is retried with exponential backoff.
+or the local Maildir holds it durably. Then its outbox file is renamed into
+``sent/`` and emptied (`Store.mark_sent`): one step takes it out of the
+outbox and records that it went, so that nothing re-queues it, and no file
+is made for the record. While the relay refuses or is down, each message
+waits and is retried with exponential backoff.
 
-Local delivery is exactly once: the Maildir file is named by the outbox key.
-Relay delivery is exactly once per Message-ID at the receiver, and at least
-once on the wire: if gm is killed after the relay's 250 and before the
-marker is on disk, the message goes again, with the same Message-ID.
+Each pass over the outbox is one group commit: local deliveries are written
+as one `gm.storage.Batch` (one data barrier, the renames into
+``delivered/new/``, one barrier for the names), then marked sent, and
+``sent/`` is made durable once for all of them. The outbox is listed under
+`Store.publishing`, so a message is never sent before the master's batch
+that queued it is durable.
+
+Local delivery is exactly once: the Maildir file is named by the outbox key,
+so a message delivered but not yet marked (a crash between) is found there
+and only marked. Relay delivery is exactly once per Message-ID at the
+receiver, and at least once on the wire: if gm is killed after the relay's
+250 and before the mark is on disk (a power cut before the pass made
+``sent/`` durable, or SIGKILL before the rename), the message goes again,
+with the same Message-ID.
 """
 
 from __future__ import annotations
@@ -23,7 +35,7 @@ from typing import Awaitable, Callable
 
 from ..mail.reading import addresses, parse_message
 from ..logs import event as log_event
-from ..storage import unix_lines
+from ..storage import Batch, CommitError, unix_lines
 from .archive import event_message
 from .crashpoints import crashpoint
 from .mailer import Identity
@@ -76,27 +88,51 @@ class Deliverer:
     async def deliver_due(self, now: datetime) -> int:
         """Try every outbox message that is not waiting out a backoff."""
         loop = asyncio.get_running_loop()
-        delivered = 0
-        for key in self.store.outbox.keys():
-            if key in self.store.sent:
+        due = []
+        for key in await loop.run_in_executor(None, self._outbox_keys):
+            if key in self.store.sent:  # marked by an older gm, which removed it from the outbox after
                 await loop.run_in_executor(None, self.store.outbox.remove, key)
                 continue
             failed = self.failures.get(key)
             if failed and failed[1] > now:
                 continue
-            try:
-                await loop.run_in_executor(None, self.deliver, key)
-            except smtplib.SMTPException as error:
-                if not _permanent(error):
+            due.append(key)
+        if not due:
+            return 0
+        if self.relay is None:
+            errors = await loop.run_in_executor(None, self.deliver_locally, due)
+            for key, error in errors.items():
+                self._retry_later(key, self.failures.get(key), now, error)
+            for key in due:
+                if key not in errors:
+                    self.failures.pop(key, None)
+            return len(due) - len(errors)
+        delivered = 0
+        try:
+            for key in due:
+                failed = self.failures.get(key)
+                try:
+                    await loop.run_in_executor(None, self._relay_one, key)
+                except smtplib.SMTPException as error:
+                    if not _permanent(error):
+                        self._retry_later(key, failed, now, error)
+                        continue
+                    await loop.run_in_executor(None, self.give_up, key, now, error)
+                except OSError as error:
                     self._retry_later(key, failed, now, error)
-                    continue
-                await loop.run_in_executor(None, self.give_up, key, now, error)
-            except OSError as error:
-                self._retry_later(key, failed, now, error)
-            else:
-                self.failures.pop(key, None)
-                delivered += 1
+                else:
+                    self.failures.pop(key, None)
+                    delivered += 1
+        finally:
+            if delivered:
+                await loop.run_in_executor(None, self.store.sync_sent)
         return delivered
+
+    def _outbox_keys(self) -> list[str]:
+        with self.store.publishing:  # not while the master publishes a batch (until it is durable)
+            if self.store.batch_pending():  # a full disk stopped its publication half way
+                return []
+            return self.store.outbox.keys()
 
     def _retry_later(self, key: str, failed: tuple[int, datetime] | None, now: datetime, error: Exception) -> None:
         count = failed[0] + 1 if failed else 1
@@ -119,22 +155,72 @@ class Deliverer:
             event = event_message(self.identity, "bouncing", now, f"<{name}@{self.identity.domain}>", game,
                                   [f"player: {player}", f"reason: {RELAY_REFUSED}"])
             self.store.spool.add(event, spool_key(now, "clock", name))
-        self.store.sent.add(key)
-        self.store.outbox.remove(key)
+        self.store.mark_sent(key)
+        self.store.sync_sent()
         self.failures.pop(key, None)
         log_event("mail undeliverable", logging.WARNING, key=key, game=game or "-", reason=reason)
 
     def deliver(self, key: str) -> None:
-        """Deliver one outbox message and mark it sent (blocking)."""
-        data = self.store.outbox.get_bytes(key)
+        """Deliver one outbox message and mark it sent, durably (blocking)."""
         if self.relay is None:
-            self.store.delivered.add(unix_lines(data), key)
+            error = self.deliver_locally([key]).get(key)
+            if error is not None:
+                raise error
         else:
-            self._relay(data)
+            self._relay_one(key)
+            self.store.sync_sent()
+
+    def deliver_locally(self, keys: list[str]) -> dict[str, Exception]:
+        """Deliver outbox messages into ``delivered/`` as one group commit,
+        then mark them sent (`sync_sent` once). Returns the error of each
+        message that was not delivered (it stays in the outbox)."""
+        errors: dict[str, Exception] = {}
+        ready = []
+        batch = Batch(self.store.syncer("delivery"), label="delivery")
+        try:
+            with batch:
+                for key in keys:
+                    try:
+                        data = self.store.outbox.get_bytes(key)
+                    except KeyError:  # gone meanwhile: nothing to send
+                        continue
+                    try:
+                        self.store.delivered.add(unix_lines(data), key)
+                    except OSError as error:
+                        errors[key] = error
+                        continue
+                    ready.append(key)
+        except CommitError as error:
+            batch.discard()
+            self.store.delivered.forget()  # some may be there: look again next time
+            return errors | {key: error for key in ready}
+        for _ in ready:
+            crashpoint("mid-delivery")
+        marked = 0
+        try:
+            for key in ready:
+                try:
+                    self.store.mark_sent(key)
+                except OSError as error:  # delivered; marked at the next pass, which finds it delivered
+                    errors[key] = error
+                    continue
+                marked += 1
+                crashpoint("mid-sent")
+                log_event("mail sent", key=key, via="maildir")
+        finally:
+            if marked:
+                self.store.sync_sent()
+        return errors
+
+    def _relay_one(self, key: str) -> None:
+        """Send one outbox message through the relay and mark it sent
+        (not yet durably: the pass does that once, `Store.sync_sent`)."""
+        data = self.store.outbox.get_bytes(key)
+        self._relay(data)
         crashpoint("mid-delivery")
-        self.store.sent.add(key)
-        self.store.outbox.remove(key)
-        log_event("mail sent", key=key, via="relay" if self.relay else "maildir")
+        self.store.mark_sent(key)
+        crashpoint("mid-sent")
+        log_event("mail sent", key=key, via="relay")
 
     def _relay(self, data: bytes) -> None:
         relay = self.relay

@@ -36,6 +36,7 @@ import re
 
 import hashlib
 import logging
+import time
 
 from flufl.bounce import all_failures
 from datetime import datetime, timedelta, timezone
@@ -80,6 +81,10 @@ BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)
 """What the opponent is told of a bounce: never its text, which names the address."""
 MAX_ATTEMPTS = 3
 """Times the daemon may die while handling one message before it goes to the shunt."""
+BATCH_MESSAGES = 64
+"""Spooled messages handled in one batch (one group commit) at most."""
+BATCH_SECONDS = 0.5
+"""A batch ends once its messages took this long, however many they are."""
 
 
 class GameMaster(Clockwork):
@@ -160,19 +165,40 @@ class GameMaster(Clockwork):
     # The spool
 
     def process_spool(self) -> int:
-        """Handle every message waiting in the spool, oldest first. A
-        temporary fault (the data directory cannot be written) stops the
-        pass: the message stays spooled and the next pass tries again."""
+        """Handle every message waiting in the spool, oldest first, in
+        batches (`Store.batch`, a group commit): what a batch writes becomes
+        durable at once when it ends, before any of its messages leaves the
+        spool and before the delivery may send any of its replies. A
+        batch ends after `BATCH_MESSAGES` messages or `BATCH_SECONDS`, so
+        that the first replies do not wait for a long spool.
+
+        A temporary fault (the data directory cannot be written) stops the
+        pass: what the batch did before it is committed (or, if the fault
+        keeps it from being committed, kept to be committed first by the
+        next pass), the message stays spooled and the next pass tries
+        again. A batch that cannot be made
+        durable raises `gm.storage.CommitError`: the games in memory are
+        then ahead of the disk, and the daemon must stop (and start again
+        from the disk, as after a crash)."""
         count = 0
         hold = self._held_from(self.clock())
         try:
+            self.store.commit_pending()  # a full disk kept the last batch back: first of all
             for game_id in sorted(self.unfinished):
                 self._load_game(game_id)
-            for key in self.store.spool.keys():
-                if hold is not None and time_of(key) >= hold:
-                    break  # catching up: what came after a missed deadline waits for it
-                self.handle(key)
-                count += 1
+            keys = self.store.spool.keys()
+            if hold is not None:  # catching up: what came after a missed deadline waits for it
+                keys = [k for k in keys if time_of(k) < hold]
+            while keys:
+                ends = time.monotonic() + BATCH_SECONDS
+                with self.store.batch():
+                    for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
+                        self.handle(key)
+                        count += 1
+                        crashpoint("between-messages")
+                        if time.monotonic() > ends:
+                            break
+                keys = keys[handled:]
         except OSError as error:
             if self.fault is None:
                 log.warning("spool paused: the data directory cannot be written (%s); mail stays spooled",
