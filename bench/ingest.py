@@ -363,18 +363,39 @@ def ehlo(port: int, timeout: float = 5.0) -> bool:
         return False
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (gm serve runs under strace with ``--strace``)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    todo.extend(int(child) for child in children.read().split())
+        except OSError:
+            continue
+    return found
+
+
 def listening_port(pid: int) -> int | None:
-    """The TCP port a process listens on, from /proc (servers bind port 0, so
-    that no other process can take the port between choosing and binding it)."""
+    """The TCP port a process (or a child of it) listens on, from /proc
+    (servers bind port 0, so that no other process can take the port
+    between choosing and binding it)."""
     try:
         sockets = set()
-        for fd in os.listdir(f"/proc/{pid}/fd"):
+        for member in process_tree(pid):
             try:
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                fds = os.listdir(f"/proc/{member}/fd")
             except OSError:
                 continue
-            if link.startswith("socket:["):
-                sockets.add(link[8:-1])
+            for fd in fds:
+                try:
+                    link = os.readlink(f"/proc/{member}/fd/{fd}")
+                except OSError:
+                    continue
+                if link.startswith("socket:["):
+                    sockets.add(link[8:-1])
         with open("/proc/net/tcp") as table:
             for line in list(table)[1:]:
                 fields = line.split()
@@ -517,7 +538,7 @@ def count_calls(log: Path, since: float, until: float) -> Calls:
             continue
         at, name, args, result = float(found[1]), found[2], found[3], int(found[4])
         path = args.split('"')[1] if '"' in args else ""
-        if name.startswith("open") or name == "creat":
+        if (name.startswith("open") or name == "creat") and result >= 0:
             new = path not in seen
             seen.add(path)
         if not since <= at <= until or result < 0:

@@ -43,13 +43,15 @@ local delivery's batches need none: their files are independent.
 How data is made durable (`Syncer`). Per-file fsync costs one disk flush
 (on ext4 a journal commit) per file, and an order mail makes about eight
 files. Linux's ``syncfs(2)`` makes everything written on one file system
-durable in one call, so a batch costs two calls whatever its size. It is
-used on Linux 5.8 and later (before that, syncfs did not report write-back
-errors); elsewhere, or with ``GM_SYNC=fsync`` in the environment, each file
-is fsynced as it is written (still with one fsync per directory per batch).
-syncfs also flushes other programs' writes on the same file system: on a
-file system shared with something that writes a lot, ``GM_SYNC=fsync``
-bounds gm's waits by its own writes. syncfs reports an error that happened
+durable in one call, so a batch costs two calls whatever its size. The
+master's and the delivery's batches use it on Linux 5.8 and later (before
+that, syncfs did not report write-back errors); elsewhere, or with
+``GM_SYNC=fsync`` in the environment, each file is fsynced as it is written
+(still with one fsync per directory per batch). syncfs also flushes other
+programs' writes on the same file system: on a file system shared with
+something that writes a lot, ``GM_SYNC=fsync`` bounds gm's waits by its
+own writes. The spool always fsyncs each message's file (see
+`gm.pbem.store.Store.syncer`): a 250 waits for that mail only. syncfs reports an error that happened
 since the file descriptor it is given was opened, so each `Syncer` keeps a
 descriptor per file system, opened before any file it vouches for is
 written, and each kind of writer (spool, master, delivery) has its own, so
@@ -245,15 +247,19 @@ def staging_name(key: str) -> str:
     return f"{key}.{os.getpid()}.{number}.{secrets.token_hex(4)}.{_HOST}"
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
     """Write a new file to be published later (fsynced now in fsync mode)."""
     syncer.watch(tmp.parent)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            _write_all(fd, data)
             syncer.written(fd)
         finally:
             os.close(fd)
@@ -276,7 +282,7 @@ def _write_manifest(manifest: Path, root: Path, staged: list[Staged], syncer: Sy
     syncer.watch(manifest.parent)
     fd = os.open(manifest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        os.write(fd, _manifest_text(lines))
+        _write_all(fd, _manifest_text(lines))
         syncer.written(fd)
     finally:
         os.close(fd)

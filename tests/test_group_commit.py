@@ -311,3 +311,35 @@ def test_the_daemon_stops_when_the_masters_batch_cannot_be_made_durable(tmp_path
     assert done.returncode == daemon_module.EXIT_COMMIT, done.stderr.decode()[-2000:]
     assert b"stopping: a batch could not be made durable" in done.stderr
     assert len(Store(data).spool.keys()) == 1 and Store(data).outbox.keys() == [] and Store(data).shunt.keys() == []
+
+
+def test_the_ingest_benchmark_counts_straced_calls_per_order_mail(tmp_path):
+    """bench/ingest.py --strace: what it counts in an `strace -f -ttt` log."""
+    import importlib.util
+
+    name = "gm_bench_ingest"
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "bench" / "ingest.py")
+    assert spec is not None and spec.loader is not None
+    ingest = importlib.util.module_from_spec(spec)
+    sys.modules[name] = ingest  # (its dataclasses look their module up)
+    try:
+        spec.loader.exec_module(ingest)
+    finally:
+        del sys.modules[name]
+    log = tmp_path / "trace"
+    log.write_text("\n".join([
+        '7 100.000001 openat(AT_FDCWD, "/d/attempts/k", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)',
+        '7 100.000002 openat(AT_FDCWD, "/d/attempts/k", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0666) = 3',
+        '7 100.000003 openat(AT_FDCWD, "/d/attempts/k", O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0666) = 3',
+        '8 100.000004 openat(AT_FDCWD, "/d/spool/tmp/x", O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC, 0644 <unfinished ...>',
+        '7 100.000005 fsync(3) = 0',
+        '8 100.000006 <... openat resumed>) = 4',
+        '8 100.000007 syncfs(5) = 0',
+        '8 100.000008 rename("/d/spool/tmp/x", "/d/spool/new/x") = 0',
+        '7 100.000009 unlink("/d/spool/new/y") = 0',
+        '7 100.000010 openat(AT_FDCWD, "/d/spool/new", O_RDONLY|O_DIRECTORY) = 3',
+        '7 200.000000 fsync(3) = 0',
+    ]) + "\n")
+    calls = ingest.count_calls(log, 100.0, 150.0)
+    assert (calls.sync, calls.created, calls.renames, calls.unlinks) == (2, 2, 1, 1)
+    assert calls.by_name == {"openat": 4, "fsync": 1, "syncfs": 1, "rename": 1, "unlink": 1}

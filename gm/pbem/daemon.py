@@ -105,14 +105,16 @@ class Config:
 class SpoolCommitter:
     """Group commit of the spool, shared by the listeners.
 
-    Each DATA handler writes its message into ``spool/tmp/`` itself (in a
-    worker thread, at once: those writes run side by side), then waits
-    here. One commit at a time makes every message waiting durable
-    together (`gm.storage.publish`: one data barrier, the renames into
-    ``spool/new/``, one barrier for the names), then wakes their handlers,
-    which answer 250. Messages that arrive during a commit form the next:
-    the more clients wait, the more each commit carries, so a busy server
-    makes one barrier per batch instead of two per message. No message is
+    Each DATA handler writes its message into ``spool/tmp/`` and fsyncs it
+    itself (in a worker thread, at once: those writes and fsyncs run side
+    by side, and the file system joins the fsyncs into one journal
+    commit; see `Store.syncer` for why not syncfs here), then waits here.
+    One commit at a time renames every message waiting into
+    ``spool/new/`` and makes that durable with one fsync of the folder
+    (`gm.storage.publish`), then wakes their handlers, which answer 250.
+    Messages that arrive during a commit form the next: the more clients
+    wait, the more each commit carries, so a busy server fsyncs the spool
+    folder once per group instead of once per message. No message is
     answered before the commit that published it is durable; a commit
     that fails answers each of its messages with the error (4xx), as a
     failed write of one message did."""

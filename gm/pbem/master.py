@@ -493,7 +493,9 @@ class GameMaster(Clockwork):
         crashpoint("after-apply")
         for archive_key, player, data in messages:
             key = f"{game_id}.{archive_key}"
-            if key in self.store.sent or key in self.store.outbox:
+            # The outbox first: delivery takes a message out of it by renaming
+            # it into sent/, so one of the two holds it whenever we look.
+            if key in self.store.outbox or key in self.store.sent:
                 continue
             self.store.outbox.add(reveal(data, token(self.store.key, game.secret_subject_of(player), player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)

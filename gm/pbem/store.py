@@ -225,9 +225,17 @@ class Store:
     def syncer(self, role: str) -> Syncer:
         """The `Syncer` of one kind of writer (``spool``, ``master``,
         ``delivery``): each its own, so that each sees the write errors
-        that happened since its own last barrier."""
+        that happened since its own last barrier.
+
+        The spool's always fsyncs each file, in the thread of the SMTP or
+        LMTP session that wrote it, and then its folder once per group: a
+        250 then waits for that mail's own data (the file system joins the
+        sessions' fsyncs into one journal commit), never for what the master
+        or another program wrote meanwhile, as a syncfs would. The master's
+        and the delivery's batches, many files in many folders, use syncfs
+        where it may be used (`gm.storage.sync_mode`)."""
         if role not in self._syncers:
-            self._syncers[role] = Syncer()
+            self._syncers[role] = Syncer("fsync" if role == "spool" else None)
         return self._syncers[role]
 
     def batch(self) -> Batch:
