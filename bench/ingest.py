@@ -476,11 +476,22 @@ class Server:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # gm serve stops cleanly on Ctrl-C
+            # gm serve stops cleanly on Ctrl-C; under strace (--strace) it is
+            # strace's child, and strace would only detach from it
+            tree = process_tree(self.process.pid)
+            for pid in tree[1:] or tree:
+                try:
+                    os.kill(pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
             try:
                 self.process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                for pid in reversed(tree):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
                 self.process.wait(STOP_SECONDS)
         self._log.close()
 

@@ -50,8 +50,8 @@ that, syncfs did not report write-back errors); elsewhere, or with
 (still with one fsync per directory per batch). syncfs also flushes other
 programs' writes on the same file system: on a file system shared with
 something that writes a lot, ``GM_SYNC=fsync`` bounds gm's waits by its
-own writes. The spool always fsyncs each message's file (see
-`gm.pbem.store.Store.syncer`): a 250 waits for that mail only. syncfs reports an error that happened
+own writes. The spool fsyncs each message's file, unless ``GM_SYNC=syncfs``
+(see `gm.pbem.store.Store.syncer`): a 250 waits for that mail only. syncfs reports an error that happened
 since the file descriptor it is given was opened, so each `Syncer` keeps a
 descriptor per file system, opened before any file it vouches for is
 written, and each kind of writer (spool, master, delivery) has its own, so

@@ -57,6 +57,8 @@ class Relay:
     verify_tls: bool = True
 
 
+LOCAL_BATCH = 256
+"""Local deliveries made durable together at most."""
 RELAY_REFUSED = "the GM's mail server could not deliver to their address (it was refused for good)"
 """What the opponent is told: never the relay's text, which names the address."""
 
@@ -100,13 +102,17 @@ class Deliverer:
         if not due:
             return 0
         if self.relay is None:
-            errors = await loop.run_in_executor(None, self.deliver_locally, due)
-            for key, error in errors.items():
-                self._retry_later(key, self.failures.get(key), now, error)
-            for key in due:
-                if key not in errors:
-                    self.failures.pop(key, None)
-            return len(due) - len(errors)
+            delivered = 0
+            for start in range(0, len(due), LOCAL_BATCH):  # a long outbox (after a pause) in steps
+                chunk = due[start:start + LOCAL_BATCH]
+                errors = await loop.run_in_executor(None, self.deliver_locally, chunk)
+                for key, error in errors.items():
+                    self._retry_later(key, self.failures.get(key), now, error)
+                for key in chunk:
+                    if key not in errors:
+                        self.failures.pop(key, None)
+                delivered += len(chunk) - len(errors)
+            return delivered
         delivered = 0
         try:
             for key in due:
