@@ -51,17 +51,29 @@ that, syncfs did not report write-back errors); elsewhere, or with
 programs' writes on the same file system: on a file system shared with
 something that writes a lot, ``GM_SYNC=fsync`` bounds gm's waits by its
 own writes. The spool fsyncs each message's file, unless ``GM_SYNC=syncfs``
-(see `gm.pbem.store.Store.syncer`): a 250 waits for that mail only. syncfs reports an error that happened
-since the file descriptor it is given was opened, so each `Syncer` keeps a
-descriptor per file system, opened before any file it vouches for is
-written, and each kind of writer (spool, master, delivery) has its own, so
-that none of them takes an error report meant for another.
+(see `gm.pbem.store.Store.syncer`): a 250 waits for that mail only. syncfs
+reports an error that happened since the file descriptor it is given was
+opened, so each `Syncer` keeps a descriptor per file system, opened before
+any file it vouches for is written, and each kind of writer (spool,
+master, delivery) has its own, so that none of them takes an error report
+meant for another.
 
 A batch whose commit fails (an I/O error from a barrier, a rename refused)
 raises `CommitError`: what the thread has done in memory is then ahead of
 what is durable, and the caller must not go on as if the batch were done
 (the spool answers 4xx; the master stops the daemon, which restarts from
-what is durable, as after a crash).
+what is durable, as after a crash). Only a full disk (writing the manifest,
+or a rename that needs a new directory block) is not fatal for the master's
+batch: the OSError leaves the batch as it is, to be committed first by the
+next pass (`gm.pbem.store.Store.commit_pending`); its data barrier was not
+passed, or its manifest is durable, so it is never half relied on.
+
+Whatever else the master makes durable while a batch is open must go
+through the batch (a `DurableMaildir` or `gm.pbem.store.Markers`), or be
+written after its commit: a file written durably beside a batch could
+survive a crash that the batch does not, and describe a state that is not
+on disk. Files that need not survive a power cut (the attempts table, the
+daily counts) may be written directly.
 """
 
 from __future__ import annotations
