@@ -88,6 +88,7 @@ import platform
 import secrets
 import socket
 import threading
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,6 +250,8 @@ class Staged:
 
 _counter = iter(range(1, 1 << 62))
 _counter_lock = threading.Lock()
+_PROCESS = f"{os.getpid()}-{time.time_ns():x}-{secrets.token_hex(4)}"
+"""This process among all that ever wrote here (a pid is reused after a restart)."""
 
 
 def staging_name(key: str) -> str:
@@ -256,7 +259,7 @@ def staging_name(key: str) -> str:
     batch cut short may be completed long after, so names are never reused)."""
     with _counter_lock:
         number = next(_counter)
-    return f"{key}.{os.getpid()}.{number}.{secrets.token_hex(4)}.{_HOST}"
+    return f"{key}.{_PROCESS}.{number}.{_HOST}"
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -289,8 +292,14 @@ def _manifest_text(lines: list[str]) -> bytes:
     return (body + "end " + hashlib.sha256(body.encode()).hexdigest() + "\n").encode()
 
 
+def _relative(path: Path, root: str) -> str:
+    text = str(path)
+    return text[len(root):] if text.startswith(root) else os.path.relpath(text, root)
+
+
 def _write_manifest(manifest: Path, root: Path, staged: list[Staged], syncer: Syncer) -> None:
-    lines = [json.dumps([os.path.relpath(s.tmp, root), os.path.relpath(s.target, root)]) for s in staged]
+    base = str(root) + os.sep
+    lines = [json.dumps([_relative(s.tmp, base), _relative(s.target, base)]) for s in staged]
     syncer.watch(manifest.parent)
     fd = os.open(manifest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
