@@ -176,10 +176,10 @@ class GameMaster(Clockwork):
         pass: what the batch did before it is committed (or, if the fault
         keeps it from being committed, kept to be committed first by the
         next pass), the message stays spooled and the next pass tries
-        again. A batch that cannot be made
-        durable raises `gm.storage.CommitError`: the games in memory are
-        then ahead of the disk, and the daemon must stop (and start again
-        from the disk, as after a crash)."""
+        again. A batch that cannot be made durable raises
+        `gm.storage.CommitError`: the games in memory are then ahead of the
+        disk, and the daemon must stop (and start again from the disk, as
+        after a crash)."""
         count = 0
         hold = self._held_from(self.clock())
         try:
