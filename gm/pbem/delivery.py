@@ -7,10 +7,12 @@ outbox and records that it went, so that nothing re-queues it, and no file
 is made for the record. While the relay refuses or is down, each message
 waits and is retried with exponential backoff.
 
-Each pass over the outbox is one group commit: local deliveries are written
-as one `gm.storage.Batch` (one data barrier, the renames into
-``delivered/new/``, one barrier for the names), then marked sent, and
-``sent/`` is made durable once for all of them. The outbox is listed under
+Each pass over the outbox (in steps of `LOCAL_BATCH`) is one group commit
+for local delivery: the deliveries are written as one `gm.storage.Batch`
+(one data barrier, the renames into ``delivered/new/``, one barrier for the
+names), then marked sent, and ``sent/`` is made durable once for all of
+them. Through a relay each message is marked durably as soon as the relay
+took it. The outbox is listed under
 `Store.publishing`, so a message is never sent before the master's batch
 that queued it is durable.
 
@@ -18,9 +20,8 @@ Local delivery is exactly once: the Maildir file is named by the outbox key,
 so a message delivered but not yet marked (a crash between) is found there
 and only marked. Relay delivery is exactly once per Message-ID at the
 receiver, and at least once on the wire: if gm is killed after the relay's
-250 and before the mark is on disk (a power cut before the pass made
-``sent/`` durable, or SIGKILL before the rename), the message goes again,
-with the same Message-ID.
+250 and before the mark is on disk, the message goes again, with the same
+Message-ID.
 """
 
 from __future__ import annotations
@@ -114,24 +115,20 @@ class Deliverer:
                 delivered += len(chunk) - len(errors)
             return delivered
         delivered = 0
-        try:
-            for key in due:
-                failed = self.failures.get(key)
-                try:
-                    await loop.run_in_executor(None, self._relay_one, key)
-                except smtplib.SMTPException as error:
-                    if not _permanent(error):
-                        self._retry_later(key, failed, now, error)
-                        continue
-                    await loop.run_in_executor(None, self.give_up, key, now, error)
-                except OSError as error:
+        for key in due:
+            failed = self.failures.get(key)
+            try:
+                await loop.run_in_executor(None, self._relay_one, key)
+            except smtplib.SMTPException as error:
+                if not _permanent(error):
                     self._retry_later(key, failed, now, error)
-                else:
-                    self.failures.pop(key, None)
-                    delivered += 1
-        finally:
-            if delivered:
-                await loop.run_in_executor(None, self.store.sync_sent)
+                    continue
+                await loop.run_in_executor(None, self.give_up, key, now, error)
+            except OSError as error:
+                self._retry_later(key, failed, now, error)
+            else:
+                self.failures.pop(key, None)
+                delivered += 1
         return delivered
 
     def _outbox_keys(self) -> list[str]:
@@ -174,7 +171,6 @@ class Deliverer:
                 raise error
         else:
             self._relay_one(key)
-            self.store.sync_sent()
 
     def deliver_locally(self, keys: list[str]) -> dict[str, Exception]:
         """Deliver outbox messages into ``delivered/`` as one group commit,
@@ -219,13 +215,17 @@ class Deliverer:
         return errors
 
     def _relay_one(self, key: str) -> None:
-        """Send one outbox message through the relay and mark it sent
-        (not yet durably: the pass does that once, `Store.sync_sent`)."""
+        """Send one outbox message through the relay and mark it sent,
+        durably: a relay conversation takes far longer than the fsync of
+        ``sent/``, and a mark lost in a power cut means the mail goes
+        again, so each is made durable at once (a pass of local delivery,
+        which loses nothing that way, marks its messages together)."""
         data = self.store.outbox.get_bytes(key)
         self._relay(data)
         crashpoint("mid-delivery")
         self.store.mark_sent(key)
         crashpoint("mid-sent")
+        self.store.sync_sent()
         log_event("mail sent", key=key, via="relay")
 
     def _relay(self, data: bytes) -> None:
