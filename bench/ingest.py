@@ -53,12 +53,22 @@ The end-to-end run likewise waits until gm has handled a first mail (one
 that belongs to no game) before the clock starts, so that loading the games
 is not counted as handling the order mails.
 
+With ``--strace``, gm serve runs under strace (``-f --seccomp-bpf``, only
+the calls counted are traced) for the end-to-end run, and the calls it made
+from the first order mail sent until the spool and the outbox were empty
+again (local delivery included) are counted per order mail: the calls that
+wait for the disk (fsync, fdatasync, syncfs, sync_file_range), the files
+created (an open with O_CREAT that made a new file: O_EXCL, or a name
+not seen before in the run), renames and unlinks. strace slows gm down: the
+rates of such a run are not the figures to compare.
+
 Nothing is asserted about speed; the exit status is 1 only if the run could
 not complete (a server did not start, an order mail was not acknowledged
 in time, a client failed).
 
     python bench/ingest.py [--messages N] [--clients C] [--games G]
                            [--big-games N] [--skip-big] [--seed S] [--quick]
+                           [--strace]
 """
 
 from __future__ import annotations
@@ -353,18 +363,39 @@ def ehlo(port: int, timeout: float = 5.0) -> bool:
         return False
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (gm serve runs under strace with ``--strace``)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    todo.extend(int(child) for child in children.read().split())
+        except OSError:
+            continue
+    return found
+
+
 def listening_port(pid: int) -> int | None:
-    """The TCP port a process listens on, from /proc (servers bind port 0, so
-    that no other process can take the port between choosing and binding it)."""
+    """The TCP port a process (or a child of it) listens on, from /proc
+    (servers bind port 0, so that no other process can take the port
+    between choosing and binding it)."""
     try:
         sockets = set()
-        for fd in os.listdir(f"/proc/{pid}/fd"):
+        for member in process_tree(pid):
             try:
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                fds = os.listdir(f"/proc/{member}/fd")
             except OSError:
                 continue
-            if link.startswith("socket:["):
-                sockets.add(link[8:-1])
+            for fd in fds:
+                try:
+                    link = os.readlink(f"/proc/{member}/fd/{fd}")
+                except OSError:
+                    continue
+                if link.startswith("socket:["):
+                    sockets.add(link[8:-1])
         with open("/proc/net/tcp") as table:
             for line in list(table)[1:]:
                 fields = line.split()
@@ -445,11 +476,22 @@ class Server:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # gm serve stops cleanly on Ctrl-C
+            # gm serve stops cleanly on Ctrl-C; under strace (--strace) it is
+            # strace's child, and strace would only detach from it
+            tree = process_tree(self.process.pid)
+            for pid in tree[1:] or tree:
+                try:
+                    os.kill(pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
             try:
                 self.process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                for pid in reversed(tree):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
                 self.process.wait(STOP_SECONDS)
         self._log.close()
 
@@ -460,9 +502,68 @@ class Server:
         self.stop()
 
 
-def gm_serve(data: Path, logfile: Path) -> Server:
-    return Server([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:0",
-                   "--address", GM_ADDRESS], logfile)
+STRACED = ("fsync", "fdatasync", "syncfs", "sync_file_range", "open", "openat", "creat", "rename", "renameat",
+           "renameat2", "unlink", "unlinkat")
+SYNC_CALLS = ("fsync", "fdatasync", "syncfs", "sync_file_range")
+
+
+def gm_serve(data: Path, logfile: Path, strace: Path | None = None) -> Server:
+    command = [sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:0",
+               "--address", GM_ADDRESS]
+    if strace is not None:
+        command = ["strace", "-f", "--seccomp-bpf", "-qq", "-ttt", "-o", str(strace), "-e",
+                   "trace=" + ",".join(STRACED)] + command
+    return Server(command, logfile)
+
+
+@dataclass
+class Calls:
+    """System calls gm serve made while it handled the order mails (``--strace``)."""
+
+    sync: int = 0
+    created: int = 0
+    renames: int = 0
+    unlinks: int = 0
+    by_name: dict[str, int] = field(default_factory=dict)
+
+
+def count_calls(log: Path, since: float, until: float) -> Calls:
+    """Count the calls of an ``strace -f -ttt`` log made between ``since``
+    and ``until`` (seconds since the epoch) that succeeded."""
+    import re
+
+    calls = Calls()
+    line_re = re.compile(r"^\d+\s+(\d+\.\d+) (\w+)\((.*)\) += (-?\d+)")
+    seen: set[str] = set()
+    resumed: dict[str, str] = {}
+    for text in log.read_text(errors="replace").splitlines():
+        if "<unfinished ...>" in text:  # another thread's call came in between
+            pid = text.split()[0]
+            resumed[pid] = text.split(" <unfinished ...>")[0]
+            continue
+        if "resumed>" in text:
+            pid = text.split()[0]
+            text = resumed.pop(pid, "") + text.split("resumed>", 1)[1]
+        found = line_re.match(text)
+        if not found:
+            continue
+        at, name, args, result = float(found[1]), found[2], found[3], int(found[4])
+        path = args.split('"')[1] if '"' in args else ""
+        if (name.startswith("open") or name == "creat") and result >= 0:
+            new = path not in seen
+            seen.add(path)
+        if not since <= at <= until or result < 0:
+            continue
+        calls.by_name[name] = calls.by_name.get(name, 0) + 1
+        if name in SYNC_CALLS:
+            calls.sync += 1
+        elif name.startswith("rename"):
+            calls.renames += 1
+        elif name.startswith("unlink"):
+            calls.unlinks += 1
+        elif (name.startswith("open") or name == "creat") and ("O_CREAT" in args or name == "creat"):
+            calls.created += "O_EXCL" in args or new
+    return calls
 
 
 def ceiling_serve(maildir: Path, logfile: Path) -> Server:
@@ -598,15 +699,19 @@ class EndToEnd:
     """Order mails answered "the game is over" (a game ended earlier in the run)."""
     shunted: int = 0
     failures: list[str] = field(default_factory=list)
+    calls: Calls | None = None
+    """With ``--strace``: what gm serve called while it handled the order mails."""
 
 
-def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float) -> EndToEnd:
+def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float, strace: bool = False) -> EndToEnd:
     """Order mails a second through `gm serve`, until every acknowledgement is queued."""
     result = EndToEnd()
     mails = [m for b in batches for m in b]
     by_ack = {m.ack_key: m for m in mails}
     outbox_new, delivered_new = data / "outbox" / "new", data / "delivered" / "new"
-    with gm_serve(data, work / "gm-serve.log") as server:
+    trace = work / "gm-serve.strace" if strace else None
+    wall: list[float] = []
+    with gm_serve(data, work / "gm-serve.log", trace) as server:
         if server.wait_serving(timeout) is None:
             result.failures.append(f"gm serve did not start:\n{server.tail()}")
             return result
@@ -620,6 +725,7 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
         seen_at: dict[str, float] = {}
 
         def poll(began: float) -> None:
+            wall.append(time.time())
             pending = set(by_ack)
             deadline = began + timeout
             while pending and time.perf_counter() < deadline and server.process.poll() is None:
@@ -642,8 +748,11 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
             result.failures.append(f"{len(mails) - result.acknowledged} of {len(mails)} order mails were not "
                                    f"acknowledged within {timeout:.0f} s")
         settle(data, server)
+        wall.append(time.time())
         if server.process.poll() is not None:
             result.failures.append(f"gm serve exited with status {server.process.returncode}:\n{server.tail()}")
+    if trace is not None and len(wall) == 2:
+        result.calls = count_calls(trace, *wall)
     result.rate = result.acknowledged / result.seconds if result.seconds and not result.failures else 0.0
     check_acks(data, by_ack, result)
     result.shunted -= shunted_before
@@ -765,6 +874,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the orders' random strikes (default 1)")
     parser.add_argument("--timeout", type=float, default=600.0, help="bound on each phase, seconds (default 600)")
     parser.add_argument("--quick", action="store_true", help="a tiny run for smoke tests (48 mails, 8 games; 20 at start-up)")
+    parser.add_argument("--strace", action="store_true",
+                        help="count gm serve's fsyncs, files created, renames and unlinks per order mail (slows it)")
     parser.add_argument("--ceiling-server", metavar="MAILDIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ceiling_server:
@@ -795,7 +906,7 @@ def main(argv: list[str] | None = None) -> int:
               f"one SMTP connection each, {statistics.mean(len(m.raw) for b in batches for m in b):.0f} bytes a mail")
 
         before = measure_ceiling(batches, work, "ceiling-before", args.timeout)
-        gm = measure_gm(work / "data", batches, work, args.timeout)
+        gm = measure_gm(work / "data", batches, work, args.timeout, args.strace)
         after = measure_ceiling(batches, work, "ceiling-after", args.timeout)
         failures += before.failures + gm.failures + after.failures
         ceiling = (before.rate + after.rate) / 2
@@ -812,6 +923,13 @@ def main(argv: list[str] | None = None) -> int:
               f"95th percentile {percentile(gm.latencies, 0.95):.2f} s, max {percentile(gm.latencies, 1.0):.2f} s")
         print(f"turns run: {gm.turns}, strikes rejected: {gm.rejected}, mails answered 'game over': {gm.over}, "
               f"mails shunted: {gm.shunted}")
+        if gm.calls is not None:
+            per = lambda n: n / count  # noqa: E731
+            c = gm.calls
+            print(f"strace per order mail (from the first send until spool and outbox were empty; rates above "
+                  f"are slowed by strace): calls waiting for the disk {per(c.sync):.2f}, files created "
+                  f"{per(c.created):.2f}, renames {per(c.renames):.2f}, unlinks {per(c.unlinks):.2f}")
+            print("strace calls: " + ", ".join(f"{name} {n}" for name, n in sorted(c.by_name.items())))
         ratio = gm.rate / ceiling if ceiling else 0.0
         print(f"ratio gm/ceiling: {ratio:.3f}")
         verdict = "MET" if ratio >= TARGET_RATIO else "NOT MET"

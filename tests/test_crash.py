@@ -5,7 +5,15 @@ reply delivered exactly once.
 The daemon runs as a real process (`gm serve`) on a loopback port. The
 environment variable GM_CRASH_AT (see gm/pbem/crashpoints.py) makes it kill
 itself at the chosen step; the players' mail client resends whatever got no
-250, as a real MTA would."""
+250, as a real MTA would.
+
+The daemon commits in groups (gm.storage): the spool a group of messages
+received together, the master a batch of spooled messages, the delivery a
+pass over the outbox. Beside one message at a time, two scenarios kill it
+at the boundaries of those groups: orders for several games spooled while
+it is down (so that one batch of the master's holds them all), and orders
+for several games sent at once by several clients (so that one commit of
+the spool holds several)."""
 
 import os
 import signal
@@ -13,6 +21,7 @@ import smtplib
 import socket
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime, timezone
 from email.message import EmailMessage
@@ -23,13 +32,17 @@ import pytest
 
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game
+from gm.pbem.archive import prepend_header
 from gm.pbem.mailer import Identity
 from gm.kernel.model import Options
-from gm.pbem.store import Store
+from gm.pbem.store import Store, spool_key
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
-POINTS = ["after-spool", "after-archive", "after-apply", "after-queue", "mid-delivery"]
+POINTS = ["after-spool", "after-archive", "after-apply", "after-queue", "mid-delivery",
+          # the boundaries of the group commits (gm/pbem/crashpoints.py)
+          "spool-synced", "mid-spool-commit", "between-messages", "batch-synced", "mid-batch-commit",
+          "after-batch-commit", "delivery-synced", "mid-delivery-commit", "mid-sent"]
 WAIT = 20.0  # seconds: the longest any single step may take
 
 
@@ -48,6 +61,7 @@ class Server:
         self.port = free_port()
         self.process: subprocess.Popen | None = None
         self.crashes = 0
+        self.lock = threading.RLock()  # clients in several threads may find it dead at once
 
     def start(self, crash: str | None) -> None:
         env = {k: v for k, v in os.environ.items() if k != "GM_CRASH_AT"}
@@ -70,12 +84,13 @@ class Server:
         raise AssertionError("gm serve did not start listening")
 
     def alive(self) -> bool:
-        if self.process.poll() is None:
-            return True
-        assert self.process.returncode == -signal.SIGKILL, self.process.stderr.read().decode()[-3000:]
-        self.crashes += 1
-        self.start(None)  # the crash point fires once: restart without it
-        return False
+        with self.lock:
+            if self.process.poll() is None:
+                return True
+            assert self.process.returncode == -signal.SIGKILL, self.process.stderr.read().decode()[-3000:]
+            self.crashes += 1
+            self.start(None)  # the crash point fires once: restart without it
+            return False
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
@@ -121,13 +136,14 @@ def delivered(root: Path) -> list:
     return [parse_message(box.get_bytes(k)) for k in box.keys()]
 
 
-def latest_to(root: Path, address: str):
-    mine = [m for m in delivered(root) if address in str(m["To"])]
+def latest_to(root: Path, address: str, game: str | None = None):
+    mine = [m for m in delivered(root)
+            if address in str(m["To"]) and (game is None or str(m["X-GM-Game"]).strip() == game)]
     return max(mine, key=lambda m: (m["Date"].datetime, str(m["Message-ID"])))
 
 
-def reply(root: Path, address: str, body: str) -> tuple[bytes, str]:
-    original = latest_to(root, address)
+def reply(root: Path, address: str, body: str, game: str | None = None) -> tuple[bytes, str]:
+    original = latest_to(root, address, game)
     message = EmailMessage()
     message["From"] = address
     message["To"] = str(original["Reply-To"])
@@ -174,3 +190,120 @@ def test_sigkill_at_every_step_loses_nothing_and_repeats_nothing(tmp_path, point
     assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
     final = [m for m in delivered(root) if "Turn 1 results" in str(m["Subject"])]
     assert len(final) == 2
+
+
+# Groups: several messages for several games
+
+GAMES = ["g1", "g2", "g3"]
+ORDERS = [(ALICE, "Rv1 Rv2"), (BOB, "Bz5 sRv1")]
+
+
+def games_set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
+    """Three games between Alice and Bob, both setups in (by a daemon that
+    does not crash), and the daemon stopped; the Message-IDs sent to each."""
+    store = Store(root)
+    for _ in GAMES:
+        request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(timezone.utc))
+    server = Server(root, None)
+    server.start(None)
+    sent: dict[str, list[str]] = {game: [] for game in GAMES}
+    try:
+        wait_until_idle(server, root)
+        for game in GAMES:
+            for address, body in [(ALICE, SETUP_ALICE), (BOB, SETUP_BOB)]:
+                raw, to = reply(root, address, body, game)
+                sent[game].append(str(parse_message(raw)["Message-ID"]))
+                send_until_accepted(server, raw, address, to)
+        wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0
+    return server, sent
+
+
+def orders(root: Path, sent: dict[str, list[str]]) -> list[tuple[bytes, str, str]]:
+    """Turn 1's orders of both players of every game: (raw, sender, recipient)."""
+    mails = []
+    for game in GAMES:
+        for address, body in ORDERS:
+            raw, to = reply(root, address, body, game)
+            sent[game].append(str(parse_message(raw)["Message-ID"]))
+            mails.append((raw, address, to))
+    return mails
+
+
+def check_each_once(root: Path, sent: dict[str, list[str]]) -> None:
+    """Every accepted message applied once, in its game; every reply delivered once."""
+    ids = [str(m["Message-ID"]) for m in delivered(root)]
+    assert len(ids) == len(set(ids)) == 10 * len(GAMES)
+    for game in GAMES:
+        archive = DurableMaildir(root / "games" / game, create=False)
+        inbound = [parse_message(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
+        assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game])
+        assert len(inbound) == 1 + len(sent[game])
+        assert len([k for k in archive.keys() if ".out." in k]) == 10
+        results = [m for m in delivered(root) if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
+        assert len(results) == 2
+    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
+    assert (root / "commit").read_bytes() == b""
+
+
+BATCH_POINTS = ["mid-handle:4", "after-queue:3", "between-messages:2", "between-messages:5", "batch-synced:1",
+                "mid-batch-commit:1", "mid-batch-commit:4", "mid-batch-commit:9", "after-batch-commit:1",
+                "delivery-synced:1", "mid-delivery-commit:3", "mid-delivery:2", "mid-sent:4"]
+
+
+@pytest.mark.parametrize("spec", BATCH_POINTS)
+def test_sigkill_in_a_batch_of_messages_for_several_games(tmp_path, spec):
+    """Six orders for three games wait in the spool when gm starts: its first
+    batch handles them together (two turns' worth of replies for each game),
+    and the daemon is killed inside that batch, its commit or the delivery
+    of its replies."""
+    root = tmp_path / "data"
+    server, sent = games_set_up(root)
+    for raw, sender, recipient in orders(root, sent):  # as the SpoolHandler writes them
+        spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
+                                 "Return-Path", f"<{sender}>")
+        Store(root).spool.add(spooled, spool_key(datetime.now(timezone.utc), "smtp"))
+    server.start(spec)
+    try:
+        wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1, f"the crash point {spec} never fired"
+    check_each_once(root, sent)
+
+
+SPOOL_POINTS = ["spool-synced:1", "mid-spool-commit:2", "mid-spool-commit:4", "after-spool:3"]
+
+
+@pytest.mark.parametrize("spec", SPOOL_POINTS)
+def test_sigkill_in_a_group_commit_of_the_spool(tmp_path, spec):
+    """Six clients send orders for three games at once, each resending until
+    it gets its 250; the daemon is killed inside a commit of the spool.
+    Messages it made durable before dying, unacknowledged, come again: they
+    are applied once."""
+    root = tmp_path / "data"
+    server, sent = games_set_up(root)
+    mails = orders(root, sent)
+    server.start(spec)
+    failures: list[BaseException] = []
+
+    def client(raw: bytes, sender: str, recipient: str) -> None:
+        try:
+            send_until_accepted(server, raw, sender, recipient)
+        except BaseException as error:  # reported below
+            failures.append(error)
+
+    clients = [threading.Thread(target=client, args=mail) for mail in mails]
+    try:
+        for thread in clients:
+            thread.start()
+        for thread in clients:
+            thread.join(2 * WAIT)
+        assert not failures, failures
+        wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1, f"the crash point {spec} never fired"
+    check_each_once(root, sent)

@@ -22,7 +22,7 @@ from gm.pbem.master import GameMaster
 from gm.pbem.mailer import Identity
 from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key
-from gm.storage import DurableMaildir, unix_lines
+from gm.storage import DurableMaildir, current_batch, unix_lines
 from gmtest import GM, START, World, run, started_game, text
 
 AFTER = START + timedelta(hours=1, microseconds=123456)
@@ -316,3 +316,55 @@ def test_a_snapshot_that_cannot_be_written_does_not_stop_the_mail(tmp_path, monk
 
     run(scenario())
     assert "snapshot of g" in caplog.text and "Read-only file system" in caplog.text
+
+
+def test_games_leaving_and_coming_back_within_one_batch(tmp_path, monkeypatch):
+    """Four order mails for two games handled in one batch with room for
+    one whole game: each game leaves memory and comes back within the
+    batch, read back from what the batch wrote and has not committed yet.
+    The mail is the same bytes as with room for both."""
+    world = World(tmp_path / "played")
+
+    async def scenario() -> list[bytes]:
+        async with world:
+            await started_game(world)
+            world.clock.advance(minutes=1)
+            await started_game(world)
+            world.clock.advance(minutes=1)
+            mails = []
+            for player in (world.alice, world.bob):
+                for game in ("g1", "g2"):
+                    latest = [m for m in player.inbox() if f"gm+{game}." in str(m["Reply-To"])][-1]
+                    mail = EmailMessage(policy=SMTP_POLICY)
+                    mail["From"], mail["To"] = player.address, str(latest["Reply-To"])
+                    mail["Subject"], mail["Message-ID"] = "orders", f"<{game}-{player.address}@example.org>"
+                    mail.set_content("Rz5" if player is world.alice else "Oz5")
+                    mails.append(mail.as_bytes())
+            return mails
+
+    mails = run(scenario())
+    real_save, saved_in_batch = loading.save, []
+
+    def watched(store, live):
+        saved_in_batch.append(current_batch() is not None)
+        real_save(store, live)
+
+    monkeypatch.setattr(loading, "save", watched)
+    results = {}
+    for capacity in (1, 200):
+        copy = tmp_path / f"room-{capacity}"
+        shutil.copytree(tmp_path / "played" / "data", copy)
+        shutil.rmtree(copy / "snapshots")
+        master = _serve(copy, mails, capacity=capacity)
+        assert master.games["g1"].turn == master.games["g2"].turn == 2
+        found = {}
+        for folder in ("games/g1", "games/g2", "outbox"):
+            box = DurableMaildir(copy / folder, create=False)
+            found |= {f"{folder}/{k}": box.get_bytes(k) for k in box.keys()}
+        results[capacity] = found
+        for game in ("g1", "g2"):  # every snapshot written is one of what the archive holds
+            head = snapshots.read_head(copy, game)
+            archive = DurableMaildir(copy / "games" / game, create=False)
+            assert head is None or head.last_in in archive.keys()
+    assert results[1] == results[200]
+    assert saved_in_batch and not any(saved_in_batch)  # never a snapshot of what a batch has not committed

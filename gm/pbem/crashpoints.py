@@ -5,13 +5,34 @@ SIGKILL the N-th time it passes the point called NAME. Without the variable
 a crash point costs one dictionary look-up. The points mark the steps whose
 redo after a crash must neither lose nor repeat anything:
 
-    after-spool    a message is in the spool, 250 not yet sent
-    mid-handle     handling a spooled message has begun (as an out-of-memory
-                   kill in the middle of reading a hostile mail would stop it)
-    after-archive  a message is archived in its game, not yet applied
-    after-apply    the GM's replies are archived, not yet queued
-    after-queue    the replies are queued, the message not yet marked handled
-    mid-delivery   a message is delivered, not yet marked sent
+    spool-synced        a group of messages received together is written
+                        and durable in spool/tmp/, none in spool/new/ yet
+    mid-spool-commit    one more message of that group renamed into
+                        spool/new/ (the others not yet, none durably so)
+    after-spool         a message is in the spool, 250 not yet sent
+    mid-handle          handling a spooled message has begun (as an
+                        out-of-memory kill in the middle of reading a
+                        hostile mail would stop it)
+    after-archive       a message is archived in its game, not yet applied
+    after-apply         the GM's replies are archived, not yet queued
+    after-queue         the replies are queued, the message not yet marked
+                        handled
+    between-messages    a message of the master's batch is handled, the
+                        next not begun, nothing of the batch published
+    batch-synced        the batch's files and manifest (DATA/commit) are
+                        durable, none renamed into place
+    mid-batch-commit    one more of the batch's files renamed into place
+    after-batch-commit  the batch is durable, its messages still spooled
+    delivery-synced     a pass's local deliveries are durable in
+                        delivered/tmp/, none in delivered/new/
+    mid-delivery-commit one more of them renamed into delivered/new/
+    mid-delivery        a message is delivered, not yet marked sent
+    mid-sent            one more delivered message marked sent (its outbox
+                        file renamed into sent/), the others not yet
+
+In the master's batch, after-archive, after-apply and after-queue are
+passed while the batch is staged: nothing of it is on disk but staged
+files, and the whole batch is handled again after the restart.
 """
 
 from __future__ import annotations

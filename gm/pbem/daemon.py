@@ -3,10 +3,11 @@
 Three kinds of task share one asyncio loop:
 
 - listeners (aiosmtpd): a `SpoolHandler` writes each message durably into
-  the spool and only then answers 250;
+  the spool and only then answers 250; messages that arrive together are
+  made durable together (`SpoolCommitter`, a group commit);
 - the master task: wakes when mail is spooled or a deadline falls due, and
-  lets the `GameMaster` handle the spool, one message at a time, in a worker
-  thread (the file system work blocks);
+  lets the `GameMaster` handle the spool, in batches made durable together,
+  in a worker thread (the file system work blocks);
 - the delivery task: sends the outbox through the relay, or into the local
   ``delivered/`` Maildir when no relay is configured (`gm.pbem.delivery`).
 
@@ -32,6 +33,7 @@ from typing import Callable
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..logs import event
+from ..storage import CommitError, Staged, publish
 from .archive import prepend_header, without_gm_headers
 from .arrival import arrival_time
 from .crashpoints import crashpoint
@@ -53,6 +55,9 @@ SHUTDOWN_GRACE = 10.0
 """Seconds a stopping daemon waits for worker threads other than the master's
 step (an IMAP IDLE, a relay conversation) before it leaves them unfinished."""
 WORKER_PREFIX = "gm-worker"
+EXIT_COMMIT = 3
+"""The exit status of a daemon that stopped because a batch could not be
+made durable (an I/O error): restarting it recovers from the disk."""
 
 
 class StartError(RuntimeError):
@@ -97,6 +102,58 @@ class Config:
         return CATCH_UP if (self.lmtp or self.imap) else timedelta(0)
 
 
+class SpoolCommitter:
+    """Group commit of the spool, shared by the listeners.
+
+    Each DATA handler writes its message into ``spool/tmp/`` and fsyncs it
+    itself (in a worker thread, at once: those writes and fsyncs run side
+    by side, and the file system joins the fsyncs into one journal
+    commit; see `Store.syncer` for why not syncfs here), then waits here.
+    One commit at a time renames every message waiting into
+    ``spool/new/`` and makes that durable with one fsync of the folder
+    (`gm.storage.publish`), then wakes their handlers, which answer 250.
+    Messages that arrive during a commit form the next: the more clients
+    wait, the more each commit carries, so a busy server fsyncs the spool
+    folder once per group instead of once per message. No message is
+    answered before the commit that published it is durable; a commit
+    that fails answers each of its messages with the error (4xx), as a
+    failed write of one message did."""
+
+    MAX_MESSAGES = 256
+    """Messages published by one commit at most."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.syncer = store.syncer("spool")
+        self._waiting: list[tuple[Staged, asyncio.Future[None]]] = []
+        self._running: asyncio.Task[None] | None = None
+
+    async def add(self, raw: bytes, key: str) -> None:
+        """Spool ``raw`` under ``key``; returns once it is durable."""
+        loop = asyncio.get_running_loop()
+        staged = await loop.run_in_executor(None, self.store.spool.stage, raw, key, self.syncer)
+        done: asyncio.Future[None] = loop.create_future()
+        self._waiting.append((staged, done))
+        if self._running is None or self._running.done():
+            self._running = loop.create_task(self._commit_waiting())
+        await done
+
+    async def _commit_waiting(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._waiting:
+            group, self._waiting = self._waiting[:self.MAX_MESSAGES], self._waiting[self.MAX_MESSAGES:]
+            try:
+                await loop.run_in_executor(None, publish, [s for s, _ in group], self.syncer, "spool")
+            except Exception as error:
+                for _, done in group:
+                    if not done.done():
+                        done.set_exception(error)
+            else:
+                for _, done in group:
+                    if not done.done():
+                        done.set_result(None)
+
+
 class SpoolHandler:
     """The aiosmtpd handler: accept mail for the GM, spool it, then say 250.
 
@@ -113,8 +170,10 @@ class SpoolHandler:
     reply names no path; the error itself goes to the log."""
 
     def __init__(self, store: Store, identity: Identity, clock: Callable[[], datetime], origin: str,
-                 spooled: Callable[[], None] = lambda: None):
+                 spooled: Callable[[], None] = lambda: None, committer: SpoolCommitter | None = None):
         self.store = store
+        self.committer = committer or SpoolCommitter(store)
+        """Shared by every listener of a daemon, so that their mail is committed together."""
         self.identity = identity
         self.clock = clock
         self.origin = origin
@@ -137,8 +196,8 @@ class SpoolHandler:
             raw = prepend_header(raw, "Return-Path", f"<{envelope.mail_from or ''}>")
             arrived = arrival_time(envelope.original_content or b"", self.origin, self.clock(), self.trusted_received)
             key = spool_key(arrived, self.origin)
-            await asyncio.get_running_loop().run_in_executor(None, self.store.spool.add, raw, key)
-        except (OSError, MemoryError) as error:
+            await self.committer.add(raw, key)
+        except (OSError, MemoryError, CommitError) as error:
             log.error("%s: could not spool a message from <%s>: %s: %s", self.origin, envelope.mail_from,
                       type(error).__name__, error)
             return self._each_recipient(envelope, _temporary_failure(error))
@@ -164,6 +223,8 @@ _TEMPORARY = "451 4.3.0 Temporary local problem, please try again later"
 
 
 def _temporary_failure(error: BaseException) -> str:
+    if isinstance(error, CommitError) and error.__cause__ is not None:
+        error = error.__cause__
     if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
         return "452 4.3.1 Insufficient system storage"
     return _TEMPORARY
@@ -176,6 +237,9 @@ class Daemon:
         self.config = config
         self.clock = clock
         self.store = Store(config.data)
+        finished = self.store.finish_interrupted()  # before anything reads the data directory
+        if finished:
+            event("batch completed", files=finished, note="its commit was cut short by a crash")
         self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
                                  config.owner)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
@@ -187,6 +251,9 @@ class Daemon:
         self.bound: dict[str, tuple[str, int]] = {}
         self.pollers: list = []
         """The IMAP pollers, told to stop waiting when the daemon stops."""
+        self.failed = asyncio.Event()
+        """Set when a batch of the master's could not be made durable: the
+        daemon must stop (`serve` exits with `EXIT_COMMIT`)."""
 
     def wake(self) -> None:
         """Something was spooled or queued: let the tasks look."""
@@ -207,10 +274,11 @@ class Daemon:
         if not background:
             await self._loaded
         gate = ConnectionGate(self.config.max_connections)
+        committer = SpoolCommitter(self.store)
         for name, address, protocol in (("smtp", self.config.smtp, GuardedSMTP), ("lmtp", self.config.lmtp, GuardedLMTP)):
             if address is None:
                 continue
-            handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake)
+            handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake, committer)
             handler.trusted_received = self.config.trusted_received
 
             def session(h: SpoolHandler = handler, p: Callable[..., SMTP] = protocol) -> SMTP:
@@ -268,6 +336,14 @@ class Daemon:
             self._wake.clear()
             try:
                 await self.step()
+            except CommitError as error:
+                # The games in memory are ahead of the disk: going on could
+                # archive, send or drop mail against a record that is not
+                # there. Stop; the next start rebuilds them from the disk.
+                event("stopping: a batch could not be made durable", level=logging.CRITICAL,
+                      reason=str(error.__cause__ or error))
+                self.failed.set()
+                return
             except Exception:  # a bug must not stop the daemon; the message stays spooled
                 log.exception("handling the spool failed")
             wakeup = self.master.next_wakeup()
@@ -354,7 +430,12 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
             await daemon.start()
             if fresh:
                 event("new data directory", path=config.data, note="made with a new server key")
-            await stopping.wait()
+            waits = [asyncio.ensure_future(stopping.wait()), asyncio.ensure_future(daemon.failed.wait())]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            for wait in waits:
+                wait.cancel()
+            if not received:  # stopped by a failed commit, not by a signal
+                received.append("none")
         finally:
             await daemon.stop()
         executor.shutdown(wait=False, cancel_futures=True)
@@ -363,10 +444,13 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
             await asyncio.sleep(0.05)
         busy = len(_workers())
         event("stopped", signal=received[0], abandoned=busy or None)
+        status = EXIT_COMMIT if daemon.failed.is_set() else 0
         if busy:
             logging.shutdown()
             sys.stdout.flush()
-            os._exit(0)
+            os._exit(status)
+        if status:
+            raise SystemExit(status)
         return received[0]
     finally:
         for number in STOP_SIGNALS:

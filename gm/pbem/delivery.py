@@ -1,14 +1,27 @@
 """Sending the outbox: through a relay, or into a local Maildir.
 
 A message leaves the outbox only once it is delivered: the relay said 250,
-or the local Maildir holds it. Then a ``sent/`` marker records it, so that
-nothing re-queues it. While the relay refuses or is down, each message waits
-and is retried with exponential backoff.
+or the local Maildir holds it durably. Then its outbox file is renamed into
+``sent/`` and emptied (`Store.mark_sent`): one step takes it out of the
+outbox and records that it went, so that nothing re-queues it, and no file
+is made for the record. While the relay refuses or is down, each message
+waits and is retried with exponential backoff.
 
-Local delivery is exactly once: the Maildir file is named by the outbox key.
-Relay delivery is exactly once per Message-ID at the receiver, and at least
-once on the wire: if gm is killed after the relay's 250 and before the
-marker is on disk, the message goes again, with the same Message-ID.
+Each pass over the outbox (in steps of `LOCAL_BATCH`) is one group commit
+for local delivery: the deliveries are written as one `gm.storage.Batch`
+(one data barrier, the renames into ``delivered/new/``, one barrier for the
+names), then marked sent, and ``sent/`` is made durable once for all of
+them. Through a relay each message is marked durably as soon as the relay
+took it. The outbox is listed under
+`Store.publishing`, so a message is never sent before the master's batch
+that queued it is durable.
+
+Local delivery is exactly once: the Maildir file is named by the outbox key,
+so a message delivered but not yet marked (a crash between) is found there
+and only marked. Relay delivery is exactly once per Message-ID at the
+receiver, and at least once on the wire: if gm is killed after the relay's
+250 and before the mark is on disk, the message goes again, with the same
+Message-ID.
 """
 
 from __future__ import annotations
@@ -23,7 +36,7 @@ from typing import Awaitable, Callable
 
 from ..mail.reading import addresses, parse_message
 from ..logs import event as log_event
-from ..storage import unix_lines
+from ..storage import Batch, CommitError, unix_lines
 from .archive import event_message
 from .crashpoints import crashpoint
 from .mailer import Identity
@@ -45,6 +58,8 @@ class Relay:
     verify_tls: bool = True
 
 
+LOCAL_BATCH = 256
+"""Local deliveries made durable together at most."""
 RELAY_REFUSED = "the GM's mail server could not deliver to their address (it was refused for good)"
 """What the opponent is told: never the relay's text, which names the address."""
 
@@ -76,16 +91,34 @@ class Deliverer:
     async def deliver_due(self, now: datetime) -> int:
         """Try every outbox message that is not waiting out a backoff."""
         loop = asyncio.get_running_loop()
-        delivered = 0
-        for key in self.store.outbox.keys():
-            if key in self.store.sent:
+        due = []
+        for key in await loop.run_in_executor(None, self._outbox_keys):
+            if key in self.store.sent:  # marked by an older gm, which removed it from the outbox after
                 await loop.run_in_executor(None, self.store.outbox.remove, key)
                 continue
             failed = self.failures.get(key)
             if failed and failed[1] > now:
                 continue
+            due.append(key)
+        if not due:
+            return 0
+        if self.relay is None:
+            delivered = 0
+            for start in range(0, len(due), LOCAL_BATCH):  # a long outbox (after a pause) in steps
+                chunk = due[start:start + LOCAL_BATCH]
+                errors = await loop.run_in_executor(None, self.deliver_locally, chunk)
+                for key, error in errors.items():
+                    self._retry_later(key, self.failures.get(key), now, error)
+                for key in chunk:
+                    if key not in errors:
+                        self.failures.pop(key, None)
+                delivered += len(chunk) - len(errors)
+            return delivered
+        delivered = 0
+        for key in due:
+            failed = self.failures.get(key)
             try:
-                await loop.run_in_executor(None, self.deliver, key)
+                await loop.run_in_executor(None, self._relay_one, key)
             except smtplib.SMTPException as error:
                 if not _permanent(error):
                     self._retry_later(key, failed, now, error)
@@ -97,6 +130,12 @@ class Deliverer:
                 self.failures.pop(key, None)
                 delivered += 1
         return delivered
+
+    def _outbox_keys(self) -> list[str]:
+        with self.store.publishing:  # not while the master publishes a batch (until it is durable)
+            if self.store.batch_pending():  # a full disk stopped its publication half way
+                return []
+            return self.store.outbox.keys()
 
     def _retry_later(self, key: str, failed: tuple[int, datetime] | None, now: datetime, error: Exception) -> None:
         count = failed[0] + 1 if failed else 1
@@ -119,22 +158,75 @@ class Deliverer:
             event = event_message(self.identity, "bouncing", now, f"<{name}@{self.identity.domain}>", game,
                                   [f"player: {player}", f"reason: {RELAY_REFUSED}"])
             self.store.spool.add(event, spool_key(now, "clock", name))
-        self.store.sent.add(key)
-        self.store.outbox.remove(key)
+        self.store.mark_sent(key)
+        self.store.sync_sent()
         self.failures.pop(key, None)
         log_event("mail undeliverable", logging.WARNING, key=key, game=game or "-", reason=reason)
 
     def deliver(self, key: str) -> None:
-        """Deliver one outbox message and mark it sent (blocking)."""
-        data = self.store.outbox.get_bytes(key)
+        """Deliver one outbox message and mark it sent, durably (blocking)."""
         if self.relay is None:
-            self.store.delivered.add(unix_lines(data), key)
+            error = self.deliver_locally([key]).get(key)
+            if error is not None:
+                raise error
         else:
-            self._relay(data)
+            self._relay_one(key)
+
+    def deliver_locally(self, keys: list[str]) -> dict[str, Exception]:
+        """Deliver outbox messages into ``delivered/`` as one group commit,
+        then mark them sent (`sync_sent` once). Returns the error of each
+        message that was not delivered (it stays in the outbox)."""
+        errors: dict[str, Exception] = {}
+        ready = []
+        batch = Batch(self.store.syncer("delivery"), label="delivery")
+        try:
+            with batch:
+                for key in keys:
+                    try:
+                        data = self.store.outbox.get_bytes(key)
+                    except KeyError:  # gone meanwhile: nothing to send
+                        continue
+                    try:
+                        self.store.delivered.add(unix_lines(data), key)
+                    except OSError as error:
+                        errors[key] = error
+                        continue
+                    ready.append(key)
+        except CommitError as error:
+            batch.discard()
+            self.store.delivered.forget()  # some may be there: look again next time
+            return errors | {key: error for key in ready}
+        for _ in ready:
+            crashpoint("mid-delivery")
+        marked = 0
+        try:
+            for key in ready:
+                try:
+                    self.store.mark_sent(key)
+                except OSError as error:  # delivered; marked at the next pass, which finds it delivered
+                    errors[key] = error
+                    continue
+                marked += 1
+                crashpoint("mid-sent")
+                log_event("mail sent", key=key, via="maildir")
+        finally:
+            if marked:
+                self.store.sync_sent()
+        return errors
+
+    def _relay_one(self, key: str) -> None:
+        """Send one outbox message through the relay and mark it sent,
+        durably: a relay conversation takes far longer than the fsync of
+        ``sent/``, and a mark lost in a power cut means the mail goes
+        again, so each is made durable at once (a pass of local delivery,
+        which loses nothing that way, marks its messages together)."""
+        data = self.store.outbox.get_bytes(key)
+        self._relay(data)
         crashpoint("mid-delivery")
-        self.store.sent.add(key)
-        self.store.outbox.remove(key)
-        log_event("mail sent", key=key, via="relay" if self.relay else "maildir")
+        self.store.mark_sent(key)
+        crashpoint("mid-sent")
+        self.store.sync_sent()
+        log_event("mail sent", key=key, via="relay")
 
     def _relay(self, data: bytes) -> None:
         relay = self.relay

@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass, field
 
 from ..kernel.engine import PlayerMail
-from .archive import Replayed, Threads, is_inbound, replay, spool_key_of
+from ..storage import current_batch
+from .archive import Replayed, is_inbound, replay, spool_key_of
 from .mailer import Identity
 from .resident import GameSummary, Live, summary_of
 from . import snapshots
@@ -50,7 +51,11 @@ def digest(text: str) -> str:
 def archive_keys(store: Store, game_id: str) -> list[str]:
     """The keys of a game's archive, sorted, as `DurableMaildir.keys` gives
     them, listed without opening the Maildir (which would make its folders
-    durable again: two fsyncs a game, at every start)."""
+    durable again: two fsyncs a game, at every start). Inside a batch (a
+    game reopened after a fault) the Maildir is asked: only it sees what the
+    batch wrote and has not committed yet."""
+    if current_batch() is not None:
+        return store.archive(game_id).keys()
     root = store.games_dir / game_id
     names: set[str] = set()
     for sub in ("new", "cur"):

@@ -53,11 +53,11 @@ from .archive import (
     ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time,
     answering, notice_messages, orders_text, player_message_id, prepend_header, to_event,
 )
-from . import loading, snapshots
 from .loading import digest as _digest
 from .resident import CAPACITY, Games, Live, summary_of
 from .creation import created_event, parse_fields
 from .clockwork import Clockwork
+from .keeping import Keeping
 from .crashpoints import crashpoint
 from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal
 from .limits import DailyCounts, Limits, normalized
@@ -90,9 +90,13 @@ MAX_ATTEMPTS = 3
 SNAPSHOT_AFTER = 60.0
 """Seconds a changed game waits before its snapshot is written (at the end of
 a pass over the spool): a busy game is not pickled after every mail."""
+BATCH_MESSAGES = 64
+"""Spooled messages handled in one batch (one group commit) at most."""
+BATCH_SECONDS = 0.5
+"""A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork):
+class GameMaster(Clockwork, Keeping):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -115,6 +119,8 @@ class GameMaster(Clockwork):
         the clock's events of each game's turn (so none is spooled twice),
         and those handled since start-up (mail from outside only until its
         spool file is gone; the GM's own events for the life of the process)."""
+        self._left: list[Live] = []
+        """Changed games that left memory during the open batch, to be saved after its commit."""
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self.stuck: dict[str, datetime] = {}
@@ -123,86 +129,46 @@ class GameMaster(Clockwork):
         self.fault: str | None = None
         """Why the last pass over the spool stopped early (a temporary fault)."""
 
-    # Start-up
-
-    def load(self) -> None:
-        """Open every game (its summary; the whole game only where its
-        snapshot is not current); finish any half-done reply queueing; and
-        write the snapshots that were missing or stale, for the next start."""
-        self.started = self.clock()
-        snapshots.clear_unfinished(self.store.root)
-        spooled = set(self.store.spool.keys())
-        for game_id in self.store.game_ids():
-            self._open_game(game_id, spooled)
-        self.save_snapshots()
-
-    def _open_game(self, game_id: str, spooled: set[str] | None = None) -> None:
-        """Open one game from its archive (and snapshot), and queue whatever
-        replies of its last event are not queued yet. Only the last event
-        can have been cut short (by a crash or a fault), and only then are
-        its messages rendered again."""
-        if spooled is None:
-            spooled = set(self.store.spool.keys())
-        opened = loading.open_game(self.store, self.identity, game_id, spooled)
-        if opened is None:
-            self.games.forget(game_id)
-            self.unfinished.discard(game_id)
-            return
-        self.handled_keys |= opened.handled
-        if opened.live is None:
-            self.games.note(game_id, opened.summary)
-        else:
-            self.games.keep(opened.live)
-        if opened.unfinished:
-            self.unfinished.add(game_id)
-            self._send(game_id, opened.unfinished)
-        self.unfinished.discard(game_id)
-
-    def _load_live(self, game_id: str) -> Live:
-        """Load a whole game that is known but not in memory (`Games`)."""
-        live, unfinished = loading.load(self.store, self.identity, game_id)
-        if unfinished:  # not after a clean open; kept safe all the same
-            self.games.keep(live)
-            self._send(game_id, unfinished)
-        return live
-
-    def _save_leaving(self, live: Live) -> None:
-        """Write the snapshot of a changed game leaving memory. A snapshot is
-        a cache: one that cannot be written costs a replay later, and must
-        not stop the mail (the game leaves memory all the same)."""
-        try:
-            loading.save(self.store, live)
-        except Exception as error:  # OSError, or a state that does not pickle: both only cost speed
-            log.warning("snapshot of %s not written: %s", live.game.id, error)
-
-    def save_snapshots(self, older_than: float = 0.0) -> int:
-        """Write the snapshot of every game in memory changed more than
-        ``older_than`` seconds ago; the number written. A snapshot that
-        cannot be written is only a slower next start."""
-        now, count = time.monotonic(), 0
-        for live in self.games.changed():
-            if live.changed_at is not None and now - live.changed_at >= older_than:
-                self._save_leaving(live)
-                count += live.changed_at is None
-        return count
-
     # The spool
 
     def process_spool(self) -> int:
-        """Handle every message waiting in the spool, oldest first. A
-        temporary fault (the data directory cannot be written) stops the
-        pass: the message stays spooled and the next pass tries again."""
+        """Handle every message waiting in the spool, oldest first, in
+        batches (`Store.batch`, a group commit): what a batch writes becomes
+        durable at once when it ends, before any of its messages leaves the
+        spool and before the delivery may send any of its replies. A
+        batch ends after `BATCH_MESSAGES` messages or `BATCH_SECONDS`, so
+        that the first replies do not wait for a long spool.
+
+        A temporary fault (the data directory cannot be written) stops the
+        pass: what the batch did before it is committed (or, if the fault
+        keeps it from being committed, kept to be committed first by the
+        next pass), the message stays spooled and the next pass tries
+        again. A batch that cannot be made durable raises
+        `gm.storage.CommitError`: the games in memory are then ahead of the
+        disk, and the daemon must stop (and start again from the disk, as
+        after a crash)."""
         count = 0
         hold = self._held_from(self.clock())
         try:
+            self.store.commit_pending()  # a full disk kept the last batch back: first of all
             for game_id in sorted(self.unfinished):
                 self._open_game(game_id)
-            for key in self.store.spool.keys():
-                if hold is not None and time_of(key) >= hold:
-                    break  # catching up: what came after a missed deadline waits for it
-                self.handle(key)
-                count += 1
+            keys = self.store.spool.keys()
+            if hold is not None:  # catching up: what came after a missed deadline waits for it
+                keys = [k for k in keys if time_of(k) < hold]
+            while keys:
+                ends = time.monotonic() + BATCH_SECONDS
+                with self.store.batch():
+                    for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
+                        self.handle(key)
+                        count += 1
+                        crashpoint("between-messages")
+                        if time.monotonic() > ends:
+                            break
+                self._save_left()
+                keys = keys[handled:]
         except OSError as error:
+            self._left.clear()  # their batch may not be on disk: they are rebuilt from it when needed
             if self.fault is None:
                 log.warning("spool paused: the data directory cannot be written (%s); mail stays spooled",
                             error.strerror or error)
@@ -493,7 +459,9 @@ class GameMaster(Clockwork):
         crashpoint("after-apply")
         for archive_key, player, data in messages:
             key = f"{game_id}.{archive_key}"
-            if key in self.store.sent or key in self.store.outbox:
+            # The outbox first: delivery takes a message out of it by renaming
+            # it into sent/, so one of the two holds it whenever we look.
+            if key in self.store.outbox or key in self.store.sent:
                 continue
             self.store.outbox.add(reveal(data, token(self.store.key, game.secret_subject_of(player), player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
