@@ -5,29 +5,19 @@ it was made under, whatever today's gm answers."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from gm.pbem.admin import verify_replay
+from test_editions import data_dir
 
 EDITION3 = Path(__file__).resolve().parent / "archives" / "edition3"
 
 
-def data_dir(tmp_path: Path, game: str) -> Path:
-    """A data directory holding one edition-3 game (Maildirs need their empty folders)."""
-    data = tmp_path / "data"
-    shutil.copytree(EDITION3 / game / "games", data / "games")
-    shutil.copyfile(EDITION3 / game / "secret.key", data / "secret.key")
-    for sub in ("new", "tmp"):
-        (data / "games" / "g1" / sub).mkdir(exist_ok=True)
-    return data
-
-
 @pytest.mark.parametrize("game, sheets", [("spaceships", 10), ("gridfighters", 10), ("celestial", 5)])
 def test_edition3_archives_replay_byte_for_byte(tmp_path, game, sheets):
-    archive = data_dir(tmp_path, game) / "games" / "g1"
+    archive = data_dir(tmp_path, game, EDITION3) / "games" / "g1"
     assert "edition: 3" in next((archive / "cur").glob("000001.in.*")).read_text()
     with_html = [p for p in (archive / "cur").glob("*.out.*") if b"Content-Type: text/html" in p.read_bytes()]
     assert len(with_html) >= sheets  # the HTML sheets are what edition 4 changes

@@ -14,11 +14,12 @@ from gm.pbem.admin import verify_replay
 EDITION2 = Path(__file__).resolve().parent / "archives" / "edition2"
 
 
-def data_dir(tmp_path: Path, game: str) -> Path:
-    """A data directory holding one edition-2 game (Maildirs need their empty folders)."""
+def data_dir(tmp_path: Path, game: str, frozen: Path = EDITION2) -> Path:
+    """A data directory holding one game of a frozen archive (``frozen``,
+    edition 2 unless told; Maildirs need their empty folders)."""
     data = tmp_path / "data"
-    shutil.copytree(EDITION2 / game / "games", data / "games")
-    shutil.copyfile(EDITION2 / game / "secret.key", data / "secret.key")
+    shutil.copytree(frozen / game / "games", data / "games")
+    shutil.copyfile(frozen / game / "secret.key", data / "secret.key")
     for sub in ("new", "tmp"):
         (data / "games" / "g1" / sub).mkdir(exist_ok=True)
     return data
