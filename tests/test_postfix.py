@@ -33,11 +33,13 @@ DOMAIN = "games.example.org"
 GM = f"gm@{DOMAIN}"
 
 
-def documented_recipe() -> dict[str, list[str]]:
-    """docs/operations.md's Postfix recipe: file name -> its lines, from the
-    indented block whose comments name each file (/etc/postfix/NAME)."""
+def documented_postfix_files(heading: str) -> dict[str, list[str]]:
+    """The Postfix files docs/operations.md gives under ``heading`` (``### Postfix``):
+    file name -> its lines, from the indented blocks whose comments name each
+    file (/etc/postfix/NAME), up to the next heading of the same level."""
     text = (ROOT / "docs" / "operations.md").read_text()
-    section = text.split("\n### Postfix\n", 1)[1].split("\n### ", 1)[0]
+    level = heading.split(" ", 1)[0]
+    section = text.split(f"\n{heading}\n", 1)[1].split(f"\n{level} ", 1)[0]
     files: dict[str, list[str]] = {}
     current = None
     for line in section.splitlines():
@@ -52,6 +54,11 @@ def documented_recipe() -> dict[str, list[str]]:
         elif current is not None and not line.lstrip().startswith("#"):
             current.append(line.strip())
     return files
+
+
+def documented_recipe() -> dict[str, list[str]]:
+    """docs/operations.md's Postfix recipe: file name -> its lines."""
+    return documented_postfix_files("### Postfix")
 
 
 def check_the_instance_follows_the_recipe(mta: Postfix, gm_port: int) -> None:

@@ -32,7 +32,7 @@ from gm.pbem.store import Store
 from gmprocess import gm, inbox, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import Postfix, check_prerequisites
-from test_postfix import GM, Daemon, mail, shunted
+from test_postfix import GM, Daemon, documented_postfix_files, mail, shunted
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
@@ -129,24 +129,8 @@ def test_a_bundle_carries_the_games_mail_and_markers_and_goes_only_to_a_shard_wi
 
 
 def documented_maps() -> dict[str, list[str]]:
-    """docs/operations.md's "Several daemons" Postfix files: name -> lines,
-    from the indented blocks whose comments name each file."""
-    text = (ROOT / "docs" / "operations.md").read_text()
-    section = text.split("\n## Several daemons\n", 1)[1].split("\n## ", 1)[0]
-    files: dict[str, list[str]] = {}
-    current = None
-    for line in section.splitlines():
-        if not line.strip():
-            continue
-        if not line.startswith("    "):
-            current = None
-            continue
-        named = re.match(r"^    # /etc/postfix/([\w.-]+)", line)
-        if named:
-            current = files.setdefault(named[1], [])
-        elif current is not None and not line.lstrip().startswith("#"):
-            current.append(line.strip())
-    return files
+    """docs/operations.md's "Several daemons" Postfix files: name -> lines."""
+    return documented_postfix_files("## Several daemons")
 
 
 def test_the_documented_maps_are_what_gm_shard_prints(tmp_path):
