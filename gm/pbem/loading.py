@@ -66,13 +66,25 @@ def archive_keys(store: Store, game_id: str) -> list[str]:
     return sorted(names)
 
 
+def inbound_keys(keys: list[str]) -> list[str]:
+    """The archive keys of the events (`gm.pbem.archive.is_inbound`), in
+    order. gm numbers them with six digits, which a slice tests faster than
+    the pattern does, at every start, for every archived message."""
+    def inbound(key: str) -> bool:
+        if key[6:7] == "." and key[:6].isdigit():
+            return key[7:10] == "in."
+        return is_inbound(key)
+
+    return [k for k in keys if inbound(k)]
+
+
 def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str]) -> Opened | None:
     """Open one game for start-up (None when its archive is empty)."""
     keys = archive_keys(store, game_id)
     if not keys:
         return None
     present = set(keys)
-    inbound = [k for k in keys if k[6:10] == ".in." and k[:6].isdigit()]  # as is_inbound, faster
+    inbound = inbound_keys(keys)
     head = snapshots.read_head(store.root, game_id)
     if head is not None and head.last_in == inbound[-1] and not _unfinished(store, game_id, present, head.last_messages):
         return Opened(head.summary, None, handled=_handled(inbound, spooled, game_id, head.summary.turn))
@@ -87,7 +99,7 @@ def load(store: Store, identity: Identity, game_id: str, keys: list[str] | None 
     archive = store.archive(game_id)
     keys = archive.keys() if keys is None else keys
     present = set(keys)
-    inbound = [k for k in keys if is_inbound(k)]
+    inbound = inbound_keys(keys)
     live, replayed = _rebuild(store, identity, game_id, inbound, "none")
     if not _unfinished(store, game_id, present, live.last_messages):
         return live, []
