@@ -213,10 +213,12 @@ def _new(args: argparse.Namespace) -> int:
         match = rules.creation_terms(given) if given else None  # the game reads its own terms
         if given and match is None:
             raise ValueError(f"--match: {rules.title} has no matches")
+        if args.level and not args.robot:
+            raise ValueError("--level is the robot's: give --robot too")
         variant = args.variant or rules.default_variant
         key, game_id = request_game(store, _identity(args), args.player, variant, options,
                                     datetime.now(timezone.utc), args.alias, match=match, game=args.game,
-                                    observers=args.observer)
+                                    observers=args.observer, robot=(args.level or "normal") if args.robot else None)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
         return 2
@@ -377,6 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     data_option(new)
     identity_options(new)
     new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (once for each seat, in order)")
+    new.add_argument("--robot", action="store_true", help="the GM's robot takes the last seat (Spaceships, Grid Fighters)")
+    new.add_argument("--level", choices=("easy", "normal", "hard"),
+                     help="the robot's level (default normal)")
     new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (once for each seat, in player order)")
     new.add_argument("--observer", action="append", metavar="ADDR",
                      help="an address that watches the game: a note now, the whole game when it ends (repeatable)")

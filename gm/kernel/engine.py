@@ -76,6 +76,8 @@ class Created:
     edition: int = EDITION
     observers: tuple[str, ...] = ()
     """Addresses that watch the game (`MailGame.observers`)."""
+    robot_seed: int | None = None
+    """Where the robot seats' choices come from (`MailGame.robot_seed`)."""
 
 
 @dataclass(frozen=True)
@@ -161,12 +163,13 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations."""
     rules = rules_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
-                    instance=event.instance, edition=event.edition, observers=event.observers)
+                    instance=event.instance, edition=event.edition, observers=event.observers,
+                    robot_seed=event.robot_seed)
     game.play = rules.new_play(game, event.terms)
     game.deadline = event.at + event.options.deadline
     game.events = 1
     game.turn_of_event[1] = game.turn
-    return game, rules.invitations(game, event.at) + watchers.invited(game, event.at)
+    return game, _for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at))
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
@@ -180,7 +183,14 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    return notices
+    return _for_people(game, notices)
+
+
+def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
+    """The notices without those to the GM's robot: it reads the game
+    through its seat's view (`GameRules.robot_text`), never by mail."""
+    robots = game.robots
+    return [n for n in notices if n.observer or n.player not in robots] if robots else notices
 
 
 def answered_turn(game: MailGame, event: PlayerMail) -> int | None:

@@ -27,6 +27,10 @@ class Seat:
     player: int
     address: str
     alias: str
+    robot: str | None = None
+    """The level (``easy``, ``normal``, ``hard``) of the GM's robot that holds
+    this seat, or None for a person: a robot seat is sent no mail, and its
+    orders are events of the GM's own (`gm.pbem.robots`)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,11 @@ class MailGame:
     are told of the game when it is made and sent the whole game when it
     ends (`gm.kernel.observers`), and can do nothing in it."""
 
+    robot_seed: int | None = None
+    """Where the robot seats' choices come from (`GameRules.robot_text`):
+    drawn when the game is requested and recorded in its creation event, so
+    the same game and seed give the robot the same choices."""
+
     absent: dict[int, tuple[datetime, datetime]] = field(default_factory=dict)
     """Each absent player's absence, from and until (`gm.kernel.absence`)."""
     absence_used: dict[int, timedelta] = field(default_factory=dict)
@@ -161,6 +170,11 @@ class MailGame:
 
     def seat(self, player: int) -> Seat:
         return self.seats[player - 1]
+
+    @property
+    def robots(self) -> list[int]:
+        """The seats the GM's robot holds."""
+        return [seat.player for seat in self.seats if seat.robot]
 
     def others(self, player: int) -> list[Seat]:
         """Every seat but ``player``'s."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
+from random import Random
 from typing import TYPE_CHECKING, Any
 
 from .text import span
@@ -242,6 +243,22 @@ class GameRules:
         """What the game waits for the operator to answer, in words (shown by
         `gm show` and the owner's daily summary); none by default."""
         return []
+
+    # The GM's robot
+
+    robot_levels: tuple[str, ...] = ()
+    """The levels of the GM's robot for this game, weakest first; none when
+    the game has no robot. A seat the robot holds (`Seat.robot`) is sent no
+    mail: it plays through `robot_text`."""
+
+    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
+        """What the robot holding ``player``'s seat sends now, as the text of
+        a player's mail (its setup, orders or move), chosen from what that
+        seat may see only, with ``rng`` its only chance; None when it has
+        nothing to send. Called at the edge (`gm.pbem.robots`) when the game
+        waits for the seat, never on replay: the text is archived as an
+        event, and is applied as that seat's mail."""
+        return None
 
     def referee(self, record: str) -> Refereed:
         """Referee a whole record of this game (``gm referee``)."""

@@ -20,6 +20,12 @@ from ..kernel.model import MailGame, Options, Seat
 from .store import Store, spool_key
 
 
+ROBOT_ADDRESS = "robot"
+"""What a robot seat's creation event names as its address: no mail address,
+so that no mail can go to it nor come from it."""
+ROBOT_ALIAS = "Robot"
+
+
 def seat_aliases(rules: GameRules, count: int, given: list[str]) -> list[str]:
     """The seats' aliases: those given, in seat order, then the game's
     defaults for the rest; ValueError for too many, a repeated one, or one
@@ -39,13 +45,24 @@ def seat_aliases(rules: GameRules, count: int, given: list[str]) -> list[str]:
 def request_game(store: Store, identity: Identity, players: list[str], variant: str, options: Options,
                  at: datetime, aliases: list[str] | None = None, name: str | None = None,
                  match: Any = None, game: str = DEFAULT_GAME,
-                 observers: list[str] | None = None) -> tuple[str, str]:
+                 observers: list[str] | None = None, robot: str | None = None,
+                 robot_seed: int | None = None) -> tuple[str, str]:
     """Spool a request for a new game of ``game``; returns its spool key and
     the game's id, reserved now (`Store.reserve_game_id`). ``name`` makes
     the key deterministic (so that redoing the request finds it there).
     ``match`` is the game's own terms (a Spaceships match); ``observers``
-    are addresses that watch the game (`gm.kernel.observers`)."""
+    are addresses that watch the game (`gm.kernel.observers`). ``robot``
+    is the level of the GM's robot, which then holds the last seat
+    (`gm.pbem.robots`); its seed is drawn here unless ``robot_seed`` says."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
+    if robot is not None:
+        if not rules.robot_levels:
+            raise ValueError(f"{rules.title} has no robot to play")
+        if robot not in rules.robot_levels:
+            raise ValueError(f"the robot's level is one of {', '.join(rules.robot_levels)}, not {robot!r}")
+        if match is not None:
+            raise ValueError("the robot plays single games, not matches")
+        players = [*players, ROBOT_ADDRESS]
     if len(players) not in rules.seats:
         raise ValueError(f"a game of {rules.title} has {_how_many(rules.seats)} players")
     if len({p.lower() for p in players}) != len(players):
@@ -57,14 +74,19 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
             raise ValueError(f"observer {address!r} is not a mail address")
     if len({o.lower() for o in observers} | {p.lower() for p in players}) != len(observers) + len(players):
         raise ValueError("an observer needs an address of their own, neither a player's nor another observer's")
-    aliases = seat_aliases(rules, len(players), aliases or [])
-    seats = tuple(Seat(n, address, alias) for n, (address, alias) in enumerate(zip(players, aliases), 1))
+    given = aliases or []
+    if robot is not None and len(given) < len(players):  # the robot's seat is called what it is
+        given = [*given, *rules.default_aliases(len(players))[len(given):-1], ROBOT_ALIAS]
+    aliases = seat_aliases(rules, len(players), given)
+    seats = tuple(Seat(n, address, alias, robot if address == ROBOT_ADDRESS and robot else None)
+                  for n, (address, alias) in enumerate(zip(players, aliases), 1))
     key = spool_key(at, "admin", name)
     if key in store.spool:  # a redo: the request, and its id, are there already
         return key, requested_id(store.spool.get_bytes(key)) or ""
     game_id = store.reserve_game_id()
     terms = fresh_terms(rules.name, match)
-    fields = [f"id: {game_id}", *request_fields(seats, variant, options, terms, rules.name, tuple(observers))]
+    fields = [f"id: {game_id}", *request_fields(seats, variant, options, terms, rules.name, tuple(observers),
+                                                         robot_seed)]
     raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, fields)
     store.spool.add(raw, key)
     return key, game_id

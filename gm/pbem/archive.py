@@ -43,6 +43,8 @@ BOUNCE_HEADER = "X-GM-Bounce"
 AT_HEADER = "X-GM-At"
 DEADLINE_HEADER = "X-GM-Deadline"
 ACCEPTED_HEADER = "X-GM-Accepted"
+ROBOT = "robot"
+"""The kind (and spool key origin) of the GM's robot's events (`gm.pbem.robots`)."""
 MAX_LINES = 300
 """Lines of a player's mail that are read; the rest is ignored."""
 
@@ -190,6 +192,9 @@ def to_event(raw: bytes, game: str) -> Event:
         return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
     if kind == "reminder":
         return ReminderDue(at)
+    if kind == ROBOT:
+        head, _, text = message.get_content().replace("\r\n", "\n").partition("\n\n")  # (`gm.pbem.robots`)
+        return PlayerMail(at, int(parse_fields(head)["player"]), text)
     if kind == "bouncing":
         fields = parse_fields(message.get_content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))

@@ -47,14 +47,19 @@ def fresh_terms(game: str, terms: Any) -> Any:
 
 
 def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
-                   game: str = DEFAULT_GAME, observers: tuple[str, ...] = ()) -> list[str]:
+                   game: str = DEFAULT_GAME, observers: tuple[str, ...] = (), robot_seed: int | None = None) -> list[str]:
     """The body of a creation event: which game, who plays (and who
     watches), under which rules and options (and the game's own terms, such
-    as a Spaceships match)."""
+    as a Spaceships match). A seat the GM's robot holds says its level, and
+    the event holds the robot's seed (`MailGame.robot_seed`)."""
     lines = [f"game: {game}", f"edition: {EDITION}"]
     for seat in seats:
         lines.append(f"player-{seat.player}: {seat.address}")
         lines.append(f"alias-{seat.player}: {seat.alias}")
+        if seat.robot:
+            lines.append(f"robot-{seat.player}: {seat.robot}")
+    if any(seat.robot for seat in seats):
+        lines.append(f"robot-seed: {secrets.randbits(32) if robot_seed is None else robot_seed}")
     lines += [f"observer-{n}: {address}" for n, address in enumerate(observers, 1)]
     lines.append(f"variant: {variant}")
     return lines + rules_named(game).creation_fields(terms) + _options_lines(options)
@@ -76,7 +81,8 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Op
     seats: list[Seat] = []
     while f"player-{len(seats) + 1}" in fields:
         p = len(seats) + 1
-        seats.append(Seat(p, fields[f"player-{p}"], fields.get(f"alias-{p}") or f"Player {p}"))
+        seats.append(Seat(p, fields[f"player-{p}"], fields.get(f"alias-{p}") or f"Player {p}",
+                          fields.get(f"robot-{p}") or None))
     options = Options(
         deadline=_duration_field(fields, "deadline", 72),
         wait_for_deadline=fields.get("wait-for-deadline", "no") == "yes",
@@ -101,4 +107,5 @@ def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created
     while f"observer-{len(observers) + 1}" in fields:
         observers.append(fields[f"observer-{len(observers) + 1}"])
     return Created(at, game_id, seats, variant, options, rules_named(name).creation_terms(fields),
-                   fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers))
+                   fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers),
+                   int(fields["robot-seed"]) if "robot-seed" in fields else None)

@@ -29,6 +29,7 @@ class Keeping:
     handled_keys: set[str]
     unfinished: set[str]
     _left: list[Live]
+    _robot_games: set[str]
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         raise NotImplementedError  # the GameMaster's
@@ -57,6 +58,8 @@ class Keeping:
             self.unfinished.discard(game_id)
             return
         self.handled_keys |= opened.handled
+        if any(seat.robot for seat in opened.summary.seats):
+            self._robot_games.add(game_id)  # it may wait for its robot (`gm.pbem.robots`)
         if opened.live is None:
             self.games.note(game_id, opened.summary)
         else:

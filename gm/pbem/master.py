@@ -58,6 +58,7 @@ from .resident import CAPACITY, Games, Live, summary_of
 from .creation import created_event, parse_fields
 from .clockwork import Clockwork
 from .keeping import Keeping
+from .robots import RobotSeats
 from .crashpoints import crashpoint
 from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal
 from .limits import DailyCounts, Limits, normalized
@@ -79,6 +80,12 @@ log = logging.getLogger("gm")
 Clock = Callable[[], datetime]
 
 
+MORE_ROUNDS = 8
+"""How often one pass over the spool looks again for what it spooled itself
+(the robot's answers, a game a challenge made), so that a game against the
+robot is played in one sitting while the pass still ends."""
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -96,7 +103,7 @@ BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork, Keeping):
+class GameMaster(Clockwork, Keeping, RobotSeats):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -122,6 +129,7 @@ class GameMaster(Clockwork, Keeping):
         self._left: list[Live] = []
         """Changed games that left memory during the open batch, to be saved after its commit."""
         self.unfinished: set[str] = set()
+        self._robot_games: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self.stuck: dict[str, datetime] = {}
         """Games whose deadline event went to the shunt, and that deadline:
@@ -153,7 +161,8 @@ class GameMaster(Clockwork, Keeping):
             self.store.commit_pending()  # a full disk kept the last batch back: first of all
             for game_id in sorted(self.unfinished):
                 self._open_game(game_id)
-            keys = self.store.spool.keys()
+            self.robots_due()
+            keys, rounds = self.store.spool.keys(), 0
             if hold is not None:  # catching up: what came after a missed deadline waits for it
                 keys = [k for k in keys if time_of(k) < hold]
             while keys:
@@ -167,6 +176,10 @@ class GameMaster(Clockwork, Keeping):
                             break
                 self._save_left()
                 keys = keys[handled:]
+                if not keys and rounds < MORE_ROUNDS:  # what this pass spooled: the robot's answers, challenges' games
+                    rounds += 1
+                    self.robots_due()
+                    keys = [k for k in self.store.spool.keys() if hold is None or time_of(k) < hold]
         except OSError as error:
             self._left.clear()  # their batch may not be on disk: they are rebuilt from it when needed
             if self.fault is None:
@@ -245,6 +258,9 @@ class GameMaster(Clockwork, Keeping):
         if any(k.endswith(f".in.{key}") for k in self.store.archive(game_id).keys()):
             return  # applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only)
         action = to_event(raw, game_id)
+        if isinstance(action, PlayerMail) and action.player not in self.games[game_id].waiting_for:
+            log_event("robot event dropped", game=game_id, key=key, reason="the game no longer waits for that seat")
+            return
         refused = operator_refusal(self.games[game_id], action)  # an action of the operator's that cannot be done
         if refused:
             raise Shunted(f"the operator's {kind} of {game_id} was not done: {refused}")
@@ -337,10 +353,13 @@ class GameMaster(Clockwork, Keeping):
         for parts in tags:
             if (len(parts) >= 2 and parts[0] in self.games and parts[1].isdigit()
                     and 1 <= int(parts[1]) <= len(self.games.summaries[parts[0]].seats)):
+                if self.games.summaries[parts[0]].seat(int(parts[1])).robot:
+                    raise Shunted(f"mail to the seat of {parts[0]} that the GM's robot holds")
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         if not password:
             return None, 0, None
-        mine = [(g, s.player) for g in self.games.all() if g.phase != ENDED for s in g.seats if s.address.lower() == sender]
+        mine = [(g, s.player) for g in self.games.all() if g.phase != ENDED
+                for s in g.seats if s.address.lower() == sender and not s.robot]
         if len(mine) == 1:
             return mine[0][0].id, mine[0][1], None
         if len(mine) > 1:
@@ -428,6 +447,8 @@ class GameMaster(Clockwork, Keeping):
             if live.changed_at is None:
                 live.changed_at = time.monotonic()
             self.games.keep(live, summary)
+            if game.robots:
+                self._robot_games.add(game_id)
             self._send(game_id, messages)
         except OSError:
             self._recover(game_id)

@@ -48,6 +48,9 @@ GAMES = re.compile(r"^\s*games\s*(;.*)?$", re.I | re.M)
 CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
 _GAME = re.compile(r"^\s*game\s+(\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
+_LEVEL = re.compile(r"^\s*level\s+(\S+)\s*$", re.I | re.M)
+ROBOT_WORD = "robot"
+"""``challenge robot``: a game against the GM's robot, made once the challenger confirms."""
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
 
 
@@ -154,7 +157,8 @@ class OutsideMail:
         master = self.master
         found = CHALLENGE.search(text)
         assert found
-        challenged = normalized(found.group(1))
+        robot = found.group(1).lower() == ROBOT_WORD
+        challenged = ROBOT_WORD if robot else normalized(found.group(1))
         challenger = normalized(sender)
         if challenged is None or challenger is None:
             raise Shunted(f"a challenge must name one address: {found.group(1)[:80]!r}")
@@ -175,6 +179,11 @@ class OutsideMail:
             terms = rules.challenge_terms(text)
         except ValueError as error:
             raise Shunted(f"challenge with {error}") from None
+        level_found = _LEVEL.search(text)
+        level = level_found.group(1).lower() if level_found else "normal"
+        if robot and (level not in rules.robot_levels or terms is not None):
+            raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}"
+                          f"{' in a match' if terms is not None else ''}: it has no such robot")
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
@@ -182,8 +191,15 @@ class OutsideMail:
         for line in rules.creation_fields(terms):  # the game's own terms, as its creation event holds them
             name, _, value = line.partition(":")
             header += f"; t.{name.strip()}={value.strip()}"
+        if robot:
+            header += f"; robot={level}"
         if challenge_id not in master.store.challenges:
             master.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
+        if robot:
+            self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
+                      "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title},
+                      "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
+            return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
                                         "title": rules.title},
@@ -211,6 +227,10 @@ class OutsideMail:
     def _confirm(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
         store = self.master.store
         self._step(challenge_id, text, "confirm", "confirmed")
+        if fields.get("robot"):  # nobody else to ask: the game is made now
+            self._start(key, challenge_id, fields, robot=fields["robot"])
+            store.handled.add(f"confirmed-{challenge_id}")
+            return
         challenged, at = fields["challenged"], time_of(key)
         limit = self.master.limits.challenges_per_day
         if self.master.counts.add(at, f"challenged {challenged}") > limit:
@@ -224,15 +244,19 @@ class OutsideMail:
         store.handled.add(f"confirmed-{challenge_id}")
 
     def _accept(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
-        store = self.master.store
         self._step(challenge_id, text, "accept", "accepted")
+        self._start(key, challenge_id, fields)
+
+    def _start(self, key: str, challenge_id: str, fields: dict[str, str], robot: str | None = None) -> None:
+        """Request the game a challenge agreed on; with ``robot``, against the GM's robot at that level."""
         from .admin import request_game  # a game by challenge starts like one made by gm new
 
         rules = game_named(fields.get("game", DEFAULT_GAME))
-        request_game(store, self.master.identity, [fields["challenger"], fields["challenged"]], fields["variant"],
+        players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
+        request_game(self.master.store, self.master.identity, players, fields["variant"],
                      Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
-                     game=rules.name)
-        store.handled.add(f"accepted-{challenge_id}")
+                     game=rules.name, robot=robot)
+        self.master.store.handled.add(f"accepted-{challenge_id}")
 
     def _reply_to(self, challenge_id: str, side: int) -> str:
         master = self.master

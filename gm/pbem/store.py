@@ -41,7 +41,7 @@ from ..storage import (
 from .tokens import load_key
 
 OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
-TRUSTED_ORIGINS = ("admin", "clock")
+TRUSTED_ORIGINS = ("admin", "clock", "robot")
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
