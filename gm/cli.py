@@ -147,6 +147,8 @@ def _serve(args: argparse.Namespace) -> int:
         data=_data(args),
         smtp=_address_option(args, "smtp", "127.0.0.1:2525"),
         lmtp=_address_option(args, "lmtp"),
+        http=_address_option(args, "http"),
+        web_only=bool(_pick(args, "web_only", False)),
         imap=_pick(args, "imap"),
         imap_user=_pick(args, "imap_user") or os.environ.get("GM_IMAP_USER"),
         imap_password=_secret(_pick(args, "imap_password_file"), "GM_IMAP_PASSWORD"),
@@ -157,7 +159,10 @@ def _serve(args: argparse.Namespace) -> int:
         owner=_pick(args, "owner"),
     )
     logs.setup(_log_level(args))
+    if config.web_only:
+        return _serve_web_only(config)
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
+    where += f"; web archive on http://{config.http[0]}:{config.http[1]}/" if config.http else ""
     out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"
     shard = _shard_of(config.data)
     print(f"gm serving as {config.identity.address}{shard}: {where}; data in {config.data}/; outgoing mail to {out}",
@@ -169,6 +174,26 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_START
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
         logs.event("stopped", signal="SIGINT")
+    return 0
+
+
+def _serve_web_only(config) -> int:  # type: ignore[no-untyped-def]
+    """``gm serve --web-only``: the web archive alone, reading the data directory."""
+    import asyncio
+
+    from .configfile import ConfigError
+    from .pbem.daemon import StartError
+    from .web.site import serve_alone
+
+    if config.http is None:
+        raise ConfigError("web-only: give --http HOST:PORT too")
+    print(f"gm serving the web archive of {config.data}/ on http://{config.http[0]}:{config.http[1]}/ "
+          "(read only; no mail)", flush=True)
+    try:
+        asyncio.run(serve_alone(config.data, config.http))
+    except StartError as error:
+        print(f"gm serve: {error}", file=sys.stderr)
+        return EXIT_START
     return 0
 
 
@@ -354,6 +379,11 @@ def build_parser() -> argparse.ArgumentParser:
     data_option(serve)
     serve.add_argument("--smtp", help="HOST:PORT to listen for SMTP (default 127.0.0.1:2525; 'off' for none)")
     serve.add_argument("--lmtp", help="HOST:PORT to listen for LMTP, behind Postfix or Exim")
+    serve.add_argument("--http", help="HOST:PORT to serve the public web archive of finished games (default off; "
+                       "docs/operations.md, \"The web archive\")")
+    serve.add_argument("--web-only", action="store_true", default=None,
+                       help="serve only the web archive (needs --http): no mail, nothing written, so it may run "
+                       "beside the daemon on the same data directory")
     serve.add_argument("--imap", help="poll this IMAP mailbox: imap://HOST:PORT/FOLDER (imaps:// for TLS); "
                        "user and password from GM_IMAP_USER and GM_IMAP_PASSWORD or --imap-user/--imap-password-file")
     serve.add_argument("--imap-user")
