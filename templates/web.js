@@ -42,6 +42,7 @@
     if (e.target && /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) { return; }
     if (e.key === "ArrowLeft") { show(shown - 1); } else if (e.key === "ArrowRight") { show(shown + 1); }
   });
-  window.addEventListener("hashchange", function () { show(fromHash(), true); });
+  window.addEventListener("hashchange", function () { show(fromHash(), true); bar.scrollIntoView({block: "start"}); });
   show(fromHash(), true);
+  if (location.hash) { bar.scrollIntoView({block: "start"}); }
 }());

@@ -350,3 +350,10 @@ def test_a_phone_wide_window_does_not_scroll_sideways(site, chromium, tmp_path, 
     frame.write_text(measuring_page(based(site, path), 390), encoding="utf-8")
     layout = measured(chromium.dump_dom(frame, 1000, 1000))
     assert layout["scrollWidth"] <= layout["clientWidth"] == 390, layout
+    assert not layout["overflowing"], layout
+    shot = tmp_path / f"narrow-{path.strip('/').replace('/', '-') or 'list'}.png"
+    frame.write_text(measuring_page(based(site, path), 390, 1400), encoding="utf-8")
+    chromium.screenshot(frame, shot, 500, 1400)
+    assert len(read_png(shot.read_bytes()).colours()) > 5
+    if os.environ.get("GM_WEB_SHOTS"):
+        (Path(os.environ["GM_WEB_SHOTS"]) / shot.name).write_bytes(shot.read_bytes())
