@@ -229,7 +229,8 @@ def _new(args: argparse.Namespace) -> int:
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,
-                      absence_max=args.absence_max, absence_total=args.absence_total)
+                      absence_max=args.absence_max, absence_total=args.absence_total,
+                      public_each_turn=args.public_each_turn)
     store = _store(args)
     try:
         rules = game_named(args.game)
@@ -421,6 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--absence-total", type=_duration, default=timedelta(days=28),
                      help="how long a player's absences in a game may add up to (default 28d)")
     new.add_argument("--wait-for-deadline", action="store_true", help="run turns only at the deadline")
+    new.add_argument("--public-each-turn", action="store_true",
+                     help="both players agreed that the web archive may show the game after each turn, "
+                     "as an observer sees it (default: only once it has ended)")
     new.add_argument("--match", choices=("scored", "continued"), help="play a scored [9] or continued [10] match")
     new.add_argument("--match-games", type=int, metavar="N", help="the match ends after N games")
     new.add_argument("--match-target", type=int, metavar="N", help="a scored match ends once a player has N points")

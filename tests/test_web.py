@@ -2,8 +2,9 @@
 
 A data directory is built by playing real games through the real daemon: a
 finished Grid Fighters game (g1), a finished Spaceships game with an
-observer (g2, tests/test_final_sheet.py's game, won by the rules), and a
-Spaceships game in progress (g3). Then the installed gm serves it, as
+observer (g2, tests/test_final_sheet.py's game, won by the rules), a
+Spaceships game in progress (g3), and one in progress whose players agreed
+to show it after each turn (g4, `Options.public_each_turn`). Then the installed gm serves it, as
 ``gm serve --http 127.0.0.1:PORT --smtp off`` (the whole daemon, with no
 mail listener) and as ``--web-only`` (which must write nothing), and the
 site is read with urllib and with headless Chromium.
@@ -89,6 +90,15 @@ async def _build(tmp_path: Path) -> None:
         await world.act(world.bob.reply, TURNS[0][1])
         assert world.daemon.master.games["g3"].phase == "play"
 
+        world.clock.advance(hours=1)
+        _request(world, ["Pia", "Per"], [], deadline=timedelta(days=3650), public_each_turn=True)
+        await world.settle()
+        await world.act(world.alice.reply, SETUP_ALICE)
+        await world.act(world.bob.reply, SETUP_BOB)
+        await world.act(world.alice.reply, f"{TURNS[0][0]}\n; {SECRET_WORDS}\n")
+        await world.act(world.bob.reply, TURNS[0][1])
+        assert world.daemon.master.games["g4"].turn == 2
+
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> Path:
@@ -153,7 +163,8 @@ def test_the_list_shows_the_finished_games_newest_first_and_not_the_one_in_progr
     assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
     page = body.decode()
     rows = re.findall(r'<tr><td data-label="Game"><a href="/games/(g\d+)">', page)
-    assert rows == ["g2", "g1"], rows
+    assert rows == ["g2", "g1", "g4"], rows
+    assert page.index('id="playing"') > page.index("Red Baron") and "Pia v Per" in page
     assert "Ann v Ben" in page and "Red Baron v Blue Max" in page
     assert "Spaceships" in page and "Grid Fighters" in page and "2.6.1" in page and "standard+quiet=20" in page
     assert "Ben has no ships left [2.3.1]. Ann wins." in page
@@ -199,6 +210,31 @@ def test_the_record_download_referees_to_the_games_result(site, data, game):
     assert result.get("ended_after_turn", result.get("ended_after_move")) == outcome.after_turn
 
 
+def test_a_game_its_players_agreed_to_show_shows_only_what_both_were_told(site, data):
+    status, headers, body = site.get("/games/g4")
+    page = body.decode()
+    assert status == 200 and headers["Cache-Control"] == "public, max-age=60"
+    assert "in progress: turn 2" in page and "Pia v Per" in page
+    assert "Turn 1 (" in page and "Pia: beam strike Rv1: " in page and "Per: strike Rv1: " in page
+    assert "grid" not in page and "record" not in page and "Turn 2 (" not in page
+    assert TURNS[0][0] not in page and "mYz1" not in page  # orders are each player's own
+    assert site.get("/games/g4/record.txt")[0] == 404
+    store = Store(data, create=False)
+    created = [store.archive(g).get_bytes(store.archive(g).keys()[0]) for g in ("g2", "g4")]
+    assert b"public-each-turn" not in created[0] and b"\npublic-each-turn: yes" in created[1].replace(b"\r", b"")
+
+
+def test_gm_new_public_each_turn_records_the_agreement(tmp_path):
+    from gm.cli import main
+
+    Store(tmp_path / "d")
+    assert main(["new", "--data", str(tmp_path / "d"), "--player", ALICE, "--player", BOB, "--public-each-turn"]) == 0
+    assert main(["new", "--data", str(tmp_path / "d"), "--player", ALICE, "--player", BOB]) == 0
+    store = Store(tmp_path / "d", create=False)
+    requests = sorted(store.spool.get_bytes(k).replace(b"\r", b"") for k in store.spool.keys())
+    assert [b"\npublic-each-turn: yes" in r for r in requests].count(True) == 1
+
+
 def test_only_get_and_head_and_404_for_anything_else(site):
     for path in ("/games/g3", "/games/g3/record.txt", "/games/g99", "/games/../secret.key", "/secret.key",
                  "/games/g2/turn", "/games/g2/record.txt/x"):
@@ -214,7 +250,8 @@ def crawl(site: Site) -> dict[str, tuple[int, dict, bytes]]:
     """Every page reachable from the list (bounded), and every URL of the
     game in progress."""
     seen: dict[str, tuple[int, dict, bytes]] = {}
-    queue = ["/", "/games/g3", "/games/g3/record.txt", "/games/g3/turn/1", "/games/g3#turn-1"]
+    queue = ["/", "/games/g3", "/games/g3/record.txt", "/games/g3/turn/1", "/games/g3#turn-1",
+             "/games/g4/record.txt"]
     while queue and len(seen) < CRAWL_LIMIT:
         path = queue.pop(0).split("#")[0]
         if path in seen:
@@ -226,8 +263,8 @@ def crawl(site: Site) -> dict[str, tuple[int, dict, bytes]]:
                 if link.startswith("/"):
                     queue.append(link)
     assert not queue, f"more than {CRAWL_LIMIT} pages"
-    assert {"/", "/games/g1", "/games/g2", "/games/g1/record.txt", "/games/g2/record.txt", "/web.css",
-            "/web.js"} <= set(seen)
+    assert {"/", "/games/g1", "/games/g2", "/games/g1/record.txt", "/games/g2/record.txt", "/games/g4",
+            "/web.css", "/web.js"} <= set(seen)
     return seen
 
 
@@ -238,6 +275,7 @@ def test_nothing_served_holds_an_address_a_token_a_players_words_or_the_game_in_
               for subject in (game.secret_subject_of(seat.player), *game.earlier_secret_subjects,
                               *game.retired_secret_subjects(seat.player))}
     assert games["g3"].observers == (DAVE,) and games["g2"].observers == (CAROL,)
+    assert len(tokens) >= 8
     needles = [*tokens, *SECRET_WORDS.split(), *IN_PROGRESS_ALIASES, "example.org", "example.net", "example.com"]
     for path, (status, headers, body) in crawl(site).items():
         blob = body + "\n".join(f"{k}: {v}" for k, v in headers.items()).encode()

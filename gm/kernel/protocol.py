@@ -258,6 +258,17 @@ class GameRules:
         kernel's page, with the result and the final standings only."""
         return None
 
+    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+        """What the web archive shows of a game in progress whose players
+        agreed to show it after each turn (`Options.public_each_turn`): only
+        what an observer may know during play (`gm.kernel.observers`), what
+        both players were told of completed turns, never a seat's hidden
+        state: ``{"turns": [{"title": ..., "lines": [...]}, ...]}``, one entry
+        a completed turn (or move), which the kernel's ``web_public.html``
+        shows. None, the default: the players and the turn being played,
+        and nothing more."""
+        return None
+
     def record_text(self, game: MailGame) -> str | None:
         """A finished game as a record that ``gm referee`` reads and referees
         to the game's result (docs/record-format.md), naming seats by alias

@@ -8,7 +8,9 @@ aliases, the game's title and variant, its result, the date it ended, and
 what the game's own hooks give (`GameRules.web_page`, `GameRules.record_text`),
 never a seat's or an observer's address, a token, a player's own mail or
 press, or the archive's raw mail. A game in progress is neither listed nor
-shown.
+shown, unless both players agreed to show it after each turn
+(`Options.public_each_turn`): then only what an observer may know
+(`GameRules.web_public`), and no record.
 
 A finished game never changes, so its page is rendered once and kept, in a
 bounded cache keyed by the archive's last key (a late mail archived after
@@ -27,9 +29,11 @@ from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 
-from ..kernel.model import ENDED, MailGame
+from ..kernel.model import ENDED, SETUP, MailGame
+from ..mail.reading import parse_message
 from ..pbem import loading, snapshots
 from ..pbem.archive import identity_of, is_outbound
+from ..pbem.creation import parse_fields, seats_and_options
 from ..pbem.mailer import render_html
 from ..pbem.store import Store
 
@@ -51,6 +55,10 @@ class Listed:
     players: tuple[str, ...]
     result: str
     ended: datetime | None
+    finished: bool = True
+    """False for a game in progress shown by its players' agreement."""
+    turn: str = ""
+    """The turn being played, in words ("turn 3"), for a game in progress."""
 
 
 @dataclass(frozen=True)
@@ -122,11 +130,27 @@ def render(game: MailGame, ended: datetime | None) -> Page:
     return Page(listed, html.encode(), None if record is None else record.encode())
 
 
+def render_public(game: MailGame) -> Page:
+    """The page of a game in progress that its players agreed to show after
+    each turn: the players, the turn, and what an observer may know."""
+    rules = game.rules
+    turn = "setting up" if game.phase == SETUP else f"{rules.turn_word} {game.turn}"
+    listed = Listed(game.id, rules.title, game.variant, tuple(seat.alias for seat in game.seats), "", None,
+                    finished=False, turn=turn)
+    data = {"game": game.id, "title": rules.title, "variant": game.variant, "players": list(listed.players),
+            "turn": turn, "web": rules.web_public(game)}
+    html = render_html("web_public", data, rules.templates)
+    assert html is not None, "the kernel's templates hold web_public.html"
+    return Page(listed, html.encode(), None)
+
+
 def render_list(games: list[Listed]) -> bytes:
-    """The list of finished games, newest first."""
+    """The list: finished games, newest first, then the games in progress
+    that their players agreed to show."""
     rows = [{"id": g.id, "title": g.title, "variant": g.variant, "players": list(g.players), "result": g.result,
-             "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d")} for g in games]
-    html = render_html("web_list", {"games": rows})
+             "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d"), "turn": g.turn} for g in games]
+    html = render_html("web_list", {"games": [r for r, g in zip(rows, games) if g.finished],
+                                    "playing": [r for r, g in zip(rows, games) if not g.finished]})
     assert html is not None
     return html.encode()
 
@@ -166,14 +190,18 @@ class Archive:
             if not want_page:
                 return seen[1], None
         head = snapshots.read_head(self.store.root, game_id)
-        if head is not None and head.last_in == inbound[-1] and head.summary.phase != ENDED:
+        if (head is not None and head.last_in == inbound[-1] and head.summary.phase != ENDED
+                and not self._agreed(game_id, inbound[0])):
             self._listed[game_id] = (last, None)
             return None, None
         live, _ = loading.load(self.store, identity_of(self.store.archive(game_id)), game_id, keys)
-        if live.game.phase != ENDED:
+        if live.game.phase != ENDED and not live.game.options.public_each_turn:
             self._listed[game_id] = (last, None)
             return None, None
-        page = render(live.game, _ended_at(self.store, game_id, keys))
+        if live.game.phase != ENDED:
+            page = render_public(live.game)
+        else:
+            page = render(live.game, _ended_at(self.store, game_id, keys))
         self._listed[game_id] = (last, page.listed)
         self._pages[game_id] = (last, page)
         self._pages.move_to_end(game_id)
@@ -181,8 +209,16 @@ class Archive:
             self._pages.popitem(last=False)
         return page.listed, page
 
-    def finished(self) -> list[Listed]:
-        """Every finished game, newest first (reused for `list_seconds`)."""
+    def _agreed(self, game_id: str, created: str) -> bool:
+        """Whether the game's players agreed to show it after each turn, as
+        its creation event says (read without loading the game)."""
+        message = parse_message(self.store.archive(game_id).get_bytes(created))
+        return seats_and_options(parse_fields(message.get_content()))[2].public_each_turn
+
+    def shown(self) -> list[Listed]:
+        """Every game the site shows: the finished ones, newest first, then
+        those in progress that their players agreed to show (the list is
+        reused for `list_seconds`)."""
         with self._lock:
             now = time.monotonic()
             if self._list is not None and now - self._list[0] < self.list_seconds:
@@ -193,12 +229,13 @@ class Archive:
                 if row is not None:
                     found.append(row)
             epoch = datetime.min.replace(tzinfo=timezone.utc)
-            found.sort(key=lambda g: (g.ended or epoch, len(g.id), g.id), reverse=True)
+            found.sort(key=lambda g: (g.finished, g.ended or epoch, len(g.id), g.id), reverse=True)
             self._list = (now, found)
             return found
 
     def page(self, game_id: str) -> Page | None:
-        """A finished game's page; None for a game in progress or no game."""
+        """A game's page; None for no game, or one in progress that its
+        players did not agree to show."""
         if game_id not in self.store.game_ids():
             return None
         with self._lock:

@@ -7,13 +7,14 @@ http.server would need a thread of its own and is documented as not for
 production. The routes are few and stable:
 
     /                          the finished games, newest first
-    /games/GID                 one finished game, turn by turn
+    /games/GID                 one finished game, turn by turn (or one in
+                               progress that its players agreed to show)
     /games/GID/record.txt      the game as a ``gm referee`` record
     /web.css, /web.js          the style, and the little script that steps
                                through turns (the pages work without it)
 
 Only GET and HEAD are answered (anything else: 405); anything else, and
-every game in progress, is 404. Pages are built in a worker thread
+every game in progress that its players did not agree to show, is 404. Pages are built in a worker thread
 (`gm.web.pages`), and nothing here writes to the data directory.
 """
 
@@ -40,7 +41,8 @@ SECURITY = {
     "Referrer-Policy": "no-referrer",
 }
 """Sent with every answer: no script but the site's own, no framing."""
-CACHE = {"list": "public, max-age=60", "game": "public, max-age=3600", "static": "public, max-age=86400"}
+CACHE = {"list": "public, max-age=60", "game": "public, max-age=3600", "playing": "public, max-age=60",
+         "static": "public, max-age=86400"}
 ARCHIVE = web.AppKey("archive", Archive)
 STATIC = {"/web.css": ("web.css", "text/css"), "/web.js": ("web.js", "text/javascript")}
 
@@ -63,7 +65,7 @@ async def _in_thread(function: Callable, *args: object) -> object:
 
 async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
-    games = await _in_thread(archive.finished)
+    games = await _in_thread(archive.shown)
     body = await _in_thread(render_list, games)
     return _answer(request, body, "text/html", CACHE["list"])  # type: ignore[arg-type]
 
@@ -80,7 +82,7 @@ async def _page(request: web.Request):  # type: ignore[no-untyped-def]
 
 async def game_page(request: web.Request) -> web.Response:
     page = await _page(request)
-    return _answer(request, page.html, "text/html", CACHE["game"])
+    return _answer(request, page.html, "text/html", CACHE["game" if page.listed.finished else "playing"])
 
 
 async def game_record(request: web.Request) -> web.Response:

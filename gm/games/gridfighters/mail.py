@@ -196,6 +196,9 @@ class GridFighters(GameRules):
     def web_page(self, game: MailGame) -> dict[str, Any] | None:
         return web.web_page(game)
 
+    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+        return web.web_public(game)
+
     def record_text(self, game: MailGame) -> str | None:
         return web.record_text(game)
 

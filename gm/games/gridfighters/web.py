@@ -90,6 +90,26 @@ def web_page(game: MailGame) -> dict[str, Any] | None:
     return {"turns": turns, "ruleset": game.play.variant.describe(), "sides": sides}
 
 
+def web_public(game: MailGame) -> dict[str, Any] | None:
+    """What anyone may know of a game in progress: each move as both
+    players were told it (`MoveReport.public`: the piece and its departure,
+    collisions, what was destroyed, passes), never a destination or what
+    was revealed to one side, and no board."""
+    play = game.play
+    if play.grid is None:
+        return None
+    alias = {seat.player: seat.alias for seat in game.seats}
+    turns = []
+    for entry in play.log:
+        if isinstance(entry, MoveReport):
+            turns.append({"title": f"Move {entry.n}: {alias[entry.by]} ({SIDES[entry.by]})",
+                          "lines": happened(entry.public(), 0, game)["lines"]})
+        else:
+            turns.append({"title": f"After move {entry.after_move}: a deadline passed",
+                          "lines": [f"{SIDES[entry.late]} sent no move by the deadline: the move passes (ruling 19)."]})
+    return {"turns": turns}
+
+
 def record_text(game: MailGame) -> str | None:
     """The record (docs/record-format.md, ruling 18): the variant, both
     setups, who moved first, and every move made. None for a game in which a

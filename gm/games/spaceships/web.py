@@ -88,6 +88,21 @@ def web_page(game: MailGame) -> dict[str, Any] | None:
     return {"turns": turns, "ruleset": play.ruleset.describe(), "match": match, "legend_own": LEGEND_OWN_ENTRIES}
 
 
+def web_public(game: MailGame) -> dict[str, Any] | None:
+    """What anyone may know of a game in progress: each completed turn's
+    announcements, which both players heard [2.2.2]-[2.2.4], and who
+    reported first. No space, no orders, no burnt-out beam (each told only
+    to its owner). Of a match, the game being played."""
+    play = game.play
+    if play.game is None:
+        return None
+    alias = {seat.player: seat.alias for seat in game.seats}
+    return {"turns": [{"title": f"Turn {report.turn} ({alias[report.initially_active]} reported first)",
+                       "lines": [i["before"] + i["result"] + i["after"] for a in report.announcements
+                                 for i in _announcement(a, alias)] or ["Nothing was announced."]}
+                      for report in play.game.reports]}
+
+
 def record_text(game: MailGame) -> str | None:
     """Both setups and every turn's orders that ran, as the final sheet's
     record (`gm.games.spaceships.final`) written for no seat in particular."""
