@@ -177,7 +177,7 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve_web_only(config) -> int:  # type: ignore[no-untyped-def]
+def _serve_web_only(config: Any) -> int:
     """``gm serve --web-only``: the web archive alone, reading the data directory."""
     import asyncio
 

@@ -395,3 +395,23 @@ def test_a_phone_wide_window_does_not_scroll_sideways(site, chromium, tmp_path, 
     assert len(read_png(shot.read_bytes()).colours()) > 5
     if os.environ.get("GM_WEB_SHOTS"):
         (Path(os.environ["GM_WEB_SHOTS"]) / shot.name).write_bytes(shot.read_bytes())
+
+
+def test_a_game_without_pages_of_its_own_shows_its_result_and_standings():
+    """Celestial Empire has no web hooks: the kernel's page, with the result,
+    no turns and no record (rendered from a game played through the kernel)."""
+    from gm.kernel import engine
+    from gm.kernel.engine import PlayerMail
+    from gm.web.pages import render
+    from test_celestial_by_mail import ADDRESSES, engine_game
+
+    game, at = engine_game()
+    for player in (1, 2, 3):
+        engine.apply(game, PlayerMail(at + timedelta(minutes=player), player, "draw"))
+    assert game.phase == "ended"
+    page = render(game, None)
+    html = page.html.decode()
+    assert page.record is None and page.listed.players == ("Grok", "Winter", "Master")
+    assert "Celestial Empire game g1" in html and "A draw was agreed. No one wins." in html
+    assert 'class="turn"' not in html and "record" not in html
+    assert not any(address in html for address in ADDRESSES) and "@" not in html

@@ -26,12 +26,12 @@ import os
 import re
 import signal
 from importlib.resources import files
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, TypeVar
 
 from aiohttp import web
 
 from ..logs import event
-from .pages import Archive, render_list
+from .pages import Archive, Page, render_list
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SECURITY = {
@@ -59,7 +59,11 @@ def _answer(request: web.Request, body: bytes, content_type: str, cache: str,
     return response
 
 
-async def _in_thread(function: Callable, *args: object) -> object:
+T = TypeVar("T")
+
+
+async def _in_thread(function: Callable[..., T], *args: object) -> T:
+    """Read the disk and render in a worker thread, not in the loop."""
     return await asyncio.get_running_loop().run_in_executor(None, function, *args)
 
 
@@ -67,10 +71,10 @@ async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
     games = await _in_thread(archive.shown)
     body = await _in_thread(render_list, games)
-    return _answer(request, body, "text/html", CACHE["list"])  # type: ignore[arg-type]
+    return _answer(request, body, "text/html", CACHE["list"])
 
 
-async def _page(request: web.Request):  # type: ignore[no-untyped-def]
+async def _page(request: web.Request) -> Page:
     game_id = request.match_info["game"]
     if not _GAME_ID.match(game_id):
         raise web.HTTPNotFound()
