@@ -160,7 +160,12 @@ def _serve(args: argparse.Namespace) -> int:
     )
     logs.setup(_log_level(args))
     if config.web_only:
-        return _serve_web_only(config)
+        from .configfile import ConfigError
+        from .web.site import run_alone
+
+        if config.http is None:
+            raise ConfigError("web-only: give --http HOST:PORT too")
+        return run_alone(config.data, config.http, EXIT_START)
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
     where += f"; web archive on http://{config.http[0]}:{config.http[1]}/" if config.http else ""
     out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"
@@ -174,26 +179,6 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_START
     except KeyboardInterrupt:  # Ctrl-C before the signal handlers were in place
         logs.event("stopped", signal="SIGINT")
-    return 0
-
-
-def _serve_web_only(config: Any) -> int:
-    """``gm serve --web-only``: the web archive alone, reading the data directory."""
-    import asyncio
-
-    from .configfile import ConfigError
-    from .pbem.daemon import StartError
-    from .web.site import serve_alone
-
-    if config.http is None:
-        raise ConfigError("web-only: give --http HOST:PORT too")
-    print(f"gm serving the web archive of {config.data}/ on http://{config.http[0]}:{config.http[1]}/ "
-          "(read only; no mail)", flush=True)
-    try:
-        asyncio.run(serve_alone(config.data, config.http))
-    except StartError as error:
-        print(f"gm serve: {error}", file=sys.stderr)
-        return EXIT_START
     return 0
 
 

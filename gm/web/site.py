@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 import signal
+import sys
 from importlib.resources import files
 from typing import Awaitable, Callable, TypeVar
 
@@ -197,3 +198,18 @@ async def serve_alone(data: str, address: tuple[str, int]) -> str:
     finally:
         for number in STOP_SIGNALS:
             loop.remove_signal_handler(number)
+
+
+def run_alone(data: str, address: tuple[str, int], exit_start: int) -> int:
+    """``gm serve --web-only``: the web archive alone, until a signal; the
+    exit status (``exit_start`` when it cannot start)."""
+    from ..pbem.daemon import StartError
+
+    print(f"gm serving the web archive of {data}/ on http://{address[0]}:{address[1]}/ (read only; no mail)",
+          flush=True)
+    try:
+        asyncio.run(serve_alone(data, address))
+    except StartError as error:
+        print(f"gm serve: {error}", file=sys.stderr)
+        return exit_start
+    return 0
