@@ -415,3 +415,27 @@ def test_a_game_without_pages_of_its_own_shows_its_result_and_standings():
     assert "Celestial Empire game g1" in html and "A draw was agreed. No one wins." in html
     assert 'class="turn"' not in html and "record" not in html
     assert not any(address in html for address in ADDRESSES) and "@" not in html
+
+
+def test_a_match_shows_its_last_game(tmp_path):
+    """Several games in one MailGame: the page shows the last game, with the
+    match's points, and its record referees to that game's result."""
+    from gm.games.spaceships.match import MatchTerms
+    from gm.web.pages import render
+    from test_match_by_mail import alice_wins_a_game, new_match
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await new_match(world, MatchTerms("scored", games=2))
+            await alice_wins_a_game(world)
+            await alice_wins_a_game(world)
+            return world.daemon.master.games["g1"]
+
+    game = asyncio.run(scenario())
+    assert game.phase == "ended"
+    page = render(game, None)
+    html = page.html.decode()
+    assert "The last game of a match (2 games; points: Player 1 4, Player 2 0)" in html
+    assert html.count('<section class="turn"') == 2  # the setups and the one turn of the last game
+    refereed = referee_record(page.record.decode())
+    assert refereed.exit_status == 0 and json.loads(refereed.json())["result"]["winner"] == 1
