@@ -439,3 +439,42 @@ def test_a_match_shows_its_last_game(tmp_path):
     assert html.count('<section class="turn"') == 2  # the setups and the one turn of the last game
     refereed = referee_record(page.record.decode())
     assert refereed.exit_status == 0 and json.loads(refereed.json())["result"]["winner"] == 1
+
+
+def test_grid_fighters_records_of_random_games_referee_to_their_results():
+    """Games played by the random-legal bot on the rules core, kept as a game
+    by mail keeps them (`Play.log`): the record referees to the game's result
+    and the page has a position for every move, spent moves included (their
+    destination is not kept: any legal one plays the same)."""
+    from datetime import datetime, timezone
+
+    from gm.games import game_named
+    from gm.games.gridfighters.bot import random_move, random_setup
+    from gm.games.gridfighters.game import Grid
+    from gm.games.gridfighters.mail import Play
+    from gm.games.gridfighters.variants import variant_named
+    from gm.kernel.model import ENDED, MailGame, Outcome, Seat
+
+    spent = 0
+    for seed in range(4):
+        rng = Random(seed)
+        variant = variant_named("standard+quiet=20")
+        setups = {p: random_setup(p, rng) for p in (1, 2)}
+        grid = Grid.start(setups[1], setups[2], 1, variant)
+        play = Play(variant, setups)
+        while grid.result is None:
+            grid, report = grid.push(grid.to_move, random_move(grid, grid.to_move, rng))
+            play.log.append(report)
+            spent += report.spent
+        play.grid = grid
+        result = grid.result
+        game = MailGame(f"g{seed}", (Seat(1, ALICE, "Ann"), Seat(2, BOB, "Ben")), game_named("gridfighters"),
+                        Options(), datetime(2026, 11, 21, tzinfo=timezone.utc), "standard+quiet=20", phase=ENDED,
+                        play=play, outcome=Outcome(result.reason, None, result.winner, result.ended_after_move))
+        refereed = referee_record(game.rules.record_text(game))
+        assert refereed.exit_status == 0, (seed, refereed.text())
+        found = json.loads(refereed.json())["result"]
+        assert (found["ended_after_move"], found["winner"], found["reason"]) == (
+            result.ended_after_move, result.winner, result.reason), seed
+        assert len(game.rules.web_page(game)["turns"]) == grid.moves + 1
+    assert spent > 0, "no game had a spent move"
