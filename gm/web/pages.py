@@ -156,7 +156,8 @@ def render_list(games: list[Listed]) -> bytes:
 
 
 class Archive:
-    """The finished games of one data directory, as the site serves them.
+    """The games of one data directory that the site shows: the finished
+    ones, and those in progress that their players agreed to show.
 
     Safe to call from several threads; every read of the disk is a read."""
 
@@ -167,13 +168,13 @@ class Archive:
         self._lock = threading.Lock()
         self._listed: dict[str, tuple[str, Listed | None]] = {}
         """Each game's last archive key when last looked at, and its row
-        (None: in progress)."""
+        (None: not shown)."""
         self._pages: OrderedDict[str, tuple[str, Page]] = OrderedDict()
         self._list: tuple[float, list[Listed]] | None = None
 
     def _look(self, game_id: str, want_page: bool) -> tuple[Listed | None, Page | None]:
-        """A game's row (None: not finished) and, with ``want_page`` or
-        when it had to be loaded, its page."""
+        """A game's row (None: not shown) and, with ``want_page`` or when
+        it had to be loaded, its page."""
         keys = loading.archive_keys(self.store, game_id)
         inbound = loading.inbound_keys(keys)
         if not inbound:
