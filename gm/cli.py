@@ -147,6 +147,8 @@ def _serve(args: argparse.Namespace) -> int:
         data=_data(args),
         smtp=_address_option(args, "smtp", "127.0.0.1:2525"),
         lmtp=_address_option(args, "lmtp"),
+        http=_address_option(args, "http"),
+        web_only=bool(_pick(args, "web_only", False)),
         imap=_pick(args, "imap"),
         imap_user=_pick(args, "imap_user") or os.environ.get("GM_IMAP_USER"),
         imap_password=_secret(_pick(args, "imap_password_file"), "GM_IMAP_PASSWORD"),
@@ -157,7 +159,15 @@ def _serve(args: argparse.Namespace) -> int:
         owner=_pick(args, "owner"),
     )
     logs.setup(_log_level(args))
+    if config.web_only:
+        from .configfile import ConfigError
+        from .web.site import run_alone
+
+        if config.http is None:
+            raise ConfigError("web-only: give --http HOST:PORT too")
+        return run_alone(config.data, config.http, EXIT_START)
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
+    where += f"; web archive on http://{config.http[0]}:{config.http[1]}/" if config.http else ""
     out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"
     shard = _shard_of(config.data)
     print(f"gm serving as {config.identity.address}{shard}: {where}; data in {config.data}/; outgoing mail to {out}",
@@ -204,7 +214,8 @@ def _new(args: argparse.Namespace) -> int:
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,
-                      absence_max=args.absence_max, absence_total=args.absence_total)
+                      absence_max=args.absence_max, absence_total=args.absence_total,
+                      public_each_turn=args.public_each_turn)
     store = _store(args)
     try:
         rules = game_named(args.game)
@@ -356,6 +367,11 @@ def build_parser() -> argparse.ArgumentParser:
     data_option(serve)
     serve.add_argument("--smtp", help="HOST:PORT to listen for SMTP (default 127.0.0.1:2525; 'off' for none)")
     serve.add_argument("--lmtp", help="HOST:PORT to listen for LMTP, behind Postfix or Exim")
+    serve.add_argument("--http", help="HOST:PORT to serve the public web archive of finished games (default off; "
+                       "docs/operations.md, \"The web archive\")")
+    serve.add_argument("--web-only", action="store_true", default=None,
+                       help="serve only the web archive (needs --http): no mail, nothing written, so it may run "
+                       "beside the daemon on the same data directory")
     serve.add_argument("--imap", help="poll this IMAP mailbox: imap://HOST:PORT/FOLDER (imaps:// for TLS); "
                        "user and password from GM_IMAP_USER and GM_IMAP_PASSWORD or --imap-user/--imap-password-file")
     serve.add_argument("--imap-user")
@@ -396,6 +412,9 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--absence-total", type=_duration, default=timedelta(days=28),
                      help="how long a player's absences in a game may add up to (default 28d)")
     new.add_argument("--wait-for-deadline", action="store_true", help="run turns only at the deadline")
+    new.add_argument("--public-each-turn", action="store_true",
+                     help="both players agreed that the web archive may show the game after each turn, "
+                     "as an observer sees it (default: only once it has ended)")
     new.add_argument("--match", choices=("scored", "continued"), help="play a scored [9] or continued [10] match")
     new.add_argument("--match-games", type=int, metavar="N", help="the match ends after N games")
     new.add_argument("--match-target", type=int, metavar="N", help="a scored match ends once a player has N points")

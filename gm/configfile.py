@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 STRING_KEYS = (
-    "data", "address", "domain", "smtp", "lmtp", "imap", "imap-user", "imap-password-file",
+    "data", "address", "domain", "smtp", "lmtp", "http", "imap", "imap-user", "imap-password-file",
     "relay", "relay-user", "relay-password-file", "log-level", "catch-up", "trusted-received",
     "owner",
 )
-BOOLEAN_KEYS = ("relay-starttls",)
+BOOLEAN_KEYS = ("relay-starttls", "web-only")
 KNOWN_KEYS = STRING_KEYS + BOOLEAN_KEYS
 
 

@@ -99,7 +99,7 @@ _FRAME = """<!DOCTYPE html>
 <script>
 document.getElementById("sheet").addEventListener("load", function () {{
   var doc = this.contentDocument, root = doc.documentElement, over = [];
-  function box(e) {{ var r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }}
+  function box(e) {{ if (!e) return null; var r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }}
   doc.querySelectorAll("body *").forEach(function (e) {{
     var r = e.getBoundingClientRect();
     if (r.right > root.clientWidth + 0.5) {{

@@ -50,6 +50,11 @@ class Options:
     """The longest absence a player may declare (`gm.kernel.absence`)."""
     absence_total: timedelta = timedelta(days=28)
     """How long a player's absences in one game may add up to."""
+    public_each_turn: bool = False
+    """Both players agreed that the web archive (`gm.web`) may show the game
+    while it is played, after each turn: only what an observer may know
+    (`gm.kernel.observers`), nothing hidden. Otherwise a game is shown only
+    once it has ended."""
 
 
 @dataclass

@@ -264,6 +264,35 @@ class GameRules:
         """Referee a whole record of this game (``gm referee``)."""
         raise NotImplementedError
 
+    # The public web archive (`gm.web`)
+
+    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+        """What the public page of a finished game shows beyond the kernel's
+        result and standings, for the game's own ``web_game.html`` template
+        (`gm.web.pages`): every seat's position after each turn, revealed,
+        and each turn's announcements, naming seats by alias only (never an
+        address, a token, or a player's own words). None, the default: the
+        kernel's page, with the result and the final standings only."""
+        return None
+
+    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+        """What the web archive shows of a game in progress whose players
+        agreed to show it after each turn (`Options.public_each_turn`): only
+        what an observer may know during play (`gm.kernel.observers`), what
+        both players were told of completed turns, never a seat's hidden
+        state: ``{"turns": [{"title": ..., "lines": [...]}, ...]}``, one entry
+        a completed turn (or move), which the kernel's ``web_public.html``
+        shows. None, the default: the players and the turn being played,
+        and nothing more."""
+        return None
+
+    def record_text(self, game: MailGame) -> str | None:
+        """A finished game as a record that ``gm referee`` reads and referees
+        to the game's result (docs/record-format.md), naming seats by alias
+        only: the web archive's download. None, the default, where the game
+        has no record format or this game cannot be written as one."""
+        return None
+
     def reminder_what(self, game: MailGame) -> str:
         """What a reminder asks for: "orders for turn 3"."""
         return "setup" if game.phase == "setup" else f"move {self.turn(game)}"

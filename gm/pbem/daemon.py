@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -76,6 +76,11 @@ class Config:
     data: str = "gm-data"
     smtp: tuple[str, int] | None = DEFAULT_SMTP
     lmtp: tuple[str, int] | None = None
+    http: tuple[str, int] | None = None
+    """Where to serve the public web archive of finished games (`gm.web`); off by default."""
+    web_only: bool = False
+    """Serve only the web archive: no master, no listeners for mail, no
+    delivery, nothing written (beside a daemon on the same data directory)."""
     imap: str | None = None
     imap_user: str | None = None
     imap_password: str | None = None
@@ -249,6 +254,8 @@ class Daemon:
         self.servers: list[asyncio.base_events.Server] = []
         self.tasks: list[asyncio.Task] = []
         self.bound: dict[str, tuple[str, int]] = {}
+        self.web: Any = None
+        """The web archive's runner (`gm.web.site.start`), when it is served."""
         self.pollers: list = []
         """The IMAP pollers, told to stop waiting when the daemon stops."""
         self.failed = asyncio.Event()
@@ -295,6 +302,11 @@ class Daemon:
             self.servers.append(server)
             self.bound[name] = server.sockets[0].getsockname()[:2]
             event("listening", proto=name, addr="%s:%s" % self.bound[name])
+        if self.config.http:
+            from ..web.site import start_or_fail
+
+            self.web = await start_or_fail(self.config.data, self.config.http)
+            self.bound["http"] = self.web[1]
         if self.config.imap:
             from .imap import ImapPoller
 
@@ -367,6 +379,9 @@ class Daemon:
         the next start, as after a crash."""
         for server in self.servers:
             server.close()
+        if self.web is not None:
+            await self.web[0].cleanup()
+            self.web = None
         for poller in self.pollers:
             poller.stopping.set()
         for session in list(getattr(self, "_sessions", ())):

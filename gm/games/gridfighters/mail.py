@@ -20,7 +20,7 @@ from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
-from . import sheets
+from . import sheets, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
 from .notation import NOTATION_HELP, Placement, parse_move, parse_setup
@@ -192,6 +192,15 @@ class GridFighters(GameRules):
 
     def referee(self, record: str) -> "_Refereed":
         return _Refereed(referee_text(record))
+
+    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+        return web.web_page(game)
+
+    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+        return web.web_public(game)
+
+    def record_text(self, game: MailGame) -> str | None:
+        return web.record_text(game)
 
     def reminder_what(self, game: MailGame) -> str:
         return "setup" if game.phase == SETUP else f"move {game.turn}"

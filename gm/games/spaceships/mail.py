@@ -19,7 +19,7 @@ from ...kernel.engine import LIGHT_MAIL_EDITION, Notice, PlayerMail, Reply, late
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
-from . import sheets
+from . import sheets, web
 from .checking import check_orders
 from .fleet import SetupError, build_fleet
 from .game import Game
@@ -254,6 +254,15 @@ class Spaceships(GameRules):
 
     def referee(self, record: str) -> RefereeOutcome:
         return referee_text(record)
+
+    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+        return web.web_page(game)
+
+    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+        return web.web_public(game)
+
+    def record_text(self, game: MailGame) -> str | None:
+        return web.record_text(game)
 
     def reminder_what(self, game: MailGame) -> str:
         return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
