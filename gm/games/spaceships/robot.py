@@ -29,7 +29,7 @@ from typing import Sequence
 
 from .bot import random_setup
 from .events import PlayerView, TurnReport
-from .fleet import EARLY_FLEET, STANDARD_FLEET, composition_table
+from .fleet import EARLY_FLEET, EARLY_TYPES, GUNBOATS, STANDARD_FLEET, composition_table
 from .geometry import ALL_CELLS, Cell, Geometry, cells_of, is_axis
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .robot_model import Density, Knowledge, placement_table, read_views
@@ -80,7 +80,9 @@ def fleet_types(ruleset: Ruleset, rng: random.Random, additional: int = 0) -> li
         return _types_costing(ruleset.fleet_cost + additional, ruleset, rng)
     types = [rng.choice(group) for group in (EARLY_FLEET if ruleset.early else STANDARD_FLEET)]
     if additional and ruleset.composition:
-        types += [rng.choice(group) for group in composition_table(additional, ruleset.composition)]
+        for group in composition_table(additional, ruleset.composition):
+            allowed = [t for t in group if not ruleset.early or t in EARLY_TYPES | GUNBOATS]  # [early 3.3]
+            types.append(rng.choice(allowed))
     elif additional:
         types += _types_costing(additional, ruleset, rng)
     return types
@@ -128,8 +130,8 @@ def robot_setup(ruleset: Ruleset, level: str, rng: random.Random, additional: in
     geometry = ruleset.geometry
     scored = []
     for _ in range(32):
-        lines = random_setup(rng, ruleset, types)
-        masks = [sum(c.bit for c in p.cells(geometry)) for p in lines]
+        masks = _random_masks(types, ruleset, rng)
+        lines = [Placement(t, None, tuple(cells_of(m))) for t, m in zip(types, masks)]
         touching = 0
         for i, a in enumerate(masks):
             halo = 0
@@ -140,6 +142,27 @@ def robot_setup(ruleset: Ruleset, level: str, rng: random.Random, additional: in
         scored.append((touching * 3.0 + hunted, lines))
     scored.sort(key=lambda s: s[0])
     return rng.choice(scored[:8])[1]
+
+
+def _random_masks(types: list[ShipType], ruleset: Ruleset, rng: random.Random) -> list[int]:
+    """A random legal placement of each type, none intersecting [3.4]:
+    drawn whole and redrawn on a collision, which is quick in a space this
+    sparse (a fleet fills a fifth of it at most)."""
+    tables = [placement_table(t, ruleset.geometry, ruleset.cube_death_star) for t in types]
+    while True:
+        used = 0
+        masks = []
+        for table in tables:
+            for _ in range(200):
+                mask = rng.choice(table)[0]
+                if not mask & used:
+                    break
+            else:
+                break
+            used |= mask
+            masks.append(mask)
+        else:
+            return masks
 
 
 def _prior_density(geometry: Geometry, cube: bool) -> list[float]:
@@ -235,10 +258,10 @@ def _beam(view: SeatView, plan: _Plan, index: int, level: str, rng: random.Rando
                 line = geometry.line_of_five(ends[0], ends[1])  # type: ignore[arg-type]
                 assert line is not None
                 lines5.append(line)
-        pick = rng.choice(lines5) if level == "easy" else max(lines5, key=lambda l: sum(plan.value(c) for c in l))
-        for c in pick:
+        line5 = rng.choice(lines5) if level == "easy" else max(lines5, key=lambda l: sum(plan.value(c) for c in l))
+        for c in line5:
             plan.take(c)
-        return Beam(pick[0], pick[-1], named)
+        return Beam(line5[0], line5[-1], named)
     directions = view.entitlement.beam_directions[index]
     if level == "normal" and any(is_axis(d) for d in directions):
         directions = frozenset(d for d in directions if is_axis(d))

@@ -234,8 +234,12 @@ class Density:
 
         def build(must_by_slot: list[int]) -> list[list[_Alternative]]:
             built = []
+            made: dict[tuple, list[_Alternative]] = {}
             for group, must in zip(slots, must_by_slot):
-                alternatives = []
+                if (group, must) in made:  # generic slots alike: one list, counted once per slot
+                    built.append(made[group, must])
+                    continue
+                alternatives = made[group, must] = []
                 for type in group:
                     bad = known.empty | known.sunk_cells
                     own_must = must
@@ -320,7 +324,7 @@ class Density:
         bit = 1 << index
         if self.known.sure & bit:
             return
-        for alts in self.slots:
+        for alts in {id(alts): alts for alts in self.slots}.values():
             for a in alts:
                 a.remove_covering(bit)
 
