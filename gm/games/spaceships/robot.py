@@ -305,15 +305,16 @@ def _scores(view: SeatView, known: Knowledge, density: Density | None) -> tuple[
     return view.side.remaining_materiel, float(cells - known.destroyed.bit_count())
 
 
-def _kamikazes(view: SeatView, plan: _Plan, level: str, rng: random.Random, strikes: int) -> list[Kamikaze]:
+def _kamikazes(view: SeatView, plan: _Plan, level: str, rng: random.Random) -> list[Kamikaze]:
     """Kamikaze strikes [4.5], launched only when they pay.
 
     A launch costs a cell of the robot's own materiel [4.5.3], [2.3.5] and a
     strike gains at most one of the opponent's, so it pays only on a sure
-    hit, or when the robot could otherwise only stop: with nothing but
-    kamikaze strikes left, recording none ends the game [2.3.2], which a
-    robot ahead on score wants and one behind does not. Under scoring by hits
-    [explanation 6.2] a launch costs no score, so it is always worth one."""
+    hit (and never with the robot's last cell), or when the robot could
+    otherwise only stop: with nothing but kamikaze strikes left, recording
+    none ends the game [2.3.2], which a robot ahead on score wants and one
+    behind does not. Under scoring by hits [explanation 6.2] a launch costs
+    no score, so it is always worth one."""
     entitled = view.entitlement
     if not entitled.kamikaze_ships:
         return []
@@ -328,6 +329,7 @@ def _kamikazes(view: SeatView, plan: _Plan, level: str, rng: random.Random, stri
         else:
             sure = [c for c in cells_of(plan.known.sure) if not plan.taken & c.bit]
             count = min(len(sure), len(entitled.kamikaze_ships))
+        count = min(count, view.side.remaining_materiel - 1)  # never by its own hand to no ships [2.3.1]
     else:
         return []
     launches = []
@@ -355,7 +357,7 @@ def robot_orders(view: SeatView, level: str, rng: random.Random) -> list[Order]:
         cell = plan.best()
         plan.take(cell)
         targets.append(cell)
-    kamikazes = _kamikazes(view, plan, level, rng, strikes)
+    kamikazes = _kamikazes(view, plan, level, rng)
     orders += kamikazes
     for _ in kamikazes:
         cell = plan.best()

@@ -34,7 +34,7 @@ from .ruleset import Ruleset
 from .ships import Ship, ShipType, placements
 
 ALL = (1 << 125) - 1
-HIT_WEIGHT = {"normal": 8.0, "hard": 24.0}
+HIT_WEIGHT = {"normal": 8.0, "hard": 12.0}
 """How much more likely a placement is for each unexplained hit it covers."""
 
 
