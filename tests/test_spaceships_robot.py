@@ -192,3 +192,23 @@ def test_unknown_level_is_refused():
     assert isinstance(view, SeatView)
     with pytest.raises(ValueError):
         robot_orders(view, "expert", Random(1))
+
+
+@pytest.mark.parametrize("variant", ["2.6.1+composition=many", "2.6.1+fleet=40"])
+def test_continued_match_with_additional_ships(variant):
+    """Fleets with ships the model does not expect (a continued match's
+    additional ships [10.2]) or several death stars, each beam then named
+    [8.2.3.1]: still only legal orders."""
+    from gm.games.spaceships.match import CONTINUED, Match, MatchTerms
+
+    ruleset = ruleset_named(variant)
+    rng = Random(3)
+    match = Match(MatchTerms(CONTINUED, games=2), ruleset)
+    while not match.over:
+        extra = match.additional_costs()
+        game = match.start_game(robot_setup(ruleset, "hard", rng, extra[0]), robot_setup(ruleset, "normal", rng, extra[1]))
+        while game.result is None and game.turn <= 100:
+            report = game.push(robot_orders(seat_view(game.state, 1, game.reports), "hard", rng),
+                               robot_orders(seat_view(game.state, 2, game.reports), "normal", rng))
+            assert not report.checks[0].rejected and not report.checks[1].rejected
+    assert len(match.games) == 2
