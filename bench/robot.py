@@ -6,7 +6,8 @@ two opponents, holding seat 1 in even-numbered games and seat 2 in odd ones:
 * the random-legal bot (`gm.games.spaceships.bot`), which orders each
   action it is entitled to with chance 0.8 at random targets;
 * a hunt-then-target baseline (`robot_baselines.py`), which strikes at
-  random until it hits and then around its unexplained hits.
+  random until it hits and then around its unexplained hits;
+* (for the levels only) the robot itself at the normal level.
 
 The targets, at the hard level over 500 games each: a win rate of at least
 95% against the random bot and at least 70% against the baseline, each
@@ -16,9 +17,11 @@ normal levels play fewer games, to show that the levels differ. A draw
 [2.3.4] counts as not won.
 
 The robot's time is `seat_view` plus `robot_orders` for one turn, measured
-after a warm-up that builds the placement tables (once per process; the
-cold start is printed apart). The reference in the same run is the random
-bot's time a turn. The process is pinned to one CPU where the system allows.
+as CPU time of the process (`time.process_time`, so that other load on the
+machine does not count) after a warm-up that builds the placement tables
+(once per process; the cold start is printed apart, in wall-clock time).
+The reference in the same run is the random bot's time a turn, measured the
+same way. The process is pinned to one CPU where the system allows.
 
 Every order the robot and the baseline give must be accepted by the rules'
 checking: rejections are counted and the exit status is 1 if there are any.
@@ -90,16 +93,21 @@ def hunt_opponent(game: Game, player: int, rng: random.Random) -> list[Order]:
     return hunt_target_orders(seat_view(game.state, player, game.reports), rng)
 
 
-OPPONENTS: dict[str, Opponent] = {"random": random_opponent, "hunt": hunt_opponent}
+def normal_opponent(game: Game, player: int, rng: random.Random) -> list[Order]:
+    return robot_orders(seat_view(game.state, player, game.reports), "normal", rng)
+
+
+OPPONENTS: dict[str, Opponent] = {"random": random_opponent, "hunt": hunt_opponent, "normal": normal_opponent}
 
 
 def play(level: str, opponent: str, seed: int, index: int, tally: Tally) -> None:
     """One game: the robot in seat 1 or 2 by the game's parity."""
     rng = random.Random(seed * 1_000_003 + index)
     robot = 1 if index % 2 == 0 else 2
-    setups = {robot: robot_setup(DEFAULT, level, rng), 3 - robot: random_setup(rng, DEFAULT)}
+    other = robot_setup(DEFAULT, "normal", rng) if opponent == "normal" else random_setup(rng, DEFAULT)
+    setups = {robot: robot_setup(DEFAULT, level, rng), 3 - robot: other}
     game = Game(build_fleet(setups[1]), build_fleet(setups[2]))
-    clock = time.perf_counter
+    clock = time.process_time
     while game.result is None and game.turn <= MAX_TURNS:
         orders: dict[int, list[Order]] = {}
         start = clock()
@@ -146,7 +154,8 @@ def pin_one_core() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=500, help="games for each hard-level target (default 500)")
-    parser.add_argument("--level-games", type=int, default=100, help="games for easy and normal (default 100)")
+    parser.add_argument("--level-games", type=int, default=100,
+                        help="games for easy and normal, and hard against normal (default 100)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
     parser.add_argument("--quick", action="store_true", help="a tiny run (a handful of games) for smoke tests")
     args = parser.parse_args(argv)
@@ -160,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 
     runs = [("hard", "random", games), ("hard", "hunt", games)]
     runs += [(level, opponent, level_games) for level in ("normal", "easy") for opponent in ("random", "hunt")]
+    runs.append(("hard", "normal", level_games))
     print(f"robot benchmark: seed {args.seed}, one process {pinned}, Python {sys.version.split()[0]}")
     print(f"cold start ms (placement tables, once per process): {1000 * cold:.0f}")
     rejections = 0
@@ -176,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({tally.capped} stopped at {MAX_TURNS} turns)")
         print(f"{level} vs {opponent} win rate %: {100 * rate:.1f} (95% CI {100 * low:.1f}-{100 * high:.1f})")
         print(f"{level} vs {opponent} mean turns: {tally.turns / tally.games:.1f}")
-        by_level.setdefault(level, []).extend(tally.robot_seconds)
+        if opponent != "normal":
+            by_level.setdefault(level, []).extend(tally.robot_seconds)
         if opponent == "random":
             reference.extend(tally.opponent_seconds)
         if (level, opponent) in TARGETS:
