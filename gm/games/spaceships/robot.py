@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 from .bot import random_setup
@@ -165,7 +166,8 @@ def _random_masks(types: list[ShipType], ruleset: Ruleset, rng: random.Random) -
             return masks
 
 
-def _prior_density(geometry: Geometry, cube: bool) -> list[float]:
+@lru_cache(maxsize=None)
+def _prior_density(geometry: Geometry, cube: bool) -> tuple[float, ...]:
     """How often a density hunter with no information strikes each cell,
     scaled to a mean of 1: the cover of the standard fleet's placements."""
     counts = [0.0] * 125
@@ -175,7 +177,7 @@ def _prior_density(geometry: Geometry, cube: bool) -> list[float]:
             for i in cells:
                 counts[i] += 1.0 / len(table)
     mean = sum(counts) / 125
-    return [c / mean for c in counts]
+    return tuple(c / mean for c in counts)
 
 
 # Orders.
