@@ -14,11 +14,11 @@ ships, of the share of their placements that cover it. Everything works on
 would be faster still but is not otherwise a dependency of gm, and the
 target (100 ms a turn) does not need it.
 
-Only the refinements named by ``hard`` are sound only for a fleet the
-robot knows exactly (the standard [3.7] or early fleet); under a fleet of
-any ships by cost [3.7.1], or when the opponent turns out to have ships the
-model did not expect (a continued match's additional ships [10.2]), the
-model falls back to generic slots that may hold a ship of any type.
+Some of the hard level's refinements hold only for a fleet the robot knows
+exactly (the standard [3.7] or early fleet). Under a fleet of any ships by
+cost [3.7.1], or when the opponent may have ships the model does not expect
+(a continued match's additional ships [10.2]), the model uses generic slots
+that may hold a ship of any allowed type, and leaves those refinements out.
 """
 
 from __future__ import annotations
