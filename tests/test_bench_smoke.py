@@ -116,8 +116,22 @@ def test_mail_size_benchmark_quick():
         assert figure(output, label) > 0, label
 
 
+def test_robot_benchmark_quick():
+    output = run_quick("robot.py")  # exit 0: no order of the robot or the baseline was rejected
+    for label in ("hard vs random mean turns", "hard vs hunt mean turns", "easy vs hunt mean turns",
+                  "hard robot ms per turn", "normal robot ms per turn", "easy robot ms per turn",
+                  "reference random bot ms per turn"):
+        assert figure(output, label) > 0, label
+    assert figure(output, "rejected orders") == 0
+    for matchup in ("hard vs random", "hard vs hunt", "normal vs random", "easy vs random"):
+        assert re.search(rf"^{matchup} win rate %: [0-9.]+ \(95% CI [0-9.]+-[0-9.]+\)$", output, re.MULTILINE), output
+    for target in ("hard vs random win rate at least 95%", "hard vs hunt win rate at least 70%",
+                   "hard robot under 100 ms a turn on one core (mean and p95)"):
+        assert re.search(rf"^target: {re.escape(target)}: (MET|NOT MET)", output, re.MULTILINE), output
+
+
 @pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py", "celestial_turns.py",
-                                    "build_data.py", "startup.py", "replay.py", "mail_size.py"])
+                                    "build_data.py", "startup.py", "replay.py", "mail_size.py", "robot.py"])
 def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
