@@ -60,8 +60,6 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
             raise ValueError(f"{rules.title} has no robot to play")
         if robot not in rules.robot_levels:
             raise ValueError(f"the robot's level is one of {', '.join(rules.robot_levels)}, not {robot!r}")
-        if match is not None:
-            raise ValueError("the robot plays single games, not matches")
         players = [*players, ROBOT_ADDRESS]
     if len(players) not in rules.seats:
         raise ValueError(f"a game of {rules.title} has {_how_many(rules.seats)} players")

@@ -181,9 +181,8 @@ class OutsideMail:
             raise Shunted(f"challenge with {error}") from None
         level_found = _LEVEL.search(text)
         level = level_found.group(1).lower() if level_found else "normal"
-        if robot and (level not in rules.robot_levels or terms is not None):
-            raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}"
-                          f"{' in a match' if terms is not None else ''}: it has no such robot")
+        if robot and level not in rules.robot_levels:
+            raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}: it has no such robot")
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash

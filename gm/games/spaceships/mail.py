@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
@@ -251,6 +252,13 @@ class Spaceships(GameRules):
 
     def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
         return _run_turn(game, at)
+
+    robot_levels = ("easy", "normal", "hard")
+
+    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
+        from .robot_seat import robot_text
+
+        return robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> RefereeOutcome:
         return referee_text(record)

@@ -1,0 +1,178 @@
+"""A person plays the GM's robot by mail, through the real daemon.
+
+The robot's seat is sent no mail; its setup and orders are events of the
+GM's own, archived like any mail, so ``gm replay`` rebuilds the game byte
+for byte without running the robot. Alice answers every sheet over real
+SMTP with random legal orders for her own side (`gm.games.spaceships.bot`);
+the robot plays the hard level.
+"""
+
+from __future__ import annotations
+
+import random
+
+from gm.games.spaceships.bot import random_orders, random_setup
+from gm.games.spaceships.orders import format_orders
+from gm.kernel.model import ENDED
+from gm.mail.reading import parse_message
+from gm.pbem.admin import request_game, verify_replay
+from gm.pbem.archive import EVENT_HEADER
+from gm.kernel.model import Options
+from gm.games.spaceships.mail import Spaceships
+
+from gmtest import ALICE, World, run, shunt_reasons, text
+
+MAX_TURNS = 400
+
+
+def robot_game(world: World, level: str = "hard", seed: int = 2026, match: str | None = None) -> str:
+    terms = Spaceships().creation_terms({"match": match, "match-games": "2"}) if match else None
+    _, game_id = request_game(world.daemon.store, world.config.identity, [ALICE], "2.6.1", Options(),
+                              world.clock(), robot=level, robot_seed=seed, match=terms)
+    return game_id
+
+
+def archived_events(world: World, game_id: str) -> list:
+    archive = world.daemon.store.archive(game_id)
+    return [parse_message(archive.get_bytes(k)) for k in sorted(archive.keys()) if ".in." in k]
+
+
+async def play_out(world: World, game_id: str, rng: random.Random) -> int:
+    """Alice answers the GM's every mail with a random legal setup or random
+    legal orders for her own side until the game (or match) is over; the
+    number of turns she ordered. The robot's setup and orders are in before
+    each of her mails: the game only ever waits for her."""
+    turns = 0
+    while (game := world.daemon.master.games[game_id]).phase != ENDED:
+        assert game.waiting_for == [1], "the robot's setup or orders are in before Alice's"
+        turns += 1
+        assert turns <= MAX_TURNS
+        play = game.play
+        if game.phase == "setup":
+            text_ = "\n".join(str(p) for p in random_setup(rng, play.ruleset))
+        else:
+            text_ = format_orders(random_orders(play.game.state, 1, rng, 1.0))
+        await world.act(world.alice.reply, text_)
+    return turns
+
+
+def robot_events(world: World, game_id: str) -> list:
+    return [m for m in archived_events(world, game_id) if m.get(EVENT_HEADER) == "robot"]
+
+
+def no_mail_to_the_robot(world: World) -> None:
+    store = world.daemon.store
+    for key in store.delivered.keys():
+        to = str(parse_message(store.delivered.get_bytes(key))["To"])
+        assert "robot" not in to.lower(), "mail went to the robot's seat"
+
+
+def test_alice_plays_the_robot_to_the_end_and_the_archive_replays(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            await world.settle()
+            game = world.daemon.master.games[game_id]
+            assert [seat.robot for seat in game.seats] == [None, "hard"]
+            assert game.robot_seed == 2026
+            assert "Robot" in text(world.alice.latest())
+            mails = await play_out(world, game_id, random.Random(7))
+            game = world.daemon.master.games[game_id]
+            assert game.outcome is not None
+            assert len(robot_events(world, game_id)) == mails  # its setup, then its orders for every turn
+            for step, report in enumerate(game.play.game.reports, 1):
+                assert not report.checks[1].rejected, f"turn {step}: the robot's orders were rejected"
+            no_mail_to_the_robot(world)
+            assert "Robot" in text(world.alice.latest())
+            return game_id
+
+    game_id = run(scenario())
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences
+
+
+def test_a_continued_match_against_the_robot_plays_both_games(tmp_path):
+    """In a continued match [10] the robot's second fleet buys its extra
+    ships [10.3]: its setup must be accepted as Alice's is."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world, match="continued", seed=11)
+            await world.settle()
+            mails = await play_out(world, game_id, random.Random(3))
+            game = world.daemon.master.games[game_id]
+            assert len(game.play.match_scores) == 2, "both games of the match were played"
+            assert game.play.additional_costs[1] > 0, "the robot's second fleet had extra ships to buy"
+            assert len(robot_events(world, game_id)) == mails
+            no_mail_to_the_robot(world)
+            return game_id
+
+    game_id = run(scenario())
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences
+
+
+def test_challenge_robot_by_mail_makes_a_game_once_confirmed(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.challenge(world.alice, "challenge robot\nlevel easy\n")
+            games = list(world.daemon.master.games.all())
+            assert len(games) == 1, "confirming made the game"
+            game = world.daemon.master.games[games[0].id]
+            assert [seat.robot for seat in game.seats] == [None, "easy"]
+            assert [seat.address for seat in game.seats][0] == ALICE
+            assert game.waiting_for == [1]
+            assert "Robot" in text(world.alice.latest())
+
+    run(scenario())
+
+
+def test_unconfirmed_or_impossible_robot_challenges_make_no_game(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            for lines in ("challenge robot\nlevel grandmaster\n", "challenge robot\ngame celestial-empire\n"):
+                raw = (f"From: {ALICE}\r\nTo: gm@example.org\r\nSubject: robot\r\n\r\n{lines}").replace("\n", "\r\n")
+                await world.asend(raw.encode(), ALICE, ["gm@example.org"])
+                await world.settle()
+            raw = b"From: bob@example.net\r\nTo: gm@example.org\r\nSubject: robot\r\n\r\nchallenge robot\r\n"
+            await world.asend(raw, "bob@example.net", ["gm@example.org"])
+            await world.settle()
+            assert not list(world.daemon.master.games.all())
+            reasons = b"\n".join(shunt_reasons(world))
+            assert reasons.count(b"no such robot") == 2, reasons
+
+    run(scenario())
+
+
+def test_mail_to_the_robots_seat_is_refused_and_changes_nothing(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            await world.settle()
+            events = world.daemon.master.games[game_id].events
+            address = world.config.identity.reply_address(game_id, 2, "0" * 16)
+            raw = f"From: {ALICE}\r\nTo: {address}\r\nSubject: orders\r\n\r\nRv1\r\n".encode()
+            await world.asend(raw, ALICE, [address])
+            await world.settle()
+            assert world.daemon.master.games[game_id].events == events
+            assert any(b"the GM's robot holds" in r for r in shunt_reasons(world))
+
+    run(scenario())
+
+
+def test_a_robot_awaited_when_the_daemon_starts_answers(tmp_path):
+    """The robot's event is spooled by the pass after the event that made
+    the game wait for it; a daemon that stopped in between answers for it
+    when it starts again."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            master = world.daemon.master
+            for key in master.store.spool.keys():  # the creation alone, without the pass that follows it
+                with master.store.batch():
+                    master.handle(key)
+            assert master.games[game_id].waiting_for == [1, 2]
+        async with World(tmp_path) as world:
+            await world.settle()
+            assert world.daemon.master.games[game_id].waiting_for == [1]
+
+    run(scenario())
