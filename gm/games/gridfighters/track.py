@@ -150,8 +150,9 @@ def _replay(report: MoveReport, me: int, opp: int, own: dict[str, Own], possible
             possible[mover] = {frm}
     met: set[frozenset[str]] = set()
     checked: dict[str, tuple[int, ...]] = {}
-    if report.by == me and own[report.piece].path is not None:
-        checked[report.piece] = own[report.piece].path  # type: ignore[assignment]
+    mover_path = own[report.piece].path if report.by == me else None
+    if mover_path is not None:
+        checked[report.piece] = mover_path
     for collision in report.collisions:
         met.add(frozenset(collision.pieces))
         square = index(collision.square)
