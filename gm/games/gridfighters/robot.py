@@ -198,26 +198,34 @@ def _best(seat: SeatView, knowledge: Knowledge, moves: Sequence[Move], hard: boo
     own_asteroids = {index(p.square) for p in seat.view.own if kind(p.piece) == "A"}
     if hard:
         danger, prey = _dangers(seat, knowledge)
+    survival: dict[str, float] = {}
+    """The chance each piece survives the check of its last path: a piece
+    lost there spends the move, and lays no new path (hard)."""
     best: list[tuple[float, int]] = []
     for number, move in enumerate(moves):
         k = kind(move.piece)
         frm, to = index(move.frm), index(move.to)
         new = route(k, frm, to)
-        score = cash.get(move.piece, 0.0) + _NEW * sum(home[i] for i in new if i not in covered)
+        laid = _NEW * sum(home[i] for i in new if i not in covered)
         if to in own_asteroids:
-            score -= _RAM
+            laid -= _RAM
         if hard:
-            seen = covered.union(new)
-            score += _LOOK * _best_path(k, to, home, seen)
-            alive = 1.0
-            for i in new:
-                alive *= max(0.0, 1.0 - danger[k][i])
-            score -= _RISK * _WORTH[k] * (1.0 - alive)
-            score += _KILL * sum(prey[k][i] for i in new)
+            laid += _LOOK * _best_path(k, to, home, covered.union(new))
+            laid += _KILL * sum(prey[k][i] for i in new)
+            laid -= _RISK * _WORTH[k] * (1.0 - _survival(danger[k], new))
+            laid *= survival.setdefault(move.piece, _survival(danger[k], pending.get(move.piece, ())))
+        score = cash.get(move.piece, 0.0) + laid
         best.append((score, number))
     top = max(score for score, _ in best)
     choices = [number for score, number in best if score >= top - 1e-9]
     return moves[rng.choice(choices)]
+
+
+def _survival(danger: list[float], squares: Iterable[int]) -> float:
+    alive = 1.0
+    for i in squares:
+        alive *= max(0.0, 1.0 - danger[i])
+    return alive
 
 
 def _best_path(piece_kind: str, frm: int, home: list[float], seen: set[int]) -> float:
