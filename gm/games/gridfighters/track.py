@@ -15,8 +15,10 @@ told:
   neither cross nor land on their own home planet, nor cross their own
   asteroids (landing on one is a ram, which is told: ruling 4), so no
   standing asteroid or home planet is on it;
-* a collision puts the piece met on its square, and a piece whose path was
-  met has its destination on a line through that square;
+* a collision puts the piece met on its square (if it never moved, or is
+  an asteroid, that is its setup square, so no other asteroid or home
+  planet is there), and a piece whose path was met has its destination on
+  a line through that square;
 * a path of ours that was checked without meeting an opponent piece says
   that piece did not stand on any of its squares when the move began
   (ruling 5: who stands where is taken once, at the start).
@@ -159,6 +161,10 @@ def _replay(report: MoveReport, me: int, opp: int, own: dict[str, Own], possible
         (standing_side, standing), (moving_side, moving) = untag(collision.pieces[0]), untag(collision.pieces[1])
         if standing_side == opp and standing in possible:
             possible[standing] &= {square}
+        if standing_side == opp and (kind(standing) in IMMOBILE or standing not in departed):
+            for name in immobile:  # met on its setup square, where nothing else was set up
+                if name != standing:
+                    possible[name].discard(square)
         if moving_side == opp and standing_side == me:
             if not (report.by == opp and moving == report.piece) and moving in possible and moving in departed:
                 possible[moving] &= lines_through(kind(moving), departed[moving], square)
