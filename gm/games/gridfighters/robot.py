@@ -48,9 +48,13 @@ _NEW = 0.9
 _LOOK = 0.45
 """The weight of the best path the piece could lay next from where it lands (hard)."""
 _RISK = 0.04
+"""The weight of the piece's worth times the chance of losing it on its new path (hard)."""
 _KILL = 0.03
+"""The weight of the worth of the opponent's fighters the new path may destroy (hard)."""
 _THREAT = 0.3
+"""An opponent's fighter one move from one of our home planets is worth this much more, in W fighters (hard)."""
 _RAM = 10.0
+"""Ramming one's own asteroid loses two pieces for nothing: done only when nothing else is left."""
 
 
 def seat_view(grid: Grid, player: int, reports: Iterable[object]) -> SeatView:
@@ -189,6 +193,11 @@ def _probabilities(knowledge: Knowledge, kinds: str) -> list[float]:
 
 
 def _best(seat: SeatView, knowledge: Knowledge, moves: Sequence[Move], hard: bool, rng: Random) -> Move:
+    """The move of highest score, ties broken by ``rng``. A move's score is
+    the chance of the home planets on the path it checks (the moving
+    piece's last one) plus what the path it lays adds (squares no pending
+    path of ours covers; for hard, also the look ahead, the prey and the
+    risk, all discounted by the chance the piece survives the check)."""
     home = _probabilities(knowledge, "H")
     pending = {name: own.path for name, own in knowledge.own.items() if not own.destroyed and own.path is not None}
     covered: set[int] = set()
