@@ -136,3 +136,17 @@ def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "--quick" in done.stdout and "--seed" in done.stdout
+
+
+def test_robot_gridfighters_benchmark_quick():
+    output = run_quick("robot_gridfighters.py")  # exit 0: no robot move was rejected
+    for level in ("easy", "normal", "hard"):
+        assert figure(output, f"{level} games") > 0
+        assert figure(output, f"{level} mean moves") > 0
+        assert figure(output, f"{level} robot ms per move mean") > 0
+        assert figure(output, f"{level} rejected moves") == 0
+        assert re.search(rf"^{level} wins/draws/losses: \d+/\d+/\d+$", output, re.MULTILINE), output
+        assert re.search(rf"^{level} win rate: [01]\.\d{{3}} \(Wilson 95% CI [01]\.\d{{3}} to [01]\.\d{{3}}\)$",
+                         output, re.MULTILINE), output
+    assert figure(output, "reference random bot ms per move mean") > 0
+    assert figure(output, "rejected moves") == 0
