@@ -176,3 +176,36 @@ def test_a_robot_awaited_when_the_daemon_starts_answers(tmp_path):
             assert world.daemon.master.games[game_id].waiting_for == [1]
 
     run(scenario())
+
+
+def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
+    """Alternating moves: each of Alice's moves is answered by the robot's
+    in the same pass, so the game always waits for her."""
+    from gm.games.gridfighters.bot import random_move, random_setup as grid_setup
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            _, game_id = request_game(world.daemon.store, world.config.identity, [ALICE], "standard", Options(),
+                                      world.clock(), game="gridfighters", robot="hard", robot_seed=5)
+            await world.settle()
+            rng, moves = random.Random(5), 0
+            while (game := world.daemon.master.games[game_id]).phase != ENDED:
+                assert game.waiting_for == [1], "the robot's setup or move is in before Alice's"
+                play = game.play
+                if game.phase == "setup":
+                    answer = "\n".join(f"{p.piece} {p.square}" for p in grid_setup(1, rng, play.variant))
+                else:
+                    moves += 1
+                    assert moves <= MAX_TURNS
+                    move = random_move(play.grid, 1, rng)
+                    assert move is not None
+                    answer = str(move)
+                await world.act(world.alice.reply, answer)
+            assert game.outcome is not None
+            assert len(robot_events(world, game_id)) in (moves + 1, moves + 2)  # setup, moves (and the last, if it won)
+            no_mail_to_the_robot(world)
+            return game_id
+
+    game_id = run(scenario())
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
@@ -189,6 +190,13 @@ class GridFighters(GameRules):
         return [Notice(p, "turn_sheet", _subject(game, p, f"{sheets.side(missing[0])} missed the deadline"),
                        sheets.sheet(game, p, at, None) | {"deadline_passed": sheets.passes_lines(game, p, note)})
                 for p in game.players]
+
+    robot_levels = ("easy", "normal", "hard")
+
+    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
+        from .robot_seat import robot_text
+
+        return robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> "_Refereed":
         return _Refereed(referee_text(record))
