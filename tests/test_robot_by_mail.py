@@ -20,7 +20,7 @@ from gm.pbem.archive import EVENT_HEADER
 from gm.kernel.model import Options
 from gm.games.spaceships.mail import Spaceships
 
-from gmtest import ALICE, World, run, shunt_reasons, text
+from gmtest import ALICE, SETUP_ALICE, World, run, shunt_reasons, text
 
 MAX_TURNS = 400
 
@@ -204,6 +204,35 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
             assert game.outcome is not None
             assert len(robot_events(world, game_id)) in (moves + 1, moves + 2)  # setup, moves (and the last, if it won)
             no_mail_to_the_robot(world)
+            return game_id
+
+    game_id = run(scenario())
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences
+
+
+def test_the_operator_can_hand_the_robots_seat_to_a_person(tmp_path):
+    """`gm replace GAME --player 2 --address ADDR` on the robot's seat makes
+    it a person's: the robot stops, and the person is sent the seat's mail."""
+    from gm.kernel.engine import AddressReplaced
+    from gm.pbem.operator import request_action
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            await world.settle()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            request_action(world.daemon.store, world.config.identity, game_id,
+                           AddressReplaced(world.clock(), 2, world.bob.address))
+            await world.settle()
+            game = world.daemon.master.games[game_id]
+            assert game.robots == [] and game.seat(2).address == world.bob.address
+            assert any("You now play Robot" in str(m["Subject"]) for m in world.bob.inbox())
+            robot_orders = len(robot_events(world, game_id))
+            await world.act(world.alice.reply, "Rv1")
+            await world.act(world.bob.reply, "Gv1")  # Bob's orders replace those the robot had sent
+            assert world.daemon.master.games[game_id].turn == 2
+            assert len(robot_events(world, game_id)) == robot_orders, "the robot played on"
             return game_id
 
     game_id = run(scenario())
