@@ -49,6 +49,10 @@ CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
 _GAME = re.compile(r"^\s*game\s+(\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
 _LEVEL = re.compile(r"^\s*level\s+(\S+)\s*$", re.I | re.M)
+_PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
+"""``public``: the challenger agrees, and asks the challenged to agree by
+accepting, that the web archive shows the game after each turn
+(`Options.public_each_turn`)."""
 ROBOT_WORD = "robot"
 """``challenge robot``: a game against the GM's robot, made once the challenger confirms."""
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
@@ -192,16 +196,20 @@ class OutsideMail:
             header += f"; t.{name.strip()}={value.strip()}"
         if robot:
             header += f"; robot={level}"
+        public = bool(_PUBLIC.search(text))
+        if public:
+            header += "; public=yes"
         if challenge_id not in master.store.challenges:
             master.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
         if robot:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
-                      "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title},
+                      "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
+                                                  "public": public},
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                                        "title": rules.title},
+                                        "title": rules.title, "public": public},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -238,7 +246,8 @@ class OutsideMail:
         terms = _terms_of(rules, fields)
         self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}", at,
                   "challenge", {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
-                                "match": rules.describe_terms(terms), "title": rules.title},
+                                "match": rules.describe_terms(terms), "title": rules.title,
+                                "public": fields.get("public") == "yes"},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -252,8 +261,9 @@ class OutsideMail:
 
         rules = game_named(fields.get("game", DEFAULT_GAME))
         players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
+        options = Options(public_each_turn=fields.get("public") == "yes")  # both agreed: one asked, one accepted
         request_game(self.master.store, self.master.identity, players, fields["variant"],
-                     Options(), time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
+                     options, time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
                      game=rules.name, robot=robot)
         self.master.store.handled.add(f"accepted-{challenge_id}")
 
