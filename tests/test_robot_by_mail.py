@@ -238,3 +238,34 @@ def test_the_operator_can_hand_the_robots_seat_to_a_person(tmp_path):
     game_id = run(scenario())
     count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
     assert count and not differences, differences
+
+
+def test_a_robot_event_overtaken_by_another_is_dropped_and_asked_again(tmp_path):
+    """The robot chose from the game after event N; if another event is
+    applied first, its choice is dropped unapplied and it chooses again
+    from the game as it then stands: one robot event is archived."""
+    from gm.kernel.engine import Paused
+    from gm.pbem.operator import request_action
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            master = world.daemon.master
+            for key in master.store.spool.keys():  # the creation alone
+                with master.store.batch():
+                    master.handle(key)
+            assert master.robots_due() == 1
+            pause = request_action(master.store, world.config.identity, game_id, Paused(world.clock()))
+            with master.store.batch():
+                master.handle(pause)  # applied before the robot's event
+            await world.settle()
+            game = master.games[game_id]
+            assert game.waiting_for == [1] and game.paused
+            archive = master.store.archive(game_id)
+            robot_keys = [k for k in archive.keys() if ".in." in k and ".robot." in k]
+            assert len(robot_keys) == 1 and robot_keys[0].endswith(f"robot-{game_id}-2-2"), robot_keys
+            return game_id
+
+    game_id = run(scenario())
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences

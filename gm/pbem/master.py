@@ -258,8 +258,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         if any(k.endswith(f".in.{key}") for k in self.store.archive(game_id).keys()):
             return  # applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only)
         action = to_event(raw, game_id)
-        if isinstance(action, PlayerMail) and action.player not in self.games[game_id].waiting_for:
-            log_event("robot event dropped", game=game_id, key=key, reason="the game no longer waits for that seat")
+        if isinstance(action, PlayerMail) and self.robot_stale(key, game_id, action.player):
             return
         refused = operator_refusal(self.games[game_id], action)  # an action of the operator's that cannot be done
         if refused:

@@ -13,8 +13,10 @@ robot's orders from the archive and never runs the robot.
 
 An event is spooled under the moment of the game's last event and a name
 made of the game, that event's number and the seat, so a redo after a
-crash spools the same key once. A robot whose text left the game still
-waiting for it (a bug) is not asked again until something else happens.
+crash spools the same key once. A robot event that another event overtook
+is dropped unapplied, and the robot asked again from the game as it now
+stands. A robot whose text left the game still waiting for it (a bug) is
+not asked again until something else happens.
 """
 
 from __future__ import annotations
@@ -55,6 +57,20 @@ class RobotSeats:
                 live = self.games.live(game_id)
                 count += sum(self._spool_robot(live, player) for player in due)
         return count
+
+    def robot_stale(self, key: str, game_id: str, player: int) -> bool:
+        """Whether a spooled robot event no longer fits its game, and is
+        dropped unapplied: another event came first (the robot chose from a
+        view that is out of date, and is asked again from the new one), or
+        the game no longer waits for the seat."""
+        live = self.games.live(game_id)
+        after = int(key.split(".", 2)[2].split("-")[2])  # its name: robot-GAME-NUMBER-PLAYER
+        if after == live.number and player in live.game.waiting_for:
+            return False
+        log_event("robot event dropped", game=game_id, key=key,
+                  reason="another event came first" if after != live.number else "the game no longer waits for that seat")
+        self._robot_games.add(game_id)
+        return True
 
     def _spool_robot(self, live: Live, player: int) -> int:
         game: MailGame = live.game
