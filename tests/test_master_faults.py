@@ -229,6 +229,33 @@ def test_a_full_disk_neither_corrupts_nor_doubles_a_turn(small_disk, leave):
     run(scenario())
 
 
+def test_a_full_disk_when_the_robot_is_due_only_delays_it(small_disk):
+    """The robot's event cannot be spooled while the disk is full: the pass
+    stops, and once space is back the robot is asked again and answers;
+    the fault does not make the daemon forget that the game waits for it."""
+    from gm.kernel.model import Options
+    from gm.pbem.admin import request_game
+
+    async def scenario():
+        world = World(small_disk)
+        async with world:
+            master = world.daemon.master
+            request_game(master.store, world.config.identity, [ALICE], "2.6.1", Options(), world.clock(),
+                         robot="hard", robot_seed=1)
+            for key in master.store.spool.keys():  # the creation alone, without the pass that follows it
+                with master.store.batch():
+                    master.handle(key)
+            filler = fill(small_disk, 0)
+            await world.settle()
+            assert master.fault is not None and master.games["g1"].waiting_for == [1, 2]
+            filler.unlink()
+            await world.settle()
+            assert master.games["g1"].waiting_for == [1], "the robot was forgotten after the fault"
+        count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
+        assert count and differences == []
+    run(scenario())
+
+
 def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
     """Only gm writes X-GM-* fields: a player's X-GM-Bounce (well formed or
     not) neither rewrites their mail on replay nor stops gm from starting."""

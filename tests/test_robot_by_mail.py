@@ -180,15 +180,19 @@ def test_a_robot_awaited_when_the_daemon_starts_answers(tmp_path):
 
 def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
     """Alternating moves: each of Alice's moves is answered by the robot's
-    in the same pass, so the game always waits for her."""
+    in the same pass, so the game always waits for her; and when after the
+    robot's move Alice has no legal move, the robot moves again (ruling 11)
+    at once. Seed 141 at the normal level was found to do that, by playing
+    the same events through the kernel alone, after 13 of Alice's moves."""
     from gm.games.gridfighters.bot import random_move, random_setup as grid_setup
+    from gm.games.gridfighters.events import MoveReport
 
     async def scenario():
         async with World(tmp_path) as world:
             _, game_id = request_game(world.daemon.store, world.config.identity, [ALICE], "standard", Options(),
-                                      world.clock(), game="gridfighters", robot="hard", robot_seed=5)
+                                      world.clock(), game="gridfighters", robot="normal", robot_seed=141)
             await world.settle()
-            rng, moves = random.Random(5), 0
+            rng, moves = random.Random(141), 0
             while (game := world.daemon.master.games[game_id]).phase != ENDED:
                 assert game.waiting_for == [1], "the robot's setup or move is in before Alice's"
                 play = game.play
@@ -202,7 +206,9 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
                     answer = str(move)
                 await world.act(world.alice.reply, answer)
             assert game.outcome is not None
-            assert len(robot_events(world, game_id)) in (moves + 1, moves + 2)  # setup, moves (and the last, if it won)
+            log = [report for report in game.play.log if isinstance(report, MoveReport)]
+            assert any(a.by == b.by == 2 for a, b in zip(log, log[1:])), "the robot never moved twice in a row"
+            assert len(robot_events(world, game_id)) == 1 + sum(report.by == 2 for report in log)
             no_mail_to_the_robot(world)
             return game_id
 
@@ -264,6 +270,21 @@ def test_a_robot_event_overtaken_by_another_is_dropped_and_asked_again(tmp_path)
             archive = master.store.archive(game_id)
             robot_keys = [k for k in archive.keys() if ".in." in k and ".robot." in k]
             assert len(robot_keys) == 1 and robot_keys[0].endswith(f"robot-{game_id}-2-2"), robot_keys
+            return game_id
+
+    game_id = run(scenario())
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences
+
+
+def test_a_message_to_the_robot_is_answered_plainly_and_goes_nowhere(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            await world.settle()
+            await world.act(world.alice.reply, "message good luck!")
+            assert "message: Robot is the GM's robot, which reads no messages" in text(world.alice.latest())
+            no_mail_to_the_robot(world)
             return game_id
 
     game_id = run(scenario())

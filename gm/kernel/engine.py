@@ -333,12 +333,15 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         if not command.argument:
             reply.not_understood.append(f"{where}: the message is missing (write: message TEXT)")
             return []
-        others = game.others(player)
-        reply.done.append(f"{where}: passed to {_aliases(others)}")
+        people = [seat for seat in game.others(player) if not seat.robot]
+        robots = [seat for seat in game.others(player) if seat.robot]
+        told = [f"passed to {_aliases(people)}"] if people else []
+        told += [f"{_aliases(robots)} is the GM's robot, which reads no messages"] if robots else []
+        reply.done.append(f"{where}: {'; '.join(told)}")
         sender = game.seat(player).alias
         return [Notice(seat.player, "press", f"A message from {sender}",
                        rules.common(game, seat.player, event.at) | {"text": command.argument, "sender": sender})
-                for seat in others]
+                for seat in people]
     if keyword in ("orders", "check", "setup"):
         return []
     if game.phase == ENDED:

@@ -129,8 +129,9 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         self._left: list[Live] = []
         """Changed games that left memory during the open batch, to be saved after its commit."""
         self.unfinished: set[str] = set()
-        self._robot_games: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
+        self._robot_games: set[str] = set()
+        """Games that may wait for their robot (`gm.pbem.robots`)."""
         self.stuck: dict[str, datetime] = {}
         """Games whose deadline event went to the shunt, and that deadline:
         they wait for the operator instead of spooling it again and again."""

@@ -15,8 +15,10 @@ An event is spooled under the moment of the game's last event and a name
 made of the game, that event's number and the seat, so a redo after a
 crash spools the same key once. A robot event that another event overtook
 is dropped unapplied, and the robot asked again from the game as it now
-stands. A robot whose text left the game still waiting for it (a bug) is
-not asked again until something else happens.
+stands. A robot whose own event left the game still waiting for it at the same
+turn (its text was not accepted: a bug) is not asked again until
+something else happens; one whose move the game answers with another
+move of its own (Grid Fighters' ruling 11) is.
 """
 
 from __future__ import annotations
@@ -47,15 +49,14 @@ class RobotSeats:
     def robots_due(self) -> int:
         """Spool the event of each robot seat a game waits for; how many."""
         count = 0
-        games, self._robot_games = self._robot_games, set()
-        for game_id in sorted(games):
+        for game_id in sorted(self._robot_games):
             summary = self.games.summaries.get(game_id)
-            if summary is None or summary.phase == ENDED:
-                continue
-            due = [p for p in summary.waiting_for if summary.seat(p).robot]
+            due = [] if summary is None or summary.phase == ENDED else [
+                p for p in summary.waiting_for if summary.seat(p).robot]
             if due:
                 live = self.games.live(game_id)
                 count += sum(self._spool_robot(live, player) for player in due)
+            self._robot_games.discard(game_id)  # only once done: a fault leaves it to the next pass
         return count
 
     def robot_stale(self, key: str, game_id: str, player: int) -> bool:
@@ -78,7 +79,9 @@ class RobotSeats:
         assert level is not None
         last = spool_key_of(live.last_in)
         name = f"{KIND}-{game.id}-{live.number}-{player}"
-        if origin_of(last) == KIND and last.endswith(f"-{player}"):
+        number = game.events
+        if (origin_of(last) == KIND and last.endswith(f"-{player}")
+                and game.turn_of_event.get(number) == game.turn_of_event.get(number - 1)):
             log_event("robot still awaited", logging.ERROR, game=game.id, player=player,
                       reason="its last orders left the game waiting for it; it is asked again after the next event")
             return 0
