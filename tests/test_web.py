@@ -285,6 +285,30 @@ def test_nothing_served_holds_an_address_a_token_a_players_words_or_the_game_in_
         assert not re.search(rb"\bg3\b", blob), path
 
 
+def test_a_game_gm_cannot_read_is_left_out_and_the_rest_is_served(data, tmp_path):
+    """One archive with an event gm cannot read (a disk's damage, a bug):
+    the list leaves that game out, its page is a 404, and every other
+    game is served as before; the fault is logged, never shown."""
+    import shutil
+
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    bad = copy / "games" / "g1" / "cur" / "000099.in.00000000000000000001.smtp.damaged:2,S"
+    bad.write_bytes(b"X-GM-Accepted: game=g1; player=1; at=not a time; format=2\n\nRv1\n")
+    damaged = Site(copy, "--web-only")
+    try:
+        status, headers, body = damaged.get("/")
+        assert status == 200, body
+        assert re.findall(r'<a href="/games/(g\d+)">', body.decode()) == ["g2", "g4"]
+        status, headers, body = damaged.get("/games/g1")
+        assert status == 404 and "Content-Security-Policy" in headers
+        assert b"Traceback" not in body and b"not a time" not in body
+        assert damaged.get("/games/g2")[0] == 200
+    finally:
+        out = damaged.stop()
+    assert "leaves out game g1" in out
+
+
 def _tree(root: Path) -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
 

@@ -20,6 +20,8 @@ snapshot's head where that is current, without loading the game.
 
 from __future__ import annotations
 
+import logging
+
 import re
 import threading
 import time
@@ -155,6 +157,9 @@ def render_list(games: list[Listed]) -> bytes:
     return html.encode()
 
 
+log = logging.getLogger("gm")
+
+
 class Archive:
     """The games of one data directory that the site shows: the finished
     ones, and those in progress that their players agreed to show.
@@ -195,14 +200,19 @@ class Archive:
                 and not self._agreed(game_id, inbound[0])):
             self._listed[game_id] = (last, None)
             return None, None
-        live, _ = loading.load(self.store, identity_of(self.store.archive(game_id)), game_id, keys)
-        if live.game.phase != ENDED and not live.game.options.public_each_turn:
-            self._listed[game_id] = (last, None)
+        try:
+            live, _ = loading.load(self.store, identity_of(self.store.archive(game_id)), game_id, keys)
+            if live.game.phase != ENDED and not live.game.options.public_each_turn:
+                self._listed[game_id] = (last, None)
+                return None, None
+            if live.game.phase != ENDED:
+                page = render_public(live.game)
+            else:
+                page = render(live.game, _ended_at(self.store, game_id, keys))
+        except Exception:  # one archive gm cannot read must not take the site down
+            log.exception("the web archive leaves out game %s: it could not be read", game_id)
+            self._listed[game_id] = (last, None)  # not tried again until the archive changes
             return None, None
-        if live.game.phase != ENDED:
-            page = render_public(live.game)
-        else:
-            page = render(live.game, _ended_at(self.store, game_id, keys))
         self._listed[game_id] = (last, page.listed)
         self._pages[game_id] = (last, page)
         self._pages.move_to_end(game_id)

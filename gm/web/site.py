@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 import re
 import signal
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
 from typing import Awaitable, Callable, TypeVar
 
@@ -45,6 +47,12 @@ SECURITY = {
 CACHE = {"list": "public, max-age=60", "game": "public, max-age=3600", "playing": "public, max-age=60",
          "static": "public, max-age=86400"}
 ARCHIVE = web.AppKey("archive", Archive)
+WORKERS = web.AppKey("workers", ThreadPoolExecutor)
+WORKER_THREADS = 2
+"""The site's own worker threads: a slow page (the first list of a large
+data directory loads every game) never holds up the daemon's mail, whose
+work runs in the loop's default executor."""
+log = logging.getLogger("gm")
 STATIC = {"/web.css": ("web.css", "text/css"), "/web.js": ("web.js", "text/javascript")}
 
 
@@ -63,15 +71,16 @@ def _answer(request: web.Request, body: bytes, content_type: str, cache: str,
 T = TypeVar("T")
 
 
-async def _in_thread(function: Callable[..., T], *args: object) -> T:
-    """Read the disk and render in a worker thread, not in the loop."""
-    return await asyncio.get_running_loop().run_in_executor(None, function, *args)
+async def _in_thread(request: web.Request, function: Callable[..., T], *args: object) -> T:
+    """Read the disk and render in one of the site's worker threads, not in
+    the loop (nor in the daemon's)."""
+    return await asyncio.get_running_loop().run_in_executor(request.app[WORKERS], function, *args)
 
 
 async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
-    games = await _in_thread(archive.shown)
-    body = await _in_thread(render_list, games)
+    games = await _in_thread(request, archive.shown)
+    body = await _in_thread(request, render_list, games)
     return _answer(request, body, "text/html", CACHE["list"])
 
 
@@ -79,7 +88,7 @@ async def _page(request: web.Request) -> Page:
     game_id = request.match_info["game"]
     if not _GAME_ID.match(game_id):
         raise web.HTTPNotFound()
-    page = await _in_thread(request.app[ARCHIVE].page, game_id)
+    page = await _in_thread(request, request.app[ARCHIVE].page, game_id)
     if page is None:
         raise web.HTTPNotFound()
     return page
@@ -117,6 +126,9 @@ async def _headers(request: web.Request, handler: Callable[[web.Request], Awaita
             error.text = "404: no such page (only finished games are shown)\n"
         error.headers.update(SECURITY)
         raise
+    except Exception:  # a bug: logged here, and the visitor told nothing of it
+        log.exception("the web archive failed on %s", request.path)
+        response = web.Response(status=500, text="500: the page could not be made\n")
     response.headers.update(SECURITY)
     return response
 
@@ -125,10 +137,16 @@ async def _no_server_header(request: web.Request, response: web.StreamResponse) 
     response.headers["Server"] = "gm"
 
 
+async def _stop_workers(app: web.Application) -> None:
+    app[WORKERS].shutdown(wait=False, cancel_futures=True)
+
+
 def make_app(archive: Archive) -> web.Application:
     """The site's application over ``archive``."""
     app = web.Application(middlewares=[_headers], client_max_size=1024)
     app[ARCHIVE] = archive
+    app[WORKERS] = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="gm-web")
+    app.on_cleanup.append(_stop_workers)
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/", games_list)
     app.router.add_get("/games/{game}", game_page)
