@@ -21,7 +21,6 @@ printed, and the exit status is 1 if there were any.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 import sys
@@ -30,6 +29,7 @@ import time
 from gm.games.gridfighters import Grid, IllegalMove, MoveReport, parse_move, random_move, random_setup
 from gm.games.gridfighters.robot import LEVELS, robot_move, robot_setup, seat_view
 from gm.games.gridfighters.variants import STANDARD
+from robot import wilson  # the Spaceships robot's bench, beside this one
 
 SHOW_REJECTIONS = 5
 
@@ -47,16 +47,6 @@ class Tally:
     @property
     def games(self) -> int:
         return self.wins + self.draws + self.losses
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval for a proportion (95% for z = 1.96)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def play_game(level: str, number: int, seed: int, tally: Tally) -> None:
