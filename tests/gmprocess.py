@@ -74,3 +74,24 @@ def read_greeting(host: str, port: int, farewell: bytes, timeout: float = 1.0) -
             return data
     except OSError:
         return None
+
+
+@contextlib.contextmanager
+def serving(data: Path, port: int, address: str, cwd: Path):
+    """``gm serve`` of the installed gm on a loopback SMTP port, with the
+    wall clock, until the block ends: then stopped by SIGINT (killed if it
+    does not stop within 10 s)."""
+    import signal
+
+    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
+                               "--address", address], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for("the SMTP listener", lambda: listening(port))
+        yield daemon
+    finally:
+        daemon.send_signal(signal.SIGINT)
+        try:
+            daemon.wait(10)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait(10)

@@ -6,15 +6,12 @@ the silent player's turn runs when the wall clock passes the deadline."""
 
 from __future__ import annotations
 
-import signal
 import smtplib
-import subprocess
-import sys
 import time
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from gmprocess import free_port, gm, inbox, listening, wait_for
+from gmprocess import free_port, gm, inbox, serving, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
 
@@ -31,10 +28,7 @@ def reply(port: int, sender: str, original, body: str) -> None:
 
 def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
     data, port = tmp_path / "data", free_port()
-    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
-                               "--address", GM], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_for("the SMTP listener", lambda: listening(port))
+    with serving(data, port, GM, tmp_path):
         made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB,
                   "--deadline", "3s", cwd=tmp_path)
         assert made.returncode == 0, made.stderr
@@ -55,11 +49,4 @@ def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
         # And then, with both silent, turn after turn, the forfeit [the three-missed-turns rule].
         wait_for("the forfeit", lambda: [m for m in inbox(data, ALICE) if "over" in str(m["Subject"])])
         assert not list((data / "shunt" / "new").iterdir())
-    finally:
-        daemon.send_signal(signal.SIGINT)
-        try:
-            daemon.wait(10)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait(10)
 

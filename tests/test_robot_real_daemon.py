@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import json
 import random
-import signal
-import subprocess
-import sys
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.mail.reading import parse_message
 
-from gmprocess import free_port, gm, inbox, listening, wait_for
+from gmprocess import free_port, gm, inbox, serving, wait_for
 from gmtest import ALICE, GM, SETUP_ALICE, text
 from test_deadline_real_clock import reply
 
@@ -28,10 +25,7 @@ MAX_TURNS = 200
 
 def test_alice_plays_the_hard_robot_to_the_end_by_mail(tmp_path):
     data, port = tmp_path / "data", free_port()
-    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
-                               "--address", GM], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        wait_for("the SMTP listener", lambda: listening(port))
+    with serving(data, port, GM, tmp_path):
         made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--robot", "--level", "hard",
                   cwd=tmp_path)
         assert made.returncode == 0, made.stderr
@@ -54,12 +48,5 @@ def test_alice_plays_the_hard_robot_to_the_end_by_mail(tmp_path):
         assert "Robot wins" in final, final[:2000]
         assert not list((data / "shunt" / "new").iterdir())
         assert not [m for m in (data / "delivered" / "new").iterdir() if b"To: robot" in m.read_bytes()]
-    finally:
-        daemon.send_signal(signal.SIGINT)
-        try:
-            daemon.wait(10)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait(10)
     replayed = gm("replay", str(data / "games" / "g1"), cwd=tmp_path)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
