@@ -32,6 +32,12 @@ def robot_game(world: World, level: str = "hard", seed: int = 2026, match: str |
     return game_id
 
 
+def replays(tmp_path, game_id: str) -> None:
+    """`gm replay` rebuilds the game's archive byte for byte."""
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
+    assert count and not differences, differences
+
+
 def archived_events(world: World, game_id: str) -> list:
     archive = world.daemon.store.archive(game_id)
     return [parse_message(archive.get_bytes(k)) for k in sorted(archive.keys()) if ".in." in k]
@@ -86,9 +92,7 @@ def test_alice_plays_the_robot_to_the_end_and_the_archive_replays(tmp_path):
             assert "Robot" in text(world.alice.latest())
             return game_id
 
-    game_id = run(scenario())
-    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
-    assert count and not differences, differences
+    replays(tmp_path, run(scenario()))
 
 
 def test_a_continued_match_against_the_robot_plays_both_games(tmp_path):
@@ -106,9 +110,7 @@ def test_a_continued_match_against_the_robot_plays_both_games(tmp_path):
             no_mail_to_the_robot(world)
             return game_id
 
-    game_id = run(scenario())
-    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
-    assert count and not differences, differences
+    replays(tmp_path, run(scenario()))
 
 
 def test_challenge_robot_by_mail_makes_a_game_once_confirmed(tmp_path):
@@ -212,9 +214,7 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
             no_mail_to_the_robot(world)
             return game_id
 
-    game_id = run(scenario())
-    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
-    assert count and not differences, differences
+    replays(tmp_path, run(scenario()))
 
 
 def test_the_operator_can_hand_the_robots_seat_to_a_person(tmp_path):
@@ -241,9 +241,7 @@ def test_the_operator_can_hand_the_robots_seat_to_a_person(tmp_path):
             assert len(robot_events(world, game_id)) == robot_orders, "the robot played on"
             return game_id
 
-    game_id = run(scenario())
-    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
-    assert count and not differences, differences
+    replays(tmp_path, run(scenario()))
 
 
 def test_a_robot_event_overtaken_by_another_is_dropped_and_asked_again(tmp_path):
@@ -272,9 +270,7 @@ def test_a_robot_event_overtaken_by_another_is_dropped_and_asked_again(tmp_path)
             assert len(robot_keys) == 1 and robot_keys[0].endswith(f"robot-{game_id}-2-2"), robot_keys
             return game_id
 
-    game_id = run(scenario())
-    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
-    assert count and not differences, differences
+    replays(tmp_path, run(scenario()))
 
 
 def test_a_message_to_the_robot_is_answered_plainly_and_goes_nowhere(tmp_path):
@@ -287,6 +283,4 @@ def test_a_message_to_the_robot_is_answered_plainly_and_goes_nowhere(tmp_path):
             no_mail_to_the_robot(world)
             return game_id
 
-    game_id = run(scenario())
-    count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
-    assert count and not differences, differences
+    replays(tmp_path, run(scenario()))
