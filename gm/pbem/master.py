@@ -162,25 +162,16 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
             self.store.commit_pending()  # a full disk kept the last batch back: first of all
             for game_id in sorted(self.unfinished):
                 self._open_game(game_id)
-            self.robots_due()
-            keys, rounds = self.store.spool.keys(), 0
-            if hold is not None:  # catching up: what came after a missed deadline waits for it
-                keys = [k for k in keys if time_of(k) < hold]
-            while keys:
-                ends = time.monotonic() + BATCH_SECONDS
-                with self.store.batch():
-                    for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
-                        self.handle(key)
-                        count += 1
-                        crashpoint("between-messages")
-                        if time.monotonic() > ends:
-                            break
-                self._save_left()
-                keys = keys[handled:]
-                if not keys and rounds < MORE_ROUNDS:  # what this pass spooled: the robot's answers, challenges' games
-                    rounds += 1
-                    self.robots_due()
-                    keys = [k for k in self.store.spool.keys() if hold is None or time_of(k) < hold]
+            for _ in range(1 + MORE_ROUNDS):  # then what the pass spooled: the robot's answers, challenges' games
+                self.robots_due()
+                # Catching up, what came after a missed deadline waits for it.
+                keys = [k for k in self.store.spool.keys() if hold is None or time_of(k) < hold]
+                if not keys:
+                    break
+                while keys:
+                    handled = self._batch(keys)
+                    count += handled
+                    keys = keys[handled:]
         except OSError as error:
             self._left.clear()  # their batch may not be on disk: they are rebuilt from it when needed
             if self.fault is None:
@@ -193,6 +184,19 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
             self.fault = None
         self.save_snapshots(SNAPSHOT_AFTER)
         return count
+
+    def _batch(self, keys: list[str]) -> int:
+        """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
+        `BATCH_SECONDS`), committed when it ends; how many it handled."""
+        ends = time.monotonic() + BATCH_SECONDS
+        with self.store.batch():
+            for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
+                self.handle(key)
+                crashpoint("between-messages")
+                if time.monotonic() > ends:
+                    break
+        self._save_left()
+        return handled
 
     def handle(self, key: str) -> None:
         """Handle one spooled message completely, then drop it from the spool.

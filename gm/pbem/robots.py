@@ -35,6 +35,7 @@ from .store import Store, origin_of, spool_key, time_of
 
 log = logging.getLogger("gm")
 
+
 class RobotSeats:
     """The robot's part of `gm.pbem.master.GameMaster`."""
 
