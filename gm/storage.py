@@ -279,12 +279,18 @@ def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
         finally:
             os.close(fd)
     except BaseException:
-        # A half-written file (a full disk) would keep its space taken.
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+        _drop_half_written(tmp)
         raise
+
+
+def _drop_half_written(tmp: Path) -> None:
+    """Remove a file a write failed in: a half-written file (a full disk)
+    would keep its space taken. A failure to remove it is not the fault
+    being raised, so it is not raised."""
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _manifest_text(lines: list[str]) -> bytes:
@@ -578,11 +584,7 @@ class DurableMaildir:
                 handle.flush()
                 os.fsync(handle.fileno())
         except BaseException:
-            # A half-written file (a full disk) would keep its space taken.
-            try:
-                tmp.unlink(missing_ok=True)
-            except OSError:
-                pass
+            _drop_half_written(tmp)
             raise
         target = self._target(key, seen)
         os.replace(tmp, target)
