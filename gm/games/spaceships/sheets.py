@@ -68,14 +68,21 @@ def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:
 
 
 def announcement_parts(a: Announcement, player: int) -> tuple[str, str, str]:
-    """An announcement as the text before its result, the result (empty for a
-    kamikaze death) and what follows it: the HTML sheet colours the result."""
+    """An announcement to ``player`` as the text before its result, the
+    result (empty for a kamikaze death) and what follows it: the HTML sheet
+    colours the result."""
     who = "you" if a.by == player else "they"
+    return announced(a, f"{who:<5}")
+
+
+def announced(a: Announcement, subject: str) -> tuple[str, str, str]:
+    """`announcement_parts` with ``subject`` for who made it (the sheets'
+    "you" or "they", the web archive's alias)."""
     if a.kind == "kamikaze":
-        return f"{who:<5} kamikaze death {a.cell}", "", ""
+        return f"{subject} kamikaze death {a.cell}", "", ""
     what = {"beam": "beam strike", "strike": "strike", "scan": "scan"}[a.kind]
     after = f"  (missile explosion: {' '.join(map(str, a.explosions))})" if a.explosions else ""
-    return f"{who:<5} {what} {a.cell}: ", "" if a.result is None else str(a.result), after
+    return f"{subject} {what} {a.cell}: ", "" if a.result is None else str(a.result), after
 
 
 def announcement_line(a: Announcement, player: int) -> str:

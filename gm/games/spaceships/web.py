@@ -19,6 +19,7 @@ from .geometry import COLOUR_NAMES, COLOURS, Cell
 from .grids import LEGEND_OWN_ENTRIES, Mark, grid_rows, own_mark
 from .knowledge import own_space
 from .orders import format_orders
+from .sheets import announced
 from .checking import Accepted
 from .state import GameState
 
@@ -39,13 +40,8 @@ def _space(state: GameState, player: int, reports: list[TurnReport]) -> dict[Cel
 def _announcement(a: Announcement, alias: dict[int, str]) -> list[dict[str, Any]]:
     """One announcement and the destructions reported with it, in words
     (the HTML turn sheet's items, with aliases for "you" and "they")."""
-    if a.kind == "kamikaze":
-        items = [{"before": f"{alias[a.by]}: kamikaze death {a.cell}", "result": "", "after": "", "detail": False}]
-    else:
-        what = {"beam": "beam strike", "strike": "strike", "scan": "scan"}[a.kind]
-        after = f"  (missile explosion: {' '.join(map(str, a.explosions))})" if a.explosions else ""
-        items = [{"before": f"{alias[a.by]}: {what} {a.cell}: ", "result": "" if a.result is None else str(a.result),
-                  "after": after, "detail": False}]
+    before, result, after = announced(a, f"{alias[a.by]}:")
+    items = [{"before": before, "result": result, "after": after, "detail": False}]
     for d in a.destroyed:
         items.append({"before": f"{alias[d.owner]}'s {d.ship.type.title} {d.ship.label} is destroyed: "
                                 f"{' '.join(map(str, d.ship.cells))}", "result": "", "after": "", "detail": True})
