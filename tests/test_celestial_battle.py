@@ -18,7 +18,9 @@ from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.spacemines import spacemine_attack
 from gm.games.celestial_empire.state import (NEUTRAL, START_MINIMUM_BIDS, START_PRICES, START_SCORE_PER_CREDIT,
                                              START_STOCK, Cargo, Empire, GameState, Market, Planet, Ship)
-from gm.games.celestial_empire.turn import END_OF_TURN, Report, end_of_turn_in_order, run_turn
+from gm.games.celestial_empire.report import Report
+from gm.games.celestial_empire.steps import END_OF_TURN, end_of_turn_in_order
+from gm.games.celestial_empire.turn import run_turn
 from celestial_text import history, orders
 
 EARTH = 105

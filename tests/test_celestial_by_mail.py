@@ -156,7 +156,7 @@ def test_a_challenge_by_mail_starts_a_game_of_two_empires_with_its_own_seed(tmp_
 def test_a_resigned_empire_cannot_win_r84():
     """An empire whose player resigned plays on, but meeting a winning
     condition does not end the game for it; the others still can win."""
-    from gm.games.celestial_empire.turn import Report
+    from gm.games.celestial_empire.report import Report
     from gm.games.celestial_empire.variants import variant_named
     from gm.games.celestial_empire.galaxy import generate
     from gm.games.celestial_empire.state import new_game
@@ -174,7 +174,7 @@ def test_a_resigned_empire_cannot_win_r84():
 def test_when_the_length_runs_out_the_most_among_the_empires_still_played_wins_r84():
     from gm.games.celestial_empire.galaxy import generate
     from gm.games.celestial_empire.state import new_game
-    from gm.games.celestial_empire.turn import Report
+    from gm.games.celestial_empire.report import Report
     from gm.games.celestial_empire.variants import variant_named
 
     state = new_game(generate(7, 3), ["Grok", "Winter", "Master"])

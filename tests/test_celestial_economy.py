@@ -20,8 +20,10 @@ from gm.games.celestial_empire.notation import parse_order, parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel, Unit
 from gm.games.celestial_empire.orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs,
                                                      BuildSpacemines, BuildUnits, Transmute, Unbuild)
+from gm.games.celestial_empire.report import Report
+from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
-from gm.games.celestial_empire.turn import Report, in_rotation, run_turn
+from gm.games.celestial_empire.turn import run_turn
 from celestial_text import history, orders
 
 START = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
@@ -387,7 +389,7 @@ def test_damaged_earth_withholds_half_its_ore_and_industry_r27(state):
 
 def test_the_market_runs_last_at_the_end_of_the_turn():
     from gm.games.celestial_empire import steps  # noqa: F401
-    from gm.games.celestial_empire.turn import END_OF_TURN, END_ORDER
+    from gm.games.celestial_empire.steps import END_OF_TURN, END_ORDER
     assert END_ORDER[-1] == "earth market" and ("earth market", earth_market) in END_OF_TURN
     assert sum(1 for name, _ in END_OF_TURN if name == "earth market") == 1
 

@@ -40,8 +40,9 @@ from .answers import owned_planet, owned_ship, planet_not_yours, ship_not_yours
 from .formulas import ship_type
 from .notation import Line
 from .orders import AllianceLevel
+from .report import Report
+from .rotation import rotation
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Report, rotation
 
 FIRST_RESEARCH_TURN, RESEARCH_EVERY = 10, 4
 """Research turns: "on turn 10 and every 4 turns thereafter" (l.1697-1698)."""

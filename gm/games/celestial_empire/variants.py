@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .report import Report
 from .state import GameState
-from .turn import Report
 from .winning import Conditions, Length, Resource, amount, game_over, last_turn, winners
 
 _NUMBERS = {"score", "planets", "income", "credits"}
