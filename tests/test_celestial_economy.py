@@ -315,6 +315,23 @@ def bidder(state: GameState, empire: int, ore1: int) -> Ship:
     return ship
 
 
+def test_earth_trades_on_with_an_empire_that_fired_on_it_r32(state):
+    """Hostility to Earth brings the neutral planets' fire (l.1258-1264), not
+    a closed market: Earth still sells, buys and takes the bids of an empire
+    it lists as hostile (R-32)."""
+    ship = bidder(state, 1, 50)
+    ship.hold.ore[2] = 10
+    state.empires[1].hostile_to_earth = True
+    credits = state.empires[1].credits
+    after, report = run_turn(state, {1: orders(f"S{ship.number}X1R2\nS{ship.number}P4R3\nS{ship.number}B50C2\n")})
+    assert [done for _, done, _ in history(report)] == [f"S{ship.number}X1R2; 4 credits",
+                                                        f"S{ship.number}P4R3; paid 24 credits",
+                                                        f"S{ship.number}B50C2; paid 100 credits"]
+    built = after.ships[ship.number]
+    assert (built.hold.ore[2], built.hold.ore[3], built.cargo_units) == (9, 4, 150)
+    assert after.empires[1].credits == credits + 4 - 24 - 100 and after.empires[1].hostile_to_earth
+
+
 def test_bids_are_taken_highest_first_and_the_rest_goes_to_the_next_r30(state):
     low, high = bidder(state, 1, 50), bidder(state, 2, 30)
     after, report = run_turn(state, {1: orders(f"S{low.number}B50C2\n"), 2: orders(f"S{high.number}B30C5\n")})
