@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import Order
-from gm.games.celestial_empire.turn import Report
+from gm.games.celestial_empire.report import Report
 
 
 def orders(text: str) -> list[Order]:

@@ -18,7 +18,9 @@ from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.spacemines import spacemine_attack
 from gm.games.celestial_empire.state import (NEUTRAL, START_MINIMUM_BIDS, START_PRICES, START_SCORE_PER_CREDIT,
                                              START_STOCK, Cargo, Empire, GameState, Market, Planet, Ship)
-from gm.games.celestial_empire.turn import END_OF_TURN, Report, end_of_turn_in_order, run_turn
+from gm.games.celestial_empire.report import Report
+from gm.games.celestial_empire.steps import END_OF_TURN, end_of_turn_in_order
+from gm.games.celestial_empire.turn import run_turn
 from celestial_text import history, orders
 
 EARTH = 105
@@ -270,6 +272,27 @@ def test_only_an_attack_carried_out_initiates_battle_r49():
     state.planets[101].owner = MASTER
     _, report = turn(state, {GROK: "S201AD\n"})  # no PDUs there: nothing to attack, no battle begun
     assert history(report)[0][2] == "planet 101 has no PDUs: nothing to attack" and report.fought == set()
+
+
+def test_an_attack_of_no_shots_still_initiates_battle_draws_pdu_fire_and_stops_the_jump_r49():
+    """The example sheet's small ship (one fighter, ten cargo units, four
+    fuel, l.2183-2190) fires 0 shots; its attack is carried out all the same:
+    the planet's PDUs fire back, the ship cannot jump, and at Earth the
+    empire becomes hostile to NEUTRAL (R-32)."""
+    state = world()
+    state.planets[102].pdus = 20
+    add(state, 201, GROK, 102, f=1, c=10, ore=[4] + [0] * 9)
+    after, report = turn(state, {GROK: "S201AD\nS201J103\n"})
+    assert history(report) == [
+        ("S201AD", "1 fighter units fired 0 shots at the PDUs of planet 102; destroyed 0 PDUs", ""),
+        ("S201J103", "", "ship 201 initiated battle this turn and cannot jump by itself (ruling R-49)")]
+    assert report.fought == {201} and after.ships[201].planet == 102
+    assert report.seen[GROK] == ["ship 201 at planet 102 took 40 shots from the PDUs of planet 102; "
+                                 "its shields absorbed 0; lost 1 fighter units"]
+    state.ships[201].planet = EARTH
+    state.planets[EARTH].pdus = 20
+    after, report = turn(state, {GROK: "S201AD\n"})
+    assert history(report)[0][1].startswith("1 fighter units fired 0 shots") and after.empires[GROK].hostile_to_earth
 
 
 def test_what_no_longer_fits_falls_mines_first_then_ore_from_type_9_r50():

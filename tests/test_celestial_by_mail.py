@@ -96,6 +96,24 @@ def test_three_empires_play_a_fixed_length_game_by_mail_to_its_end(tmp_path):
     assert differences == [] and count > 20
 
 
+def test_an_order_with_a_number_too_large_to_read_is_answered_on_its_line_and_the_others_stand(tmp_path):
+    """Issue 21, row 6: a number of more digits than Python's int() reads
+    from text made the whole mail fail (shunted, no reply)."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            ann = (await three_empires(world))[0]
+            ships = own_ships(text(ann.latest()))
+            await world.act(ann.reply, f"S{ships[0]}=Arrow\nS{ships[1]}L{'9' * 5000}R1\nS{ships[2]}=Bolt\n")
+            reply = ann.latest()
+            assert str(reply["Subject"]) == "[gm g1] Turn 1: orders received, 1 line not understood"
+            assert "Line 2, column " in text(reply) and "unexpected number too large (5000 digits)" in text(reply)
+            assert f"    S{ships[0]}=Arrow\n    S{ships[2]}=Bolt\n" in text(reply)
+            return tmp_path / "data" / "games" / "g1"
+    archive = asyncio.run(scenario())
+    count, differences = verify_replay(str(archive))
+    assert differences == [] and count >= 4
+
+
 def test_an_empire_name_must_be_one_word_orders_can_use(tmp_path):
     world = World(tmp_path)
     try:
@@ -156,7 +174,7 @@ def test_a_challenge_by_mail_starts_a_game_of_two_empires_with_its_own_seed(tmp_
 def test_a_resigned_empire_cannot_win_r84():
     """An empire whose player resigned plays on, but meeting a winning
     condition does not end the game for it; the others still can win."""
-    from gm.games.celestial_empire.turn import Report
+    from gm.games.celestial_empire.report import Report
     from gm.games.celestial_empire.variants import variant_named
     from gm.games.celestial_empire.galaxy import generate
     from gm.games.celestial_empire.state import new_game
@@ -174,7 +192,7 @@ def test_a_resigned_empire_cannot_win_r84():
 def test_when_the_length_runs_out_the_most_among_the_empires_still_played_wins_r84():
     from gm.games.celestial_empire.galaxy import generate
     from gm.games.celestial_empire.state import new_game
-    from gm.games.celestial_empire.turn import Report
+    from gm.games.celestial_empire.report import Report
     from gm.games.celestial_empire.variants import variant_named
 
     state = new_game(generate(7, 3), ["Grok", "Winter", "Master"])

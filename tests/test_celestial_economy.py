@@ -20,8 +20,10 @@ from gm.games.celestial_empire.notation import parse_order, parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel, Unit
 from gm.games.celestial_empire.orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs,
                                                      BuildSpacemines, BuildUnits, Transmute, Unbuild)
+from gm.games.celestial_empire.report import Report
+from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
-from gm.games.celestial_empire.turn import Report, in_rotation, run_turn
+from gm.games.celestial_empire.turn import run_turn
 from celestial_text import history, orders
 
 START = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
@@ -313,6 +315,23 @@ def bidder(state: GameState, empire: int, ore1: int) -> Ship:
     return ship
 
 
+def test_earth_trades_on_with_an_empire_that_fired_on_it_r32(state):
+    """Hostility to Earth brings the neutral planets' fire (l.1258-1264), not
+    a closed market: Earth still sells, buys and takes the bids of an empire
+    it lists as hostile (R-32)."""
+    ship = bidder(state, 1, 50)
+    ship.hold.ore[2] = 10
+    state.empires[1].hostile_to_earth = True
+    credits = state.empires[1].credits
+    after, report = run_turn(state, {1: orders(f"S{ship.number}X1R2\nS{ship.number}P4R3\nS{ship.number}B50C2\n")})
+    assert [done for _, done, _ in history(report)] == [f"S{ship.number}X1R2; 4 credits",
+                                                        f"S{ship.number}P4R3; paid 24 credits",
+                                                        f"S{ship.number}B50C2; paid 100 credits"]
+    built = after.ships[ship.number]
+    assert (built.hold.ore[2], built.hold.ore[3], built.cargo_units) == (9, 4, 150)
+    assert after.empires[1].credits == credits + 4 - 24 - 100 and after.empires[1].hostile_to_earth
+
+
 def test_bids_are_taken_highest_first_and_the_rest_goes_to_the_next_r30(state):
     low, high = bidder(state, 1, 50), bidder(state, 2, 30)
     after, report = run_turn(state, {1: orders(f"S{low.number}B50C2\n"), 2: orders(f"S{high.number}B30C5\n")})
@@ -387,7 +406,7 @@ def test_damaged_earth_withholds_half_its_ore_and_industry_r27(state):
 
 def test_the_market_runs_last_at_the_end_of_the_turn():
     from gm.games.celestial_empire import steps  # noqa: F401
-    from gm.games.celestial_empire.turn import END_OF_TURN, END_ORDER
+    from gm.games.celestial_empire.steps import END_OF_TURN, END_ORDER
     assert END_ORDER[-1] == "earth market" and ("earth market", earth_market) in END_OF_TURN
     assert sum(1 for name, _ in END_OF_TURN if name == "earth market") == 1
 

@@ -16,9 +16,11 @@ from gm.games.celestial_empire.endturn import income, mining, ownership, planet_
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel
+from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.research import is_research_turn, research_all, research_lines
 from gm.games.celestial_empire.state import NEUTRAL, Planet, new_game
-from gm.games.celestial_empire.turn import END_OF_TURN, Report, run_turn
+from gm.games.celestial_empire.steps import END_OF_TURN
+from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.winning import Conditions, Length, Resource, game_over, winners
 
 

@@ -39,18 +39,19 @@ from hypothesis import strategies as st
 
 from gm.games.celestial_empire import sheets
 from gm.games.celestial_empire.damage import AMNESTY_ENDS
+from gm.games.celestial_empire.empire_steps import ending_turn
 from gm.games.celestial_empire.galaxy import FIRST_NUMBER, ORE_TYPES, generate
+from gm.games.celestial_empire.mail import Terms
 from gm.games.celestial_empire.notation import parse_orders
-from gm.games.celestial_empire import steps  # noqa: F401 (fills STEPS)
 from gm.games.celestial_empire.orders import Order, Phase
 from gm.games.celestial_empire.orders_empire import MAX_JUMPS, AllianceMessage, Broadcast, PersonalMessage, Scan
+from gm.games.celestial_empire.report import Report, Step
 from gm.games.celestial_empire.research import is_research_turn, research_lines
 from gm.games.celestial_empire.state import NEUTRAL, GameState, new_game
-from gm.games.celestial_empire.turn import STEPS, Report, Step, run_turn
+from gm.games.celestial_empire.steps import STEPS
+from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import game_over, winners
-from gm.games.celestial_empire.empire_steps import ending_turn
-from gm.games.celestial_empire.mail import Terms
 from gm.kernel import engine
 from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
 from gm.kernel.model import Options, Seat
@@ -148,7 +149,7 @@ DESTROYS = {Phase.BATTLE}
 @contextmanager
 def conservation_checked() -> Iterator[None]:
     """Every step of `MOVES_ONLY`, `TRADES` and `DESTROYS` checked against
-    `goods` as the turns run: the steps wrapped in `turn.STEPS`, then put back."""
+    `goods` as the turns run: the steps wrapped in `steps.STEPS`, then put back."""
     original = dict(STEPS)
 
     def checked(phase: Phase | None, function: Step) -> Step:

@@ -15,8 +15,9 @@ from gm.games.celestial_empire.cargo import SIZE, Item, loading, tending, unload
 from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 from gm.games.celestial_empire.notation import parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel, LoadAll, LoadMines, Order, Phase
+from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
-from gm.games.celestial_empire.turn import Report, run_turn
+from gm.games.celestial_empire.turn import run_turn
 from celestial_text import history, orders
 
 GROK, MASTER, WARLORD = 1, 2, 3

@@ -10,15 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from celestial_small import EARTH, add_ship, small_state
+from gm.games.celestial_empire.damage import AMNESTY_ENDS
 from gm.games.celestial_empire.formulas import effective_efficiency, fuel, pdu_shots
 from gm.games.celestial_empire.galaxy import generate
-from gm.games.celestial_empire.damage import AMNESTY_ENDS
 from gm.games.celestial_empire.movement import movement
 from gm.games.celestial_empire.notation import parse_order
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.orders_empire import Jump
+from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.state import Ship, new_game
-from gm.games.celestial_empire.turn import Report, run_turn
+from gm.games.celestial_empire.turn import run_turn
 
 # Table "jump", l.1485-1495, as printed: rows are links 1-5, columns efficiency -1, 0, 1, 2, 3, 4+.
 MANUAL_FUEL = """

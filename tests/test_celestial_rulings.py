@@ -15,9 +15,10 @@ from gm.games.celestial_empire.mail import NAMES, CelestialEmpire
 from gm.games.celestial_empire.notation import parse_order
 from gm.games.celestial_empire.orders import Unit
 from gm.games.celestial_empire.orders_empire import Jump
+from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.sheets import SHIP_TYPES, scores
 from gm.games.celestial_empire.state import NEUTRAL, GameState, Ship, new_game
-from gm.games.celestial_empire.turn import Report, run_turn
+from gm.games.celestial_empire.turn import run_turn
 from gm.kernel.errors import NotationError
 from gm.pbem.admin import seat_aliases
 from celestial_text import orders

@@ -29,9 +29,10 @@ from hypothesis import strategies as st
 from gm.games.celestial_empire import formulas
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.orders import AllianceLevel
+from gm.games.celestial_empire.report import Entry, Report
 from gm.games.celestial_empire.sheets import ADAPTER_KEYS, SHIP_TYPES, interest, sheet_data, summary_of_ship_types
 from gm.games.celestial_empire.state import GameState, new_game
-from gm.games.celestial_empire.turn import Entry, Report, run_turn
+from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import Conditions
 from gm.pbem.mailer import render_html, render_text

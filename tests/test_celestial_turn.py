@@ -10,9 +10,12 @@ import pytest
 
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.notation import parse_orders
-from gm.games.celestial_empire.orders import AllianceLevel
+from gm.games.celestial_empire import orders_empire  # noqa: F401 (defines the rest of the order kinds)
+from gm.games.celestial_empire.orders import AllianceLevel, Order, Phase
+from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import GameState, new_game
-from gm.games.celestial_empire.turn import in_rotation, run_turn
+from gm.games.celestial_empire.steps import END_OF_TURN, STEPS
+from gm.games.celestial_empire.turn import run_turn
 from celestial_text import history, orders
 
 
@@ -28,6 +31,15 @@ def test_a_turn_leaves_the_state_it_was_given_unchanged(start):
     ship = start.ships_of(1)[0].number
     after, _ = run_turn(start, {1: orders(f"S{ship}=Black\n+Winter\n")})
     assert start == before and after != before and after.turn == start.turn + 1
+
+
+def test_every_kind_of_order_has_its_step_and_the_steps_run_in_the_manuals_order_r5():
+    def kinds(kind: type[Order]) -> list[type[Order]]:
+        return [kind] + [k for sub in kind.__subclasses__() for k in kinds(sub)]
+    assert len(kinds(Order)) > 50 and {k.phase for k in kinds(Order)} <= set(STEPS)  # no order left unanswered
+    assert list(STEPS) == [*sorted(set(Phase) - {Phase.RESEARCH}), None]  # research (step 1) reads ;RP lines
+    assert [name for name, _ in END_OF_TURN] == ["spacemine attacks", "mining", "damage", "ownership", "score",
+                                                 "earth market"]
 
 
 def test_orders_are_taken_empire_by_empire_in_a_rotation_by_turn_r11():

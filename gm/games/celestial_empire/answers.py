@@ -47,8 +47,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .orders import Order
+from .report import Report
 from .state import GameState, Planet, Ship
-from .turn import Report
 
 
 def ship_not_yours(number: int) -> str:

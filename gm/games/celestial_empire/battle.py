@@ -22,13 +22,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .answers import outcome, own_planet, own_ship, owned_ship, ship_not_yours
-from .damage import Volley, amnesty, resolve
+from .damage import amnesty, resolve
 from .formulas import mass, pdu_shots, shots
-from .orders import AllianceLevel, Order, Phase
+from .orders import AllianceLevel, Order
 from .orders_empire import (AttackIndustry, AttackMines, AttackOre, AttackPDUs, AttackShip, AttackSpacemines,
                             Engage, PlanetAttackShip, PlanetAttackSpacemines)
+from .report import Entry, Report, Volley
+from .rotation import in_sub_steps
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Entry, Report, in_sub_steps, step
 
 SHOTS_PER = {"pdus": 3, "industry": 10, "mines": 10, "ore": 1, "deployed": 1}
 """Shots to destroy one of each target (l.1097, l.1115, l.1160, l.1146, l.1180; spec 5.12)."""
@@ -347,7 +348,6 @@ class Battle:
         resolve(self.state, self.volleys, self.report, "overflow")
 
 
-@step(Phase.BATTLE)
 def battle(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Step 11: sub-steps a to k in the manual's order (l.258-270)."""
     fight = Battle(state, report)

@@ -21,10 +21,11 @@ from dataclasses import dataclass, replace
 from .answers import Limit, outcome, own_ship, reduce
 from .galaxy import ORE_TYPES
 from .orders import (AllianceLevel, LoadAll, LoadIndustry, LoadMines, LoadOre, LoadPDUs, LoadSpacemines, Order,
-                     Phase, ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
+                     ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
                      UnloadAllOre, UnloadIndustry, UnloadMines, UnloadOre, UnloadPDUs, UnloadSpacemines)
+from .report import Report
+from .rotation import in_sub_steps
 from .state import NEUTRAL, Cargo, GameState, Planet, Ship
-from .turn import Report, in_sub_steps, step
 
 SIZE = {"ore": 1, "spacemines": 1, "pdus": 2, "industry": 10, "mines": 20}
 """Cargo units one of each takes (Table "cargo", l.600-611)."""
@@ -132,7 +133,6 @@ def bad_type(item: Item) -> str:
 UNLOAD_STEPS: tuple[type, ...] = (UnloadIndustry, UnloadSpacemines, UnloadPDUs, UnloadOre, UnloadMines, UnloadAllOre)
 
 
-@step(Phase.UNLOADING)
 def unloading(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Unload onto the planet below, whoever owns it (l.483-485): PDUs defend
     it "even against the player who unloaded them" (l.510-512), spacemines
@@ -229,7 +229,6 @@ def nothing_loaded(code: str, why: str) -> str:
     return f"nothing loaded: {why}{after}"
 
 
-@step(Phase.LOADING)
 def loading(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Load from the planet below, after all unloading (l.597-599): industry,
     spacemines (the stockpile only, l.690-691), PDUs, ore, mines of a named
@@ -318,7 +317,6 @@ def receiver(state: GameState, empire: int, ship: Ship, to: int) -> tuple[Ship |
     return other, ""
 
 
-@step(Phase.TENDING)
 def tending(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Move cargo from one ship into another's hold at the same planet (l.1270-1274):
     each order sees the effect of the ones before it, so two ships tending to

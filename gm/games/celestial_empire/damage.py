@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 from .formulas import absorbed, pdu_shots
 from .orders import AllianceLevel
+from .report import Report, Volley
 from .state import GameState, Ship, draws
-from .turn import END_OF_TURN, Entry, Report
 
 AMNESTY_ENDS = 15
 """No shots at or over Earth before turn 15 (l.757-760, R-31)."""
@@ -32,23 +32,6 @@ AMNESTY_ENDS = 15
 def amnesty(state: GameState, planet: int) -> bool:
     """Whether the Earth amnesty forbids shots at ``planet`` this turn (R-31)."""
     return planet == state.earth and state.turn < AMNESTY_ENDS
-
-
-@dataclass
-class Volley:
-    """``shots`` aimed at ship ``ship`` from ``source`` ("ship 231 (Grok)",
-    "the PDUs of planet 123", "40 spacemines at planet 123")."""
-
-    ship: int
-    shots: int
-    source: str
-    cargo: bool = True
-    """Whether these shots can destroy cargo units: ship and spacemine shots
-    can, PDU shots cannot (R-44)."""
-    entry: Entry | None = None
-    """The attacker's line in its command history, finished when the damage is known."""
-    attacker: int | None = None
-    """The empire that fired, if an empire did."""
 
 
 @dataclass
@@ -193,6 +176,3 @@ def damage(state: GameState, report: Report) -> None:
     on (spec 7.22)."""
     volleys, report.volleys = report.volleys, []
     resolve(state, volleys, report, "overflow-after-movement")
-
-
-END_OF_TURN.append(("damage", damage))

@@ -23,9 +23,10 @@ from .answers import Limit, outcome, own_ship, reduce
 from .formulas import BUILD_SHIP_UNIT, sell_price
 from .galaxy import EARTH_PDUS, ORE_TYPES
 from .industry import UNIT_NAMES, add_units, unit_cost
-from .orders import BuyOre, Contract, Order, Phase, SellAllOre, SellOre
+from .orders import BuyOre, Contract, Order, SellAllOre, SellOre
+from .report import Report
+from .rotation import in_sub_steps
 from .state import NEUTRAL, Empire, GameState, Planet, Ship
-from .turn import END_OF_TURN, Report, in_sub_steps, step
 
 # Trade (R-28)
 EARTH_NEEDS = 100
@@ -112,7 +113,6 @@ TRADE_STEPS: tuple[type, ...] = (SellAllOre, SellOre, BuyOre)
 """Step 8's sub-steps: a global selling, b selling, c buying (l.232-236)."""
 
 
-@step(Phase.TRADING)
 def trading(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SxxxX``, ``SxxxXyyRz``, ``SxxxPyyRz``: an own ship over Earth sells
     ore from its hold at two thirds of the sheet's price (R-28) or buys ore
@@ -204,7 +204,6 @@ def _buy(state: GameState, empire: int, ship: Ship, order: BuyOre, report: Repor
     report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why, paid))
 
 
-@step(Phase.CONTRACTING)
 def contracting(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SxxxByyCzz`` (and F, T, S): bids of ``zz`` credits an industry for
     Earth to build units onto an own ship over Earth from the ore in that
@@ -261,8 +260,8 @@ def earth_market(state: GameState, report: Report) -> None:
     """Earth's market, industry and PDUs move for the next turn (R-27; gm's
     model, the manual has none). It must run last, after the score step
     (step 24) and the other end-of-turn steps, so the turn is scored and
-    ended on the prices and stock the sheet printed: this module is imported
-    after those in `steps`, and appends itself to `END_OF_TURN` on import.
+    ended on the prices and stock the sheet printed: it is the last entry
+    of `steps.END_OF_TURN`.
 
     * each ore type: price up `PRICE_STEP` if empires bought more than they
       sold this turn, down if they sold more (never below `PRICE_FLOOR`);
@@ -285,7 +284,3 @@ def earth_market(state: GameState, report: Report) -> None:
         earth.industry = min(INDUSTRY_CAP, earth.industry + INDUSTRY_GROWTH)
     if earth.owner == NEUTRAL and earth.pdus < EARTH_FULL_PDUS:
         earth.pdus = min(EARTH_FULL_PDUS, earth.pdus + PDU_REBUILD)
-
-
-if all(name != "earth market" for name, _ in END_OF_TURN):
-    END_OF_TURN.append(("earth market", earth_market))

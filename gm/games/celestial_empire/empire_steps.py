@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .answers import own_planet, own_ship
-from .orders import AllianceLevel, Order, Phase
+from .orders import AllianceLevel, Order
 from .orders_empire import (AllianceMessage, Broadcast, ClearPlanetStandingOrder, ClearShipStandingOrder,
                             GameLength, MoreFriendly, MoreHostile, NamePlanet, PersonalMessage, Scan,
                             SetStandingOrder)
-from .orders import NameShip, PlanetOrder, ShipOrder
+from .orders import NameShip, ShipOrder
+from .report import Report
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Report, step
 
 NAME_LENGTH = 23
 """Ship and planet names: "up to 23 characters long" (l.349-354, R-13)."""
@@ -29,7 +29,6 @@ LADDER = (AllianceLevel.HOSTILE, AllianceLevel.NEUTRAL, AllianceLevel.FRIENDLY, 
 """The alliance levels from most hostile to most friendly (l.431-437)."""
 
 
-@step(Phase.GAME_LENGTH)
 def game_length(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``TURNxx``: the empire's vote for the turn the game ends on, kept
     within 10 to 100 (R-72); the compromise is the median (`ending_turn`)."""
@@ -51,7 +50,6 @@ def ending_turn(state: GameState) -> int | None:
     return votes[(len(votes) - 1) // 2] if votes else None
 
 
-@step(Phase.NAMING)
 def naming(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``S123=NAME`` and ``234=NAME``: own ships and planets only; names cut to 23 characters (R-13)."""
     for empire, order in orders:
@@ -72,7 +70,6 @@ def naming(state: GameState, orders: Sequence[tuple[int, Order]], report: Report
             report.did(empire, order, f"{what} is named {name}{cut}")
 
 
-@step(Phase.ALLIANCES)
 def alliances(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``+NAME`` then ``-NAME``: one level a turn towards each empire (l.468-478, R-16)."""
     moved: set[tuple[int, int]] = set()
@@ -107,7 +104,6 @@ def scans_available(state: GameState, empire: int) -> int:
     return int(home.owner == empire) + sum(1 for p in state.planets_of(empire) if p.research)
 
 
-@step(Phase.SCANNING)
 def scanning(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SCANxxx``: any planet, up to the scans the empire has; the same planet twice uses one (R-61)."""
     for empire, order in orders:
@@ -124,7 +120,6 @@ def scanning(state: GameState, orders: Sequence[tuple[int, Order]], report: Repo
             report.did(empire, order, f"planet {order.planet} scanned")
 
 
-@step(Phase.STANDING_ORDERS)
 def standing_orders(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``O<order>`` sets, ``XSxxx`` / ``Xxxx`` clears, a ship's or planet's
     standing order, from the next turn (l.1574-1619, R-62)."""
@@ -154,7 +149,6 @@ def standing_orders(state: GameState, orders: Sequence[tuple[int, Order]], repor
                 report.did(empire, order, f"standing order of {what} cleared, after this turn's")
 
 
-@step(None)
 def messages(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Messages to all, to one empire, or to every empire the sender rates
     at a level, delivered on the next sheet with the sender's name (R-80).

@@ -1,19 +1,17 @@
 """The automatic steps at the end of the turn that take no orders: step 21
 mining, step 23 change of ownership, step 24 score adjustment (spec sections
-7.21, 7.23, 7.24). Steps 20 (spacemine attacks) and 22 (damage) are the
-battle module's; the manual's order is 20 spacemine attacks, 21 mining,
-22 damage, 23 ownership, 24 score, and each step here says where it belongs.
-
-Each is registered in `turn.END_OF_TURN` under its name ("mining",
-"ownership", "score"); the order of that list is the turn's.
+7.21, 7.23, 7.24). Steps 20 (spacemine attacks) and 22 (damage) are in
+`spacemines` and `damage`; the manual's order is 20 spacemine attacks,
+21 mining, 22 damage, 23 ownership, 24 score, and each step here says where
+it belongs. `steps.END_OF_TURN` lists them all, by name, in that order.
 """
 
 from __future__ import annotations
 
 from .formulas import INCOME_INDUSTRY, INCOME_MINE, INCOME_PLANET, research_bonus
+from .report import Report
 from .state import NEUTRAL, GameState, Planet
 from .orders import AllianceLevel
-from .turn import END_OF_TURN, Report
 
 
 def mining(state: GameState, report: Report) -> None:
@@ -102,8 +100,3 @@ def score(state: GameState, report: Report) -> None:
     not change here: they come only from trade (l.859)."""
     for number, empire in sorted(state.empires.items()):
         empire.score += income(state, number)
-
-
-END_OF_TURN.append(("mining", mining))
-END_OF_TURN.append(("ownership", ownership))
-END_OF_TURN.append(("score", score))

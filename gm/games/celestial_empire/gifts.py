@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .answers import own_planet, own_ship
-from .orders import GiftShip, Order, Phase
+from .orders import GiftShip, Order
 from .orders_empire import GiftPlanet
+from .report import Report
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Report, step
 
 SHIP_GIFTS = 2
 """At most two ships a turn, "otherwise your merchant families will have you assassinated" (l.398-399)."""
@@ -34,7 +34,6 @@ def recipient(state: GameState, name: str) -> int | None:
     return found
 
 
-@step(Phase.GIFTING)
 def gifting(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Give each ship or planet away, in the order written: the first two
     ships and first three planets an empire gives succeed, a failed gift does

@@ -24,11 +24,12 @@ from .answers import Limit, outcome, own_planet, own_ship, reduce
 from .formulas import (BUILD_HYPERDRIVE, BUILD_INDUSTRY, BUILD_MINE, BUILD_PDU, BUILD_SHIP_UNIT,
                        BUILD_SPACEMINE_INDUSTRY, UNBUILD_SHIP_UNIT)
 from .galaxy import FIRST_NUMBER, ORE_TYPES
-from .orders import AllianceLevel, Order, Phase, Unit
+from .orders import AllianceLevel, Order, Unit
 from .orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs, BuildSpacemines, BuildUnits,
                             Transmute, Unbuild)
+from .report import Report
+from .rotation import in_sub_steps
 from .state import GameState, Planet, Ship, draws, no_ore
-from .turn import Report, in_sub_steps, step
 
 UNIT_ORDER = (Unit.CARGO, Unit.FIGHTER, Unit.TRACTOR, Unit.SHIELD)
 """Sub-steps a-d of steps 9, 13 and 16: cargo, fighter, tractor, shield (l.242-302)."""
@@ -95,7 +96,6 @@ def by_unit(order: Order) -> object:
     return getattr(order, "unit", None)
 
 
-@step(Phase.UNBUILDING)
 def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SxxxZyyC/F/T/S``: remove units from one's own ship at one's own
     planet, with the planet's free industry (as much as building them); half
@@ -132,7 +132,6 @@ def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Re
                                           f"{ore} to planet {planet.number}"))
 
 
-@step(Phase.TRANSMUTATION)
 def transmutation(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``xxxXyyRzRw``: an own planet turns ore z into ore w, 10 industry a unit (l.1529-1546)."""
     for empire, order in orders:
@@ -176,7 +175,6 @@ def _item_cost(order: Order) -> tuple[Cost, str]:
     return ship_cost(order.fighters, order.cargo, order.tractors, order.shields), "new ships"
 
 
-@step(Phase.PLANET_BUILDING)
 def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``xxxByyI``, ``xxxByySz``, ``xxxByyD``, ``xxxByyMz``, ``xxxByyHf/c/t/s``:
     an own planet builds from its ore and free industry (Table "build"),
@@ -235,7 +233,6 @@ def earth_removes_spacemines(state: GameState) -> int:
     return removed
 
 
-@step(Phase.SHIP_BUILDING)
 def ship_building(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SxxxByyC/F/T/S``: units built onto a ship from the ore and free
     industry of the planet it orbits, which the builder must own (l.1416-1423);

@@ -26,11 +26,11 @@ from collections.abc import Sequence
 from .answers import own_ship
 from .damage import pdu_passage_fire
 from .formulas import MAX_JUMP, effective_efficiency, fuel
-from .orders import Order, Phase
+from .orders import Order
 from .orders_empire import Jump
+from .report import Report
 from .spacemines import spacemine_attack
 from .state import GameState, Planet, Ship
-from .turn import Report, step
 
 def entering(state: GameState, ship: Ship, planet: Planet, report: Report) -> None:
     """``ship`` entered ``planet``'s system: the spacemines deployed there
@@ -47,7 +47,6 @@ def passing(state: GameState, ship: Ship, planet: Planet, report: Report) -> Non
     pdu_passage_fire(state, ship, planet.number, report)
 
 
-@step(Phase.MOVEMENT)
 def movement(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """``SxxxJyyy...``: every jump of one link first, then of two, ... five
     (l.314-318); inside a length, in the order of R-11."""

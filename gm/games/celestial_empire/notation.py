@@ -21,6 +21,7 @@ from typing import Any, Callable
 from lark import Lark, Token, Transformer
 
 from ...kernel.errors import AT_END, NotationError, parse_notation
+from ..numbers import MAX_DIGITS, TOO_LARGE, too_large
 from . import orders as o
 from . import orders_empire as e
 from .hints import explain
@@ -64,12 +65,16 @@ class Line:
 
 
 def _number(token: Token) -> int:
+    """A number as written; a `NotationError` on its line if it is too large to read."""
+    if too_large(token):
+        raise NotationError(token.line or 1, token.column or 1, str(token),
+                            [f"a number of at most {MAX_DIGITS} digits"], found=f"{TOO_LARGE} ({len(token)} digits)")
     return int(token)
 
 
 def _type(token: Token, what: str) -> int:
     """An ore or mine type, 0 to 9."""
-    value = int(token)
+    value = _number(token)
     if value not in TYPES:
         raise NotationError(token.line or 1, token.column or 1, str(token), [f"{what} type 0 to 9"],
                             f"{what} types are single digits, 0 to 9")

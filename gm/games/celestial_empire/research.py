@@ -36,12 +36,14 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from ..numbers import TOO_LARGE, too_large, whole_number
 from .answers import owned_planet, owned_ship, planet_not_yours, ship_not_yours
 from .formulas import ship_type
 from .notation import Line
 from .orders import AllianceLevel
+from .report import Report
+from .rotation import rotation
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Report, rotation
 
 FIRST_RESEARCH_TURN, RESEARCH_EVERY = 10, 4
 """Research turns: "on turn 10 and every 4 turns thereafter" (l.1697-1698)."""
@@ -103,7 +105,8 @@ def research_all(state: GameState, by_empire: Mapping[int, Sequence[str]], repor
 
 def _owner_of(state: GameState, text: str) -> int | None:
     found = _LINE.match(text)
-    planet = state.planets.get(int(found.group(1))) if found else None
+    number = whole_number(found.group(1)) if found else None
+    planet = state.planets.get(number) if number is not None else None
     return planet.owner if planet else None
 
 
@@ -117,7 +120,8 @@ def research(state: GameState, empire: int, lines: Sequence[str], report: Report
         found = _LINE.match(text)
         if not found:
             continue
-        planet = state.planets.get(int(found.group(1)))
+        number = whole_number(found.group(1))
+        planet = state.planets.get(number) if number is not None else None
         if planet is None or not planet.research:
             report.refused(empire, text, f"planet {found.group(1)} is not a research planet")
             continue
@@ -149,9 +153,11 @@ def _to_operator(state: GameState, empire: int, text: str, report: Report) -> No
 
 
 def _number(word: str, what: str) -> int:
-    if not word.isdigit():
-        raise _Refused(f"{what} should be a number, not {word}")
-    return int(word)
+    number = whole_number(word)
+    if number is None:
+        raise _Refused(f"{TOO_LARGE} for {what} ({len(word)} digits)" if word.isdecimal() and too_large(word)
+                       else f"{what} should be a number, not {word}")
+    return number
 
 
 def _args(words: list[str], least: int, most: int, form: str) -> None:
@@ -223,7 +229,7 @@ def _mine(state: GameState, empire: int, rp: Planet, words: list[str]) -> str:
 
 
 def _type(word: str) -> int:
-    if len(word) != 1 or not word.isdigit():
+    if len(word) != 1 or not word.isdecimal():
         raise _Refused(f"an ore or mine type is one digit, 0 to 9, not {word}")
     return int(word)
 

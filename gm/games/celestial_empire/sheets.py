@@ -25,12 +25,12 @@ from typing import Any
 
 from . import formulas
 from .endturn import income, planet_income
+from .report import Report
 from .research import is_research_turn
 from .empire_steps import ending_turn, scans_available
 from .galaxy import ORE_TYPES
 from .orders import AllianceLevel, Unit
 from .state import NEUTRAL, GameState, Planet, Ship
-from .turn import Report
 from .winning import Conditions, Length, last_turn
 from .damage import amnesty
 

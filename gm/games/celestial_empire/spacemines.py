@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .answers import outcome, own_planet, own_ship, reduce
-from .damage import Volley
-from .orders import DeployFromShip, Order, Phase, Retrieve
+from .orders import DeployFromShip, Order, Retrieve
 from .orders_empire import DeployFromPlanet
+from .report import Report, Volley
+from .rotation import in_sub_steps
 from .state import GameState, Ship
-from .turn import END_OF_TURN, Report, in_sub_steps, step
 
 
-@step(Phase.SPACEMINES)
 def spacemines(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
     """Step 10: a planets deploy from their stockpile, b ships deploy from
     their hold, c ships retrieve deployed spacemines (R-39)."""
@@ -128,6 +127,3 @@ def spacemine_attacks(state: GameState, report: Report) -> None:
         there.deployed -= losses_of(d)
         report.volleys.append(Volley(number, shots_of(d), f"{d} spacemines at planet {planet}"))
     report.minefield = []
-
-
-END_OF_TURN.append(("spacemine attacks", spacemine_attacks))

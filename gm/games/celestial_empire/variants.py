@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..numbers import TOO_LARGE, too_large, whole_number
+from .report import Report
 from .state import GameState
-from .turn import Report
 from .winning import Conditions, Length, Resource, amount, game_over, last_turn, winners
 
 _NUMBERS = {"score", "planets", "income", "credits"}
@@ -92,6 +93,9 @@ def variant_named(name: str) -> Variant:
 
 
 def _count(key: str, value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
+    number = whole_number(value)
+    if number is None and value.isdecimal() and too_large(value):
+        raise ValueError(f"{key}= takes a whole number: {TOO_LARGE} ({len(value)} digits)")
+    if number is None or number < 1:
         raise ValueError(f"{key}= takes a whole number, not {value!r}")
-    return int(value)
+    return number

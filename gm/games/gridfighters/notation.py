@@ -20,6 +20,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
+from ..numbers import TOO_LARGE, whole_number
 from .board import ROWS, Square
 
 GRAMMAR = files("gm.games.gridfighters").joinpath("gridfighters.lark")
@@ -297,9 +298,11 @@ def hint_for(word: str, expected: frozenset[str] | set[str] = frozenset()) -> st
     if "SQUARE" in expected:
         match = _SQUARE_LIKE.fullmatch(word)
         if match:
-            letter, number = match[1].upper(), int(match[2])
+            letter, number = match[1].upper(), whole_number(match[2])
             if letter not in ROWS:
                 return f"rows run from A to J, not {letter}"
+            if number is None:
+                return f"columns run from 1 to 10 ({TOO_LARGE})"
             if not 1 <= number <= 10:
                 return f"columns run from 1 to 10, not {number}"
         return "a square is a row A to J and a column 1 to 10, such as E2"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..numbers import whole_number
 from .board import pieces_for
 
 QUIET_DEFAULT = 100
@@ -67,8 +68,8 @@ def variant_named(spec: str) -> Variant:
         value = value.strip()
         if key == "homes" and value in ("1", "3"):
             variant = replace(variant, homes=int(value))
-        elif key == "quiet" and value.isdigit() and 1 <= int(value) <= QUIET_MAX:
-            variant = replace(variant, quiet=int(value))
+        elif key == "quiet" and 1 <= (quiet := whole_number(value) or 0) <= QUIET_MAX:
+            variant = replace(variant, quiet=quiet)
         else:
             raise ValueError(f"unknown option {option!r} for Grid Fighters variant {name}: known are {', '.join(OPTIONS)}")
     return variant

@@ -20,6 +20,7 @@ from ...kernel.engine import LIGHT_MAIL_EDITION, Notice, PlayerMail, Reply, late
 from ...kernel.errors import NotationError
 from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
 from ...kernel.protocol import GameRules, TurnPolicy
+from ..numbers import TOO_LARGE, whole_number
 from . import sheets, web
 from .checking import check_orders
 from .fleet import SetupError, build_fleet
@@ -114,7 +115,9 @@ class Spaceships(GameRules):
                 raise ValueError("a match line gm cannot read (write: match scored 3, match continued 2, "
                                  "or match scored to 50)")
             return None
-        kind, to, number = found.group(1).lower(), found.group(2), int(found.group(3))
+        kind, to, number = found.group(1).lower(), found.group(2), whole_number(found.group(3))
+        if number is None:
+            raise ValueError(f"bad match terms: {TOO_LARGE}")
         try:
             return MatchTerms(kind, None if to else number, number if to else None)
         except ValueError as error:

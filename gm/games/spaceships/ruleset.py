@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from ..numbers import whole_number
 from .geometry import COLOURS, STANDARD, Geometry, geometry_of
 from .ships import ShipType
 
@@ -125,8 +126,8 @@ def ruleset_named(spec: str) -> Ruleset:
     ruleset = Ruleset(name=name, early=name == "early", variant=spec.strip())
     for option in options:
         key, _, value = option.partition("=")
-        if key == "fleet" and value.isdigit() and int(value) > 0:
-            ruleset = replace(ruleset, fleet_cost=int(value))
+        if key == "fleet" and (cost := whole_number(value) or 0) > 0:
+            ruleset = replace(ruleset, fleet_cost=cost)
         elif key == "colours" and sorted(value) == sorted(COLOURS):
             ruleset = replace(ruleset, geometry=geometry_of(value))
         elif key == "hypothetical-hits" and not value:
