@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..configfile import ConfigError, load
+from ..kernel.clock import parse_duration
 from ..pbem.mailer import Identity
 from ..pbem.store import Store
 
@@ -21,11 +22,12 @@ directory): it may work later."""
 
 
 def duration(text: str) -> timedelta:
-    """``72h``, ``3d``, ``90m`` or ``45s``."""
-    units = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
-    if len(text) < 2 or text[-1] not in units or not text[:-1].replace(".", "", 1).isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number and a unit, such as 72h, 3d or 90m")
-    return timedelta(**{units[text[-1]]: float(text[:-1])})
+    """``72h``, ``3d``, ``90m`` or ``45s`` (`gm.kernel.clock.parse_duration`),
+    for argparse, which shows an ArgumentTypeError's words as they are."""
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def host_port(text: str) -> tuple[str, int]:
