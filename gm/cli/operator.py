@@ -14,7 +14,7 @@ from ..pbem.admin import load_games
 from ..pbem.operator import (check_action, clean_address, discard, duration, moment, release, request_action,
                              show)
 from ..pbem.owner import shunt_listing
-from .options import data_option, identity, identity_options, store
+from .options import add_settings, data_option, identity, identity_options, store
 
 EXIT_REFUSED = 2
 """Exit status when the action cannot be done (no such game, the game is
@@ -31,7 +31,7 @@ def add_operator(commands: Any) -> None:
         if with_identity:
             identity_options(parser)
         else:  # --address is the player's new address here: the GM's own comes from --config or --domain
-            parser.add_argument("--domain", help="the GM's domain, for gm@DOMAIN")
+            add_settings(parser, "domain")
         parser.set_defaults(run=_action)
         return parser
 

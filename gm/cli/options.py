@@ -1,14 +1,14 @@
 """What every group of ``gm`` commands shares: the exit statuses, the
-options that name the data directory and the GM's identity, and the reading
-of a setting from the command line or the configuration file."""
+options built from the declared settings (`gm.configfile.SETTINGS`), and the
+reading of a setting from the command line or the configuration file."""
 
 from __future__ import annotations
 
 import argparse
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable, Iterable
 
-from ..configfile import ConfigError, load
+from ..configfile import SETTINGS, ConfigError, Kind, Setting, load
 from ..kernel.clock import parse_duration
 from ..pbem.mailer import Identity
 from ..pbem.store import Store
@@ -31,23 +31,52 @@ def duration(text: str) -> timedelta:
 
 
 def host_port(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:25`` too); a missing host is 127.0.0.1."""
+    """``HOST:PORT`` (``[::1]:25`` too); a missing host is 127.0.0.1.
+    ValueError for anything else, or a port no socket can have."""
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r}: give HOST:PORT, such as 127.0.0.1:2525")
+    if not sep or not (port.isascii() and port.isdigit()):
+        raise ValueError(f"{text!r}: give HOST:PORT, such as 127.0.0.1:2525")
+    if int(port) > 65535:
+        raise ValueError(f"{text!r}: the port must be from 0 to 65535")
     return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _place(text: str) -> tuple[str, int] | None:
+    return None if text in ("", "off", "none") else host_port(text)
+
+
+def _count(text: str) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"give a whole number, not {text!r}")
+    return int(text)
+
+
+_READERS: dict[Kind, Callable[[Any], Any]] = {
+    Kind.TEXT: str, Kind.FLAG: bool, Kind.PLACE: _place, Kind.DURATION: parse_duration, Kind.COUNT: _count,
+}
+"""How a value of each kind is read, from the command line and the file alike."""
+
+
+def add_settings(parser: argparse.ArgumentParser, *keys: str) -> None:
+    """The options of the settings ``keys``, as `gm.configfile` declares them.
+    An option not given is None, so that the file's value (or the default)
+    shows through."""
+    for setting in (SETTINGS[key] for key in keys):
+        if setting.kind is Kind.FLAG:
+            parser.add_argument(setting.option, action="store_true", default=None, help=setting.help)
+        else:
+            parser.add_argument(setting.option, metavar=setting.metavar, help=setting.help)
 
 
 def data_option(parser: argparse.ArgumentParser) -> None:
     """``--config`` and ``--data``: where a command finds its games."""
     parser.add_argument("--config", help="a TOML file of settings (see docs/operations.md); the command line wins")
-    parser.add_argument("--data", default=None, help="the data directory (default ./gm-data)")
+    add_settings(parser, "data")
 
 
 def identity_options(parser: argparse.ArgumentParser) -> None:
     """``--address`` and ``--domain``: whom the GM's mail comes from."""
-    parser.add_argument("--address", help="the GM's own address (default gm@localhost)")
-    parser.add_argument("--domain", help="the GM's domain, for gm@DOMAIN")
+    add_settings(parser, "address", "domain")
 
 
 def settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -57,10 +86,25 @@ def settings(args: argparse.Namespace) -> dict[str, Any]:
     return args._settings
 
 
-def pick(args: argparse.Namespace, name: str, default: Any = None) -> Any:
-    """An option: the command line's, else the configuration file's, else ``default``."""
-    value = getattr(args, name, None)
-    return value if value is not None else settings(args).get(name.replace("_", "-"), default)
+def pick(args: argparse.Namespace, key: str, default: Any = None) -> Any:
+    """A setting as given: the command line's, else the configuration file's, else ``default``."""
+    value = getattr(args, SETTINGS[key].dest, None)
+    return value if value is not None else settings(args).get(key, default)
+
+
+def given(args: argparse.Namespace, among: Iterable[Setting]) -> dict[str, Any]:
+    """The settings ``among`` that the command line or the file gives, each
+    read by its kind, by `Setting.dest`. ConfigError for a value that cannot
+    be read, naming the setting."""
+    values = {}
+    for setting in among:
+        value = pick(args, setting.key)
+        if value is not None:
+            try:
+                values[setting.dest] = _READERS[setting.kind](value)
+            except ValueError as error:
+                raise ConfigError(f"{setting.key}: {error}") from None
+    return values
 
 
 def data(args: argparse.Namespace) -> str:
@@ -77,33 +121,3 @@ def identity(args: argparse.Namespace) -> Identity:
     """The GM's address: ``--address``, else gm@ ``--domain``, else gm@localhost."""
     address, domain = pick(args, "address"), pick(args, "domain")
     return Identity(address=address or (f"gm@{domain}" if domain else "gm@localhost"))
-
-
-def place(args: argparse.Namespace, name: str, default: str | None = None) -> tuple[str, int] | None:
-    """A HOST:PORT option; ``off`` (or nothing) is None."""
-    value = pick(args, name, default)
-    if value is None or value in ("", "off", "none"):
-        return None
-    try:
-        return host_port(value)
-    except argparse.ArgumentTypeError as error:
-        raise ConfigError(f"{name}: {error}") from None
-
-
-def duration_option(args: argparse.Namespace, name: str) -> timedelta | None:
-    """A duration option (``2m``), or None when not given."""
-    value = pick(args, name)
-    if value is None or isinstance(value, timedelta):
-        return value
-    try:
-        return duration(value)
-    except argparse.ArgumentTypeError as error:
-        raise ConfigError(f"{name.replace('_', '-')}: {error}") from None
-
-
-def count_option(args: argparse.Namespace, name: str, default: int) -> int:
-    """A whole-number option."""
-    value = pick(args, name, str(default))
-    if not str(value).isdigit():
-        raise ConfigError(f"{name.replace('_', '-')}: give a whole number, not {value!r}")
-    return int(value)

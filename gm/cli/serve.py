@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import logs
-from ..configfile import ConfigError
+from ..configfile import SERVE, SHARED, ConfigError
 from ..pbem.shards import shard_of
-from .options import (EXIT_CONFIG, EXIT_START, count_option, data, data_option, duration_option, identity,
-                      identity_options, pick, place, settings)
+from .options import EXIT_CONFIG, EXIT_START, add_settings, data_option, given, identity, identity_options, settings
 
 
 def add_serve(commands: Any) -> None:
@@ -24,29 +23,7 @@ def add_serve(commands: Any) -> None:
                                 f"Exit {EXIT_CONFIG} for a wrong configuration, {EXIT_START} when it cannot start "
                                 "(such as a port in use). See docs/operations.md.")
     data_option(serve)
-    serve.add_argument("--smtp", help="HOST:PORT to listen for SMTP (default 127.0.0.1:2525; 'off' for none)")
-    serve.add_argument("--lmtp", help="HOST:PORT to listen for LMTP, behind Postfix or Exim")
-    serve.add_argument("--http", help="HOST:PORT to serve the public web archive of finished games (default off; "
-                       "docs/operations.md, \"The web archive\")")
-    serve.add_argument("--web-only", action="store_true", default=None,
-                       help="serve only the web archive (needs --http): no mail, nothing written, so it may run "
-                       "beside the daemon on the same data directory")
-    serve.add_argument("--imap", help="poll this IMAP mailbox: imap://HOST:PORT/FOLDER (imaps:// for TLS); "
-                       "user and password from GM_IMAP_USER and GM_IMAP_PASSWORD or --imap-user/--imap-password-file")
-    serve.add_argument("--imap-user")
-    serve.add_argument("--imap-password-file")
-    serve.add_argument("--relay", help="HOST:PORT of an SMTP relay for outgoing mail (default: local Maildir)")
-    serve.add_argument("--relay-starttls", action="store_true", default=None, help="use STARTTLS with the relay")
-    serve.add_argument("--relay-user", help="log in to the relay as this user")
-    serve.add_argument("--relay-password-file", help="the relay password (or GM_RELAY_PASSWORD)")
-    serve.add_argument("--log-level", help="debug, info (the default), warning or error; or GM_LOG_LEVEL")
-    serve.add_argument("--catch-up", metavar="DURATION",
-                       help="after a start, how long deadlines that passed while gm was down wait for mail queued "
-                       "meanwhile (default 2m with --lmtp or --imap, else 0)")
-    serve.add_argument("--trusted-received", metavar="N",
-                       help="Received headers your own MTA adds to LMTP mail; the lowest dates the mail (default 1)")
-    serve.add_argument("--owner", metavar="ADDR",
-                       help="the operator's address: actions by mail (each confirmed by a reply) and a daily summary")
+    add_settings(serve, *(setting.key for setting in SERVE))
     identity_options(serve)
     serve.set_defaults(run=_serve)
 
@@ -68,27 +45,18 @@ def _serve(args: argparse.Namespace) -> int:
     from ..pbem.daemon import Config, StartError, serve
     from ..pbem.delivery import Relay
 
+    values = given(args, SHARED + SERVE)  # each one a Config field of its name, but for those taken out here
+    for apart in ("address", "domain", "log_level"):  # the identity, and the log (whose GM_LOG_LEVEL comes between)
+        values.pop(apart, None)
+    relay_at, starttls = values.pop("relay", None), values.pop("relay_starttls", False)
+    user, password_file = values.pop("relay_user", None), values.pop("relay_password_file", None)
     relay = None
-    relay_at = place(args, "relay")
     if relay_at:
-        password = _secret(pick(args, "relay_password_file"), "GM_RELAY_PASSWORD")
-        relay = Relay(*relay_at, starttls=bool(pick(args, "relay_starttls", False)), user=pick(args, "relay_user"),
-                      password=password)
-    config = Config(
-        data=data(args),
-        smtp=place(args, "smtp", "127.0.0.1:2525"),
-        lmtp=place(args, "lmtp"),
-        http=place(args, "http"),
-        web_only=bool(pick(args, "web_only", False)),
-        imap=pick(args, "imap"),
-        imap_user=pick(args, "imap_user") or os.environ.get("GM_IMAP_USER"),
-        imap_password=_secret(pick(args, "imap_password_file"), "GM_IMAP_PASSWORD"),
-        relay=relay,
-        identity=identity(args),
-        catch_up=duration_option(args, "catch_up"),
-        trusted_received=count_option(args, "trusted_received", 1),
-        owner=pick(args, "owner"),
-    )
+        host, port = relay_at
+        relay = Relay(host, port, starttls=starttls, user=user, password=_secret(password_file, "GM_RELAY_PASSWORD"))
+    values["imap_user"] = values.get("imap_user") or os.environ.get("GM_IMAP_USER")
+    imap_password = _secret(values.pop("imap_password_file", None), "GM_IMAP_PASSWORD")
+    config = Config(**values, relay=relay, imap_password=imap_password, identity=identity(args))
     logs.setup(_log_level(args))
     if config.web_only:
         from ..web.site import run_alone
