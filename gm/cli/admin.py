@@ -28,7 +28,7 @@ def add_new(commands: Any) -> None:
     new.add_argument("--observer", action="append", metavar="ADDR",
                      help="an address that watches the game: a note now, the whole game when it ends (repeatable)")
     new.add_argument("--game", default="spaceships", type=str.lower,
-                     help="the game: spaceships (the default) or gridfighters")
+                     help="the game: spaceships (the default), gridfighters or celestial-empire")
     new.add_argument("--variant", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24 (default: the game's own)")
     new.add_argument("--deadline", type=duration, default=timedelta(hours=72), help="time for each turn (default 72h)")
     new.add_argument("--remind-before", type=duration, default=timedelta(hours=12), help="remind this long before the deadline")
