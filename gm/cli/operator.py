@@ -9,10 +9,10 @@ import sys
 from datetime import datetime, timezone
 from typing import Any
 
+from ..kernel.clock import parse_duration
 from ..kernel.engine import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
 from ..pbem.admin import load_games
-from ..pbem.operator import (check_action, clean_address, discard, duration, moment, release, request_action,
-                             show)
+from ..pbem.operator import check_action, clean_address, discard, moment, release, request_action, show
 from ..pbem.owner import shunt_listing
 from .options import add_settings, data_option, identity, identity_options, store
 
@@ -70,7 +70,10 @@ def _action(args: argparse.Namespace) -> int:
         elif name == "deadline":
             if (args.at is None) == (args.extend is None):
                 raise ValueError("give either --at ISO-TIME or --extend DURATION")
-            event = DeadlineSet(now, deadline=moment(args.at)) if args.at else DeadlineSet(now, extend=duration(args.extend))
+            if args.at:
+                event = DeadlineSet(now, deadline=moment(args.at))
+            else:
+                event = DeadlineSet(now, extend=parse_duration(args.extend, example="24h"))
         elif name == "replace":
             event = AddressReplaced(now, args.player, clean_address(args.new_address))
         elif name == "answer":
