@@ -1,3 +1,5 @@
+"""``python -m gm``: the ``gm`` command."""
+
 import sys
 
 from .cli import main

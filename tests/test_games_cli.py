@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gm.cli import main
+from gm.games import GAMES, game_named
 from gmprocess import gm
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,3 +213,14 @@ def test_a_player_moves_their_seat_confirmed_from_both_addresses(tmp_path):
         count, differences = verify_replay(str(archive))
         assert differences == [] and count > 8
     run(scenario())
+
+
+def test_the_help_names_every_game_gm_hosts(capsys):
+    for command in ([], ["new"]):
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines anywhere
+        for name in GAMES:
+            assert (game_named(name).title if not command else name) in text, (command, name)
+    unit = (ROOT / "contrib" / "gm.service").read_text()
+    assert "for Spaceships" not in unit and "Celestial Empire" in unit

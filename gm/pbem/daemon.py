@@ -71,7 +71,11 @@ MAX_CONNECTIONS = 100
 
 @dataclass
 class Config:
-    """Everything `gm serve` can be told (command line or TOML file)."""
+    """Everything `gm serve` can be told (command line or TOML file).
+
+    `gm.configfile.SETTINGS` declares the settings; `gm serve` fills each
+    field named as a setting (``trusted-received``: ``trusted_received``)
+    from it, read by its kind, and leaves the default when it is not given."""
 
     data: str = "gm-data"
     smtp: tuple[str, int] | None = DEFAULT_SMTP

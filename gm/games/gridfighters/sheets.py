@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Sequence
 
+from ...kernel.clock import utc_minute
 from ...kernel.model import ENDED, MailGame, Seat
 from ...kernel.text import span
 from .board import IMMOBILE, Square, kind
@@ -50,7 +51,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "turn": game.turn,
         "phase": game.phase,
         "your_move": to_move == player,
-        "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
+        "deadline": None if game.deadline is None else utc_minute(game.deadline),
         "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
     }
 

@@ -18,6 +18,7 @@ from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, kno
                     legend_opponent, own_mark, text_grids)
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
+from ...kernel.clock import utc_minute
 from ...kernel.model import ENDED, MailGame, Seat
 from ...kernel.text import span, wrap
 
@@ -41,7 +42,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "variant": game.variant,
         "turn": game.turn,
         "phase": game.phase,
-        "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
+        "deadline": None if game.deadline is None else utc_minute(game.deadline),
         "remaining": remaining,
         "wait_for_deadline": game.options.wait_for_deadline,
         "match": match_standing(game, player),

@@ -1,0 +1,44 @@
+"""The ``gm`` command line: `main` and its parser, assembled from one module
+for each group of commands (`serve`, `admin`, `records`, `shard`,
+`operator`) and the options they share (`options`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from .. import __version__
+from ..configfile import ConfigError
+from ..pbem.store import MissingDataDirectory
+from .admin import add_games, add_new, add_show
+from .operator import add_operator
+from .options import EXIT_CONFIG, EXIT_START
+from .records import add_export, add_referee, add_replay
+from .serve import add_serve
+from .shard import add_shard
+
+__all__ = ["EXIT_CONFIG", "EXIT_START", "build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every ``gm`` command, in the order ``gm --help`` lists them."""
+    parser = argparse.ArgumentParser(prog="gm", description="A game master for games played by email: "
+                                     "Spaceships, Grid Fighters and Celestial Empire.")
+    parser.add_argument("--version", action="version", version=f"gm {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (add_referee, add_serve, add_new, add_games, add_show, add_export, add_replay, add_shard,
+                add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
+        add(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``gm`` command; its exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (ConfigError, MissingDataDirectory) as error:
+        print(f"gm {args.command}: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+

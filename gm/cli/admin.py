@@ -1,0 +1,119 @@
+"""The administrator's commands on the games: ``gm new``, ``gm games`` and
+``gm show``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from ..games import game_named
+from ..kernel.model import Options
+from ..pbem.admin import describe_game, load_games, pending_requests, request_game
+from .options import data_option, duration, identity, identity_options, store
+
+
+def add_new(commands: Any) -> None:
+    """``gm new``: a game requested, for the daemon to set up."""
+    new = commands.add_parser("new", help="create a game and queue its invitations")
+    data_option(new)
+    identity_options(new)
+    new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (once for each seat, in order)")
+    new.add_argument("--robot", action="store_true", help="the GM's robot takes the last seat (Spaceships, Grid Fighters)")
+    new.add_argument("--level", choices=("easy", "normal", "hard"),
+                     help="the robot's level (default normal)")
+    new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (once for each seat, in player order)")
+    new.add_argument("--observer", action="append", metavar="ADDR",
+                     help="an address that watches the game: a note now, the whole game when it ends (repeatable)")
+    new.add_argument("--game", default="spaceships", type=str.lower,
+                     help="the game: spaceships (the default), gridfighters or celestial-empire")
+    new.add_argument("--variant", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24 (default: the game's own)")
+    new.add_argument("--deadline", type=duration, default=timedelta(hours=72), help="time for each turn (default 72h)")
+    new.add_argument("--remind-before", type=duration, default=timedelta(hours=12), help="remind this long before the deadline")
+    new.add_argument("--forfeit-after", type=int, default=3, help="turns in a row without orders that forfeit (default 3)")
+    new.add_argument("--absence-max", type=duration, default=timedelta(days=14),
+                     help="the longest absence a player may declare (default 14d)")
+    new.add_argument("--absence-total", type=duration, default=timedelta(days=28),
+                     help="how long a player's absences in a game may add up to (default 28d)")
+    new.add_argument("--wait-for-deadline", action="store_true", help="run turns only at the deadline")
+    new.add_argument("--public-each-turn", action="store_true",
+                     help="both players agreed that the web archive may show the game after each turn, "
+                     "as an observer sees it (default: only once it has ended)")
+    new.add_argument("--match", choices=("scored", "continued"), help="play a scored [9] or continued [10] match")
+    new.add_argument("--match-games", type=int, metavar="N", help="the match ends after N games")
+    new.add_argument("--match-target", type=int, metavar="N", help="a scored match ends once a player has N points")
+    new.set_defaults(run=_new)
+
+
+def add_games(commands: Any) -> None:
+    """``gm games``: one line for each game."""
+    games = commands.add_parser("games", help="list games with turn, state and next deadline")
+    data_option(games)
+    games.set_defaults(run=_games)
+
+
+def add_show(commands: Any) -> None:
+    """``gm show``: one game, as JSON."""
+    show = commands.add_parser("show", help="show one game")
+    show.add_argument("game")
+    data_option(show)
+    show.set_defaults(run=_show)
+
+
+def _new(args: argparse.Namespace) -> int:
+    options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
+                      reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,
+                      absence_max=args.absence_max, absence_total=args.absence_total,
+                      public_each_turn=args.public_each_turn)
+    data = store(args)
+    try:
+        rules = game_named(args.game)
+        asked = {"match": args.match, "match-games": args.match_games, "match-target": args.match_target}
+        given = {name: str(value) for name, value in asked.items() if value is not None} if args.match else {}
+        match = rules.creation_terms(given) if given else None  # the game reads its own terms
+        if given and match is None:
+            raise ValueError(f"--match: {rules.title} has no matches")
+        if args.level and not args.robot:
+            raise ValueError("--level is the robot's: give --robot too")
+        variant = args.variant or rules.default_variant
+        key, game_id = request_game(data, identity(args), args.player, variant, options,
+                                    datetime.now(timezone.utc), args.alias, match=match, game=args.game,
+                                    observers=args.observer, robot=(args.level or "normal") if args.robot else None)
+    except ValueError as error:
+        print(f"gm new: {error}", file=sys.stderr)
+        return 2
+    print(f"game requested: {game_id} ({key}); the daemon sets it up and mails the invitations")
+    return 0
+
+
+def _games(args: argparse.Namespace) -> int:
+    data = store(args)
+    games = load_games(data)
+    requested = [r for r in pending_requests(data) if r["game"] not in {g for g, _ in games}]
+    rows = []
+    for r in requested:
+        rows.append((r["game"], f"{r['game']:<6} {r['kind']:<13} {'requested':<10} {' vs '.join(r['players'])}"))
+    for game_id, game in games:
+        d = describe_game(game)
+        state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
+        state += " paused" if game.paused else ""
+        deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
+        deadline += "".join(f"  {alias} away until {until}" for alias, until in d["absent"].items())
+        deadline += f"  {len(d['observers'])} watching" if d["observers"] else ""
+        rows.append((game_id, f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
+    if not rows:
+        print("no games")
+    for _, line in sorted(rows, key=lambda row: (len(row[0]), row[0])):
+        print(line)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    for game_id, game in load_games(store(args)):
+        if game_id == args.game:
+            print(json.dumps(describe_game(game), indent=2))
+            return 0
+    print(f"gm show: no game {args.game}", file=sys.stderr)
+    return 2
