@@ -38,6 +38,7 @@ from pathlib import Path
 from ..storage import (
     Batch, DurableMaildir, Staged, Syncer, current_batch, finish_interrupted, fsync_dir, staging_name, write_staged,
 )
+from .crashpoints import crashpoint
 from .tokens import load_key
 
 OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
@@ -238,10 +239,11 @@ class Store:
         is not what limits gm.) ``GM_SYNC=syncfs`` in the environment puts
         the spool on syncfs too. The master's and the delivery's batches,
         many files in many folders, use syncfs where it may be used
-        (`gm.storage.sync_mode`)."""
+        (`gm.storage.sync_mode`). Each passes the steps of its commits to
+        the crash points (`gm.pbem.crashpoints`)."""
         if role not in self._syncers:
             spool_fsync = role == "spool" and os.environ.get("GM_SYNC", "").strip().lower() != "syncfs"
-            self._syncers[role] = Syncer("fsync" if spool_fsync else None)
+            self._syncers[role] = Syncer("fsync" if spool_fsync else None, crashpoint)
         return self._syncers[role]
 
     def batch(self) -> Batch:
