@@ -13,7 +13,7 @@ from typing import Any
 from ..games import game_named
 from ..kernel.engine import DEFAULT_GAME
 from ..kernel.protocol import GameRules
-from .archive import event_message
+from .events import EVENT_HEADER, event_message
 from .creation import fresh_terms, request_fields
 from .mailer import Identity
 from ..kernel.model import MailGame, Options, Seat
@@ -102,7 +102,6 @@ def requested_id(raw: bytes) -> str | None:
 def pending_requests(store: Store) -> list[dict[str, Any]]:
     """Creation requests spooled and not yet made into games, for ``gm games``."""
     from ..mail.reading import parse_message
-    from .archive import EVENT_HEADER
     from .creation import game_of, parse_fields, seats_and_options
     from .store import origin_of
 

@@ -50,9 +50,10 @@ from .addressing import envelope_from, plus_tags
 from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
 from .archive import (
-    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time,
-    answering, notice_messages, orders_text, player_message_id, prepend_header, to_event,
+    ACCEPTED_HEADER, BOUNCE_HEADER, FORMAT, Threads, answering, notice_messages, orders_text, player_message_id,
+    prepend_header, to_event,
 )
+from .events import EVENT_HEADER, event_message, exact_time
 from .loading import digest as _digest
 from .resident import CAPACITY, Games, Live, summary_of
 from .creation import created_event, parse_fields
@@ -62,7 +63,8 @@ from .robots import RobotSeats
 from .crashpoints import crashpoint
 from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal
 from .limits import DailyCounts, Limits, normalized
-from .mailer import GAME_HEADER, Identity, as_bytes, build
+from .mailer import GAME_HEADER, Identity, build
+from .writer import as_bytes
 from ..kernel.model import ENDED, MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from . import moving
@@ -410,9 +412,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
                         game.rules.common(game, player, None) | {
                             # Only the player's own address is named: any other may be another player's.
                             "address": sender if own else None, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
-        message = build(notice, game, self.identity, 0, 0, self.clock(), [])
-        del message["Message-ID"]
-        message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"
+        message = build(notice, game, self.identity, 0, 0, self.clock(), [],
+                        given_id=f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>")
         self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject_of(player), player)), key)
 
     # Applying

@@ -21,8 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime
-from email.message import EmailMessage, Message
-from email.policy import SMTP as SMTP_POLICY
+from email.message import Message
 from email.utils import format_datetime
 from typing import TYPE_CHECKING, Any
 
@@ -32,10 +31,11 @@ from ..kernel.protocol import GameRules
 from ..kernel.engine import DEFAULT_GAME
 from .archive import orders_text, prepend_header
 from .limits import normalized
-from .mailer import GAME_HEADER, as_bytes, render_text
+from .mailer import GAME_HEADER, render_text
 from ..kernel.model import ENDED, Options
 from .store import time_of
 from .tokens import token, verify
+from .writer import Mail, as_bytes, text_body
 
 if TYPE_CHECKING:
     from .master import GameMaster
@@ -276,7 +276,7 @@ class OutsideMail:
         """Queue a message that belongs to no game under a deterministic
         outbox key, so a redo after a crash queues it once."""
         master = self.master
-        message = EmailMessage(policy=SMTP_POLICY)
+        message = Mail()
         message["From"] = f"{master.identity.name} <{master.identity.address}>"
         message["To"] = to
         if reply_to:
@@ -286,7 +286,7 @@ class OutsideMail:
         message["Message-ID"] = f"<{name}@{master.identity.domain}>"
         message["Auto-Submitted"] = auto
         message[GAME_HEADER] = name.split(".")[0]
-        message.set_content(render_text(template, data), charset="utf-8")
+        text_body(message, render_text(template, data))
         if name not in master.store.sent and name not in master.store.outbox:
             master.store.outbox.add(as_bytes(message), name)
 
