@@ -1,4 +1,4 @@
-"""gm writes its messages out itself (`gm.pbem.mailer.Mail`) in the bytes the
+"""gm writes its messages out itself (`gm.pbem.writer.Mail`) in the bytes the
 email package's ``EmailMessage`` (policy SMTP) wrote for them before, so
 that every archive replays byte for byte (tests/test_format1.py,
 tests/test_editions.py and tests/test_edition3.py replay real ones). Here
