@@ -44,7 +44,6 @@ from .listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .mailer import Identity
 from .master import GameMaster, Limits, utc_now
 from .store import Store, spool_key
-from ..web.site import start_or_fail
 
 log = logging.getLogger("gm")
 
@@ -300,6 +299,10 @@ class Daemon:
             self.bound[name] = server.sockets[0].getsockname()[:2]
             event("listening", proto=name, addr="%s:%s" % self.bound[name])
         if self.config.http:
+            # Only a daemon that serves the web archive (off by default) pays
+            # for aiohttp: some 15 MiB of memory and a fraction of a second.
+            from ..web.site import start_or_fail
+
             self.web = await start_or_fail(self.config.data, self.config.http)
             self.bound["http"] = self.web[1]
         if self.config.imap:
