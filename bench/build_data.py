@@ -62,7 +62,8 @@ from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.model import Options
 from gm.pbem.admin import request_game, verify_replay
 from gm.pbem import loading, snapshots
-from gm.pbem.archive import exact_time, identity_of, is_inbound, prepend_header, replay, without_gm_headers
+from gm.pbem.archive import identity_of, is_inbound, prepend_header, replay, without_gm_headers
+from gm.pbem.events import exact_time
 from gm.pbem.resident import summary_of
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now

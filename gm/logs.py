@@ -29,13 +29,15 @@ import sys
 from datetime import datetime
 from typing import IO, Any
 
-from .pbem.tokens import MASK
-
 log = logging.getLogger("gm")
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 SMTP_LOGGERS = ("mail.log", "mail.debug")
 """aiosmtpd's loggers: every SMTP command, with its addresses, at INFO."""
+
+MASK = "*" * 16
+"""What a secret is shown as: as many asterisks as a player's token has
+letters, as in the archive's copies of the GM's mail (`gm.pbem.tokens.MASK`)."""
 
 _PLUS_TOKEN = re.compile(r"(\+[\w-]+\.\d+\.)[A-Za-z0-9]+")
 _PASSWORD = re.compile(r"(password\s+)\S+", re.I)

@@ -92,9 +92,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Protocol
-
-from .pbem.crashpoints import crashpoint
+from typing import Callable, Iterable, Iterator, Protocol
 
 _HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
 
@@ -153,6 +151,10 @@ def sync_mode() -> str:
     return "syncfs"
 
 
+def no_crashpoint(name: str) -> None:
+    """A `Syncer`'s crash points unless it is given others: nothing happens."""
+
+
 class Syncer:
     """Makes files and directory entries durable, by syncfs (one call per
     file system) or fsync (one per file and per directory).
@@ -160,10 +162,15 @@ class Syncer:
     Call `watch` with a file's directory before writing the file, `written`
     with its descriptor before closing it; then `data_barrier` makes every
     such file durable, and `name_barrier` the renames into the directories
-    given. Not shared between threads that commit at the same time."""
+    given. Not shared between threads that commit at the same time.
 
-    def __init__(self, mode: str | None = None):
+    ``crashpoint`` is called with the name of each step of a commit made
+    through this syncer (see `Batch`): the crash tests' hook, which the
+    edge gives (`gm.pbem.crashpoints`); storage knows nothing of it."""
+
+    def __init__(self, mode: str | None = None, crashpoint: Callable[[str], None] = no_crashpoint):
         self.mode = mode or sync_mode()
+        self.crashpoint = crashpoint
         self._device_of: dict[Path, int] = {}
         self._fds: dict[int, int] = {}
         """A descriptor per file system, opened before the first file
@@ -372,7 +379,8 @@ class Batch:
 
     ``label`` names the crash points: ``LABEL-synced`` (the data durable,
     nothing renamed), ``mid-LABEL-commit`` (after each rename) and
-    ``after_commit`` (all durable, the removals not done). ``manifest``
+    ``after_commit`` (all durable, the removals not done), each passed to
+    the syncer's ``crashpoint``. ``manifest``
     (with ``root``) makes the publication all or nothing; ``lock`` is held
     while files are renamed and until that is durable (the delivery takes
     it to list the outbox)."""
@@ -461,7 +469,7 @@ class Batch:
             except OSError:
                 pass
         if self.after_commit:
-            crashpoint(self.after_commit)
+            self.syncer.crashpoint(self.after_commit)
         removed, self.removed = list(self.removed.items()), {}
         for (_, key), (owner, path) in removed:
             path.unlink(missing_ok=True)
@@ -480,7 +488,7 @@ class Batch:
             raise CommitError(f"the data of {len(items)} files could not be made durable: "
                               f"{error.strerror or error}") from error
         self._manifest_durable = self.manifest is not None
-        crashpoint(f"{self.label}-synced")
+        self.syncer.crashpoint(f"{self.label}-synced")
         with self.lock or nullcontext():
             for item in items:
                 try:
@@ -490,7 +498,7 @@ class Batch:
                         raise
                     raise CommitError(f"{item.target} could not be published: {error.strerror or error}") from error
                 item.published = True
-                crashpoint(f"mid-{self.label}-commit")
+                self.syncer.crashpoint(f"mid-{self.label}-commit")
             targets = {item.target.parent for item in items}
             # With a manifest the staging folders too: a staged file that came
             # back after a power cut would be published again by it.

@@ -119,7 +119,7 @@ def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     from datetime import datetime, timezone
 
     from gm.kernel.model import Options, Seat
-    from gm.pbem.archive import event_message
+    from gm.pbem.events import event_message
     from gm.pbem.creation import request_fields
     from gm.pbem.mailer import Identity
     from gm.pbem.store import Store, spool_key

@@ -1,4 +1,4 @@
-"""gm writes its messages out itself (`gm.pbem.mailer.Mail`) in the bytes the
+"""gm writes its messages out itself (`gm.pbem.writer.Mail`) in the bytes the
 email package's ``EmailMessage`` (policy SMTP) wrote for them before, so
 that every archive replays byte for byte (tests/test_format1.py,
 tests/test_editions.py and tests/test_edition3.py replay real ones). Here
@@ -19,7 +19,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gm.pbem.mailer import Mail, _field, _fill, _fix_boundaries, _folded_by_package, _quoted_printable
+from gm.pbem.writer import (
+    Mail, _field, _fill, _fix_boundaries, _folded_by_package, _quoted_printable, text_body, with_attachments,
+)
 
 NAMES = ["Subject", "References", "In-Reply-To", "Auto-Submitted", "X-GM-Game", "X-GM-Player", "Message-ID",
          "Date", "From", "To", "Reply-To", "Content-Type", "MIME-Version", "Content-Transfer-Encoding"]
@@ -146,3 +148,37 @@ def test_a_warning_takes_a_new_message_id_as_an_email_message_did():
         m["Message-ID"] = "<warning.g1.1.2026-11-21@example.org>"
     assert mail.as_bytes() == message.as_bytes(policy=SMTP)
     assert mail["Message-ID"] == "<warning.g1.1.2026-11-21@example.org>" and "Subject" in mail
+
+
+@settings(max_examples=300, deadline=None)
+@given(body)
+@example("")
+@example("x" * 78 + "\n")
+@example("x" * 79 + "\n")
+@example(("y" * 100 + "\n") * 11)
+@example(("\u00e9" * 90 + "\n") * 3)
+@example(("\u00e9" * 90 + "\n") * 12)
+def test_a_text_whose_encoding_the_package_chose_is_written_as_it_wrote_it(text):
+    """GM events and answers about no game: ``set_content(text, charset="utf-8")``,
+    which picks 7bit, 8bit, quoted-printable or base64 by itself."""
+    message, reference_message = Mail(), EmailMessage(policy=SMTP)
+    for m in (message, reference_message):
+        m["Subject"] = "[gm g1] cancel"
+    text_body(message, text)
+    reference_message.set_content(text, charset="utf-8")
+    assert message.as_bytes() == reference_message.as_bytes(policy=SMTP)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body, st.lists(body, max_size=3))
+def test_an_observers_mail_with_records_is_written_as_the_email_package_wrote_it(text, records):
+    files = [(f"game-g1-player-{n}.txt", record) for n, record in enumerate(records, 1)]
+    message, reference_message = Mail(), EmailMessage(policy=SMTP)
+    for m in (message, reference_message):
+        m["Subject"] = "[gm g1] Turn 3"
+    with_attachments(message, text, files, "gm-g1-3-2")
+    reference_message.set_content(text, charset="utf-8", cte="quoted-printable")
+    for name, record in files:
+        reference_message.add_attachment(record, charset="utf-8", cte="quoted-printable", filename=name)
+    _fix_boundaries(reference_message, "gm-g1-3-2")
+    assert message.as_bytes() == reference_message.as_bytes(policy=SMTP)

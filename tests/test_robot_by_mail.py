@@ -16,7 +16,7 @@ from gm.games.spaceships.orders import format_orders
 from gm.kernel.model import ENDED
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game, verify_replay
-from gm.pbem.archive import EVENT_HEADER
+from gm.pbem.events import EVENT_HEADER
 from gm.kernel.model import Options
 from gm.games.spaceships.mail import Spaceships
 

@@ -8,16 +8,22 @@ running daemon and the command line never race.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from ..games import game_named
 from ..kernel.engine import DEFAULT_GAME
-from ..kernel.protocol import GameRules
-from .archive import event_message
-from .creation import fresh_terms, request_fields
-from .mailer import Identity
 from ..kernel.model import MailGame, Options, Seat
-from .store import Store, spool_key
+from ..kernel.protocol import GameRules
+from ..mail.reading import parse_message
+from ..storage import DurableMaildir, unix_lines
+from . import loading
+from .archive import identity_of, iter_out, mbox_of, player_mailbox, replay
+from .creation import fresh_terms, game_of, parse_fields, request_fields, seats_and_options
+from .events import EVENT_HEADER, event_message
+from .mailer import Identity
+from .store import Store, origin_of, spool_key
+from .tokens import mask
 
 
 ROBOT_ADDRESS = "robot"
@@ -93,19 +99,11 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
 def requested_id(raw: bytes) -> str | None:
     """The game id a spooled creation request reserved (None in requests
     spooled before ids were reserved)."""
-    from ..mail.reading import parse_message
-    from .creation import parse_fields
-
     return parse_fields(parse_message(raw).get_content()).get("id")
 
 
 def pending_requests(store: Store) -> list[dict[str, Any]]:
     """Creation requests spooled and not yet made into games, for ``gm games``."""
-    from ..mail.reading import parse_message
-    from .archive import EVENT_HEADER
-    from .creation import game_of, parse_fields, seats_and_options
-    from .store import origin_of
-
     found = []
     for key in store.spool.keys():
         if origin_of(key) != "admin":
@@ -127,12 +125,9 @@ def _how_many(seats: range) -> str:
     return name(low) if low == high else f"from {name(low)} to {name(high)}"
 
 
-def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str, "MailGame"]]:
+def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str, MailGame]]:
     """Every game in the data directory, as its archive replays to (from its
     snapshot and the events after it, where there is one; read only)."""
-    from .archive import identity_of
-    from . import loading
-
     games = []
     for game_id in store.game_ids():
         archive = store.archive(game_id)
@@ -144,7 +139,7 @@ def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str
     return games
 
 
-def describe_game(game: "MailGame") -> dict:
+def describe_game(game: MailGame) -> dict:
     """A game's public summary, for ``gm games`` and ``gm show``."""
     return {
         "game": game.id,
@@ -175,10 +170,6 @@ def export_mbox(store: Store, game_id: str, path: str, player: int | None = None
     The whole archive is the operator's (it holds both players' own mail);
     with ``player``, only what the GM sent that player is written, which is
     what may be handed to a player."""
-    from ..mail.reading import parse_message
-    from .archive import mbox_of, player_mailbox
-    from .creation import parse_fields, seats_and_options
-
     archive = store.archive(game_id)
     keys = archive.keys()
     if not keys:
@@ -199,12 +190,6 @@ def export_mbox(store: Store, game_id: str, path: str, player: int | None = None
 def verify_replay(path: str) -> tuple[int, list[str]]:
     """Rebuild a game from its Maildir alone and compare every message the GM
     sent with the archived copy; returns (messages compared, differences)."""
-    from pathlib import Path
-
-    from ..storage import DurableMaildir, unix_lines
-    from .archive import identity_of, iter_out, replay
-    from .tokens import mask
-
     archive = DurableMaildir(path, create=False)
     game_id = Path(path).resolve().name
     _, _, replayed = replay(archive, identity_of(archive), game_id, render="all")

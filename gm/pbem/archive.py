@@ -22,29 +22,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.message import EmailMessage, Message
-from email.policy import SMTP
-from email.utils import format_datetime, parsedate_to_datetime
+from email.message import Message
+from email.utils import parseaddr
 from typing import Iterator
 
 from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
 from ..storage import DurableMaildir
 from ..kernel import engine
-from ..kernel.engine import Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
-from .mailer import Identity, as_bytes, build, message_id
-from .creation import created_event, parse_fields
-from .operator import operator_event
+from ..kernel.engine import Bouncing, Created, Event, Notice, PlayerMail
+from .events import message_time, read_event
+from .mailer import Identity, build, message_id
+from .observers import build_observer
 from .tokens import mask
+from .writer import as_bytes
 from ..kernel.model import MailGame
 
-EVENT_HEADER = "X-GM-Event"
 BOUNCE_HEADER = "X-GM-Bounce"
-AT_HEADER = "X-GM-At"
-DEADLINE_HEADER = "X-GM-Deadline"
 ACCEPTED_HEADER = "X-GM-Accepted"
-ROBOT = "robot"
-"""The kind (and spool key origin) of the GM's robot's events (`gm.pbem.robots`)."""
 MAX_LINES = 300
 """Lines of a player's mail that are read; the rest is ignored."""
 
@@ -71,45 +66,6 @@ def prepend_header(raw: bytes, name: str, value: str) -> bytes:
     """Put a header on top of a raw message, in the message's own line ending."""
     eol = b"\r\n" if b"\r\n" in raw[:2000] else b"\n"
     return f"{name}: {value}".encode() + eol + raw
-
-
-def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str],
-                  deadline: datetime | None = None) -> bytes:
-    """A GM event (creation, deadline, reminder) as a message of the GM's own.
-
-    Its time is kept exactly in ``X-GM-At`` (and a deadline event names the
-    deadline it is for in ``X-GM-Deadline``): ``Date:`` is for mail clients
-    and holds whole seconds only, so it is never read back."""
-    message = EmailMessage(policy=SMTP)
-    message["From"] = f"{identity.name} <{identity.address}>"
-    message["To"] = identity.address
-    message["Subject"] = f"[gm {game}] {kind}" if game else f"[gm] {kind}"
-    message["Date"] = format_datetime(at)
-    message["Message-ID"] = message_id
-    message[EVENT_HEADER] = kind
-    message[AT_HEADER] = exact_time(at)
-    if deadline is not None:
-        message[DEADLINE_HEADER] = exact_time(deadline)
-    if game:
-        message["X-GM-Game"] = game
-    message["Auto-Submitted"] = "auto-generated"
-    message.set_content("\n".join(body) + "\n")
-    return as_bytes(message)
-
-
-def message_time(message: Message) -> datetime:
-    moment = parsedate_to_datetime(str(message["Date"]))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def exact_time(at: datetime) -> str:
-    """gm's one way to write a moment: UTC, to the microsecond."""
-    return at.astimezone(timezone.utc).isoformat(timespec="microseconds")
-
-
-def _event_time(message: Message, header: str = AT_HEADER) -> datetime | None:
-    value = message.get(header)
-    return datetime.fromisoformat(str(value).strip()) if value else None
 
 
 def accepted_fields(message: Message, header: str = ACCEPTED_HEADER) -> dict[str, str]:
@@ -172,9 +128,10 @@ def without_gm_headers(raw: bytes) -> bytes:
 
 
 def to_event(raw: bytes, game: str) -> Event:
-    """The event an archived inbound message stands for."""
+    """The event an archived inbound message stands for: a player's mail
+    (under gm's X-GM-Accepted line), a bounce (X-GM-Bounce), or one of the
+    GM's own events (`gm.pbem.events`)."""
     message = parse_message(raw)
-    kind = str(message.get(EVENT_HEADER, "")).strip()
     name, _ = gm_line(raw)
     if name == BOUNCE_HEADER.lower():
         bounce = accepted_fields(message, BOUNCE_HEADER)
@@ -185,23 +142,7 @@ def to_event(raw: bytes, game: str) -> Event:
         text, _ = orders_text(message)
         message_id = player_message_id(message) if format_of(raw) == FORMAT else _message_id_as_written(message)
         return PlayerMail(at, int(accepted["player"]), text, message_id, *answering(message))
-    at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
-    if kind == "created":
-        return created_event(at, game, parse_fields(message.get_content()))
-    if kind == "deadline":
-        return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
-    if kind == "reminder":
-        return ReminderDue(at)
-    if kind == ROBOT:
-        head, _, text = message.get_content().replace("\r\n", "\n").partition("\n\n")  # (`gm.pbem.robots`)
-        return PlayerMail(at, int(parse_fields(head)["player"]), text)
-    if kind == "bouncing":
-        fields = parse_fields(message.get_content())
-        return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
-    action = operator_event(kind, at, parse_fields(message.get_content()))  # pause, cancel, ... (gm.pbem.operator)
-    if action is not None:
-        return action
-    raise ValueError(f"archived message is no event: {kind!r}")
+    return read_event(message, game)
 
 
 def _message_id_as_written(message: Message) -> str | None:
@@ -366,7 +307,10 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
                     attachment = _whole_archive_so_far(archive, number, pending)
                 else:
                     attachment = player_mailbox(archive, number, notice.player, [(p, d) for _, p, d in out])
-            message = build(notice, game, identity, number, position, at, threads.of(who), attachment)
+            if notice.observer:
+                message = build_observer(notice, game, identity, number, position, at, threads.of(who))
+            else:
+                message = build(notice, game, identity, number, position, at, threads.of(who), attachment)
             data = as_bytes(message)
         threads.add(who, message_id(identity, game, number, position))
         out.append((f"{number:06d}.out.{position}", notice.player, data))
@@ -412,15 +356,8 @@ def identity_of(archive: DurableMaildir) -> Identity:
     if first is None:
         raise ValueError(f"{archive.path} holds no game")
     message = parse_message(archive.get_bytes(first))
-    name, address = _name_address(str(message["From"]))
+    name, address = parseaddr(str(message["From"]))
     return Identity(address=address, name=name)
-
-
-def _name_address(value: str) -> tuple[str, str]:
-    from email.utils import parseaddr
-
-    name, address = parseaddr(value)
-    return name, address
 
 
 def iter_out(archive: DurableMaildir) -> Iterator[tuple[str, bytes]]:

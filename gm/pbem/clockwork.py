@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from ..logs import event as log_event
-from .archive import event_message
+from .events import event_message
 from .mailer import Identity
 from ..kernel.model import ENDED
 from .resident import Games, GameSummary

@@ -33,11 +33,13 @@ from typing import Any, Callable
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from ..logs import event
+from ..process import STOP_SIGNALS, StartError
 from ..storage import CommitError, Staged, publish
 from .archive import prepend_header, without_gm_headers
 from .arrival import arrival_time
 from .crashpoints import crashpoint
 from .delivery import Deliverer, Relay
+from .imap import ImapPoller
 from .listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .mailer import Identity
 from .master import GameMaster, Limits, utc_now
@@ -50,7 +52,6 @@ SPOOL_POLL_SECONDS = 1.0
 """How often the master looks at the spool when nothing woke it."""
 MAX_MESSAGE_BYTES = 1_000_000
 """Mail bigger than this is refused at SMTP with 552."""
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 SHUTDOWN_GRACE = 10.0
 """Seconds a stopping daemon waits for worker threads other than the master's
 step (an IMAP IDLE, a relay conversation) before it leaves them unfinished."""
@@ -58,11 +59,6 @@ WORKER_PREFIX = "gm-worker"
 EXIT_COMMIT = 3
 """The exit status of a daemon that stopped because a batch could not be
 made durable (an I/O error): restarting it recovers from the disk."""
-
-
-class StartError(RuntimeError):
-    """The daemon cannot start (a port in use, an unusable data directory or
-    IMAP URL); the message is one line for the operator."""
 CATCH_UP = timedelta(minutes=2)
 """The default `Config.catch_up` behind an MTA or IMAP server."""
 MAX_CONNECTIONS = 100
@@ -307,13 +303,13 @@ class Daemon:
             self.bound[name] = server.sockets[0].getsockname()[:2]
             event("listening", proto=name, addr="%s:%s" % self.bound[name])
         if self.config.http:
+            # Only a daemon that serves the web archive (off by default) pays
+            # for aiohttp: some 15 MiB of memory and a fraction of a second.
             from ..web.site import start_or_fail
 
             self.web = await start_or_fail(self.config.data, self.config.http)
             self.bound["http"] = self.web[1]
         if self.config.imap:
-            from .imap import ImapPoller
-
             try:
                 poller = ImapPoller(self.store, self.config, self.clock, self.wake)
             except ValueError as error:

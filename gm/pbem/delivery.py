@@ -37,7 +37,7 @@ from typing import Awaitable, Callable
 from ..mail.reading import addresses, parse_message
 from ..logs import event as log_event
 from ..storage import Batch, CommitError, unix_lines
-from .archive import event_message
+from .events import event_message
 from .crashpoints import crashpoint
 from .mailer import Identity
 from .store import Store, spool_key

@@ -1,14 +1,20 @@
 """The game master: handles spooled mail, one message at a time, in order.
 
-Each spooled message passes through a chain of small steps, as in Mailman's
-pipeline; each step either lets it through or ends its handling with a
-reason (and the message goes to the shunt, never lost):
+Each spooled message passes the screening's named rules, in order, as in
+Mailman 3 (`gm.pbem.screening`); each rule lets it through or decides: the
+message is handled (applied, or answered), dropped (nothing to do), or goes
+to the shunt with the reason (never lost). Each decision is logged with the
+rule's name:
 
-    parse -> duplicate? -> GM event? -> automatic? -> own mail? -> route
-          -> authenticate -> daily cap -> apply
+    poison -> handled-before -> gm-event
+           -> own-mail -> bounce -> automatic -> no-sender
+           -> challenge-reply -> owner-reply -> move-reply
+           -> owner-request -> games-list -> challenge
+           -> no-game -> finished-match -> retired-address -> forged
+           -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
-`gm.pbem.outside`.
+`gm.pbem.outside`, the owner's by `gm.pbem.owner`.
 
 Applying a message is made of steps that are each safe to redo after a
 crash, so that every message is applied exactly once and every reply queued
@@ -29,49 +35,41 @@ half done. Only a bounded number of whole games stay in memory
 their mail comes. A write that fails (a full disk, no file handles left) is a
 temporary fault: the game is rebuilt from its archive the same way, and the
 message stays in the spool for the next pass. A message during which the
-daemon itself died `MAX_ATTEMPTS` times (as the out-of-memory killer would
-kill it) goes to the shunt instead of being tried again.
+daemon itself died `gm.pbem.screening.MAX_ATTEMPTS` times (as the
+out-of-memory killer would kill it) goes to the shunt instead of being tried
+again (the rule ``poison``).
 """
 
 from __future__ import annotations
 
-import re
-
 import logging
+import re
 import time
-
-from flufl.bounce import all_failures
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage, Message
+from email.message import EmailMessage
 from typing import Callable
 
-from ..mail.reading import addresses, parse_message
-from .addressing import envelope_from, plus_tags
-from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
-from .archive import (
-    ACCEPTED_HEADER, BOUNCE_HEADER, EVENT_HEADER, FORMAT, Threads, event_message, exact_time,
-    answering, notice_messages, orders_text, player_message_id, prepend_header, to_event,
-)
-from .loading import digest as _digest
-from .resident import CAPACITY, Games, Live, summary_of
-from .creation import created_event, parse_fields
-from .clockwork import Clockwork
-from .keeping import Keeping
-from .robots import RobotSeats
-from .crashpoints import crashpoint
-from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal
-from .limits import DailyCounts, Limits, normalized
-from .mailer import GAME_HEADER, Identity, as_bytes, build
-from ..kernel.model import ENDED, MailGame
-from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
-from . import moving
-from .moving import move_tag
-from .owner import OwnerMail, owner_tag
-from .store import OUTSIDE_ORIGINS, TRUSTED_ORIGINS, Store, origin_of, time_of
+from ..kernel.engine import Created, Event, PlayerMail, operator_refusal
 from ..logs import event as log_event
 from ..storage import unix_lines
-from .tokens import instance_tag, mask, reveal, token, verify
+from .archive import Threads, notice_messages, to_event
+from .clockwork import Clockwork
+from .crashpoints import crashpoint
+from .creation import created_event, parse_fields
+from .decisions import SHUNTED, Shunted, shunted
+from .events import EVENT_HEADER, event_message, exact_time
+from .keeping import Keeping
+from .limits import DailyCounts, Limits
+from .loading import digest as _digest
+from .mailer import GAME_HEADER, Identity
+from .outside import OutsideMail
+from .owner import OwnerMail
+from .resident import CAPACITY, Games, Live, summary_of
+from .robots import RobotSeats
+from .screening import SCREENING, Incoming, Rule, Screening
+from .store import OUTSIDE_ORIGINS, Store, origin_of, time_of
+from .tokens import instance_tag, mask, reveal, token
 
 __all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
 
@@ -90,10 +88,6 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)"
-"""What the opponent is told of a bounce: never its text, which names the address."""
-MAX_ATTEMPTS = 3
-"""Times the daemon may die while handling one message before it goes to the shunt."""
 SNAPSHOT_AFTER = 60.0
 """Seconds a changed game waits before its snapshot is written (at the end of
 a pass over the spool): a busy game is not pickled after every mail."""
@@ -103,7 +97,7 @@ BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork, Keeping, RobotSeats):
+class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -199,46 +193,51 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         return handled
 
     def handle(self, key: str) -> None:
-        """Handle one spooled message completely, then drop it from the spool.
-        A message gm fails on (a bug) goes to the shunt with the error, so that
-        it is kept and the spool still moves on; so does one during which the
-        daemon died too often. An OSError (a temporary fault) is raised, with
-        the game rebuilt and the message still spooled."""
+        """Handle one spooled message completely, then drop it from the spool:
+        the screening's rules decide it, in order (`gm.pbem.screening`). A
+        message gm fails on (a bug) goes to the shunt with the error, so that
+        it is kept and the spool still moves on. An OSError (a temporary
+        fault) is raised, with the game rebuilt and the message still spooled."""
         raw = self.store.spool.get_bytes(key)
-        attempts = self.store.attempts.begin(key)
-        if attempts > MAX_ATTEMPTS:
-            self._shunt(raw, key, f"gm stopped {attempts - 1} times while handling this mail; it is not tried again")
-        else:
-            try:
+        mail = Incoming(key, raw, self.store.attempts.begin(key), self.identity)
+        try:
+            if not self._screen(mail, SCREENING[:1]):  # poison: not even begun again
                 crashpoint("mid-handle")
-                self._pipeline(key, raw)
-            except Shunted as reason:
-                self._shunt(raw, key, str(reason))
-            except OSError:
-                self.store.attempts.end(key)  # not the message's fault: no attempt counted
-                raise
-            except Exception as error:
-                log.exception("gm failed on %s; it goes to the shunt", key)
-                self._shunt(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
+                self._screen(mail, SCREENING[1:])
+        except Shunted as reason:
+            self._shunt(raw, key, str(reason), reason.rule)
+        except OSError:
+            self.store.attempts.end(key)  # not the message's fault: no attempt counted
+            raise
+        except Exception as error:
+            log.exception("gm failed on %s; it goes to the shunt", key)
+            self._shunt(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
         self.store.spool.remove(key)
         self.store.attempts.end(key)
         if origin_of(key) in OUTSIDE_ORIGINS:  # the clock's own keys stay: see `_spool_event`
             self.handled_keys.discard(key)
 
-    def _shunt(self, raw: bytes, key: str, reason: str) -> None:
-        log_event("mail shunted", key=key, reason=reason)
-        self.store.shunt_message(raw, key, reason)
+    def _screen(self, mail: Incoming, rules: tuple[Rule, ...]) -> bool:
+        """Run ``rules`` on ``mail`` until one decides; record its decision
+        with its name (a shunt is raised as `Shunted`, for `handle`).
+        Whether one decided."""
+        for rule in rules:
+            try:
+                decision = rule.decide(self, mail)
+            except Shunted as reason:  # an answer that could not be given
+                decision = shunted(str(reason))
+            if decision is None:
+                continue
+            if decision.outcome == SHUNTED:
+                raise Shunted(decision.reason, rule.name)
+            log_event(f"mail {decision.outcome}", logging.DEBUG, key=mail.key, rule=rule.name,
+                      reason=decision.reason or None)
+            return True
+        return False
 
-    def _pipeline(self, key: str, raw: bytes) -> None:
-        # A spool file handled before a crash, whose removal was lost: it is
-        # archived in a game, or in the shunt; anything else is safe to redo.
-        if key in self.handled_keys or key in self.store.shunt:
-            return
-        message = parse_message(raw)
-        if origin_of(key) in TRUSTED_ORIGINS and message.get(EVENT_HEADER):
-            self._gm_event(key, raw, message)
-            return
-        self._player_mail(key, raw, message)
+    def _shunt(self, raw: bytes, key: str, reason: str, rule: str | None = None) -> None:
+        log_event("mail shunted", key=key, rule=rule, reason=reason)
+        self.store.shunt_message(raw, key, reason)
 
     # GM events: creation, deadlines, reminders
 
@@ -270,154 +269,9 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
             raise Shunted(f"the operator's {kind} of {game_id} was not done: {refused}")
         self._archive_and_apply(game_id, raw, key, action)
 
-    # Players' mail
-
-    def _player_mail(self, key: str, raw: bytes, message: Message) -> None:
-        if is_own_mail(message, {self.identity.address.lower()}):
-            raise Shunted("the GM's own mail came back")
-        why = automatic_reason(message, envelope_from(message))
-        if why:
-            if self._bounce(key, raw, message):
-                return
-            raise Shunted(f"automatic mail, never answered: {why}")
-        sender = normalized((addresses(message, "From") or [""])[0])
-        if not sender:
-            raise Shunted("no sender address")
-        tags = plus_tags(message, self.identity)
-        challenge = challenge_tag(tags)
-        if challenge:
-            self.outside.answer(key, message, *challenge)
-            return
-        confirming = owner_tag(tags)
-        if confirming:
-            self.owner.answer(key, message, sender, *confirming)
-            return
-        moving_to = move_tag(tags)
-        if moving_to:
-            moving.answer(self, key, message, sender, *moving_to)
-            return
-        text, password = orders_text(message)
-        if not tags and self.owner.wants(sender, text):  # the operator's actions, by mail
-            self.owner.request(key, sender, text)
-            return
-        if not tags:  # to the GM's own address: not a game's
-            if GAMES.search(text):
-                self.outside.list_games(key, sender)
-                return
-            if CHALLENGE.search(text):
-                self.outside.challenge(key, raw, sender, text)
-                return
-        game_id, player, token_given = self._route(sender, tags, password is not None)
-        if game_id is None:
-            why = ("it names a game that is not run here" if tags else
-                   "it was sent to the GM's own address, not to a game's, and held no password line")
-            self.outside.how_to_play(key, sender, why)
-            raise Shunted(f"not addressed to any game: {why}")
-        live = self.games.live(game_id)
-        game = live.game
-        secret = token_given or password
-        if secret is not None and any(verify(self.store.key, subject, player, secret)
-                                      for subject in game.earlier_secret_subjects):
-            self.outside.how_to_play(key, sender, "it was sent to the address of a game of your match that is over")
-            raise Shunted(f"player {player}'s mail to a finished game of match {game_id}")
-        if secret is not None and any(verify(self.store.key, subject, player, secret)
-                                      for subject in game.retired_secret_subjects(player)):
-            raise Shunted(f"mail from an address of player {player} of {game_id} that the operator replaced")
-        if secret is None or not verify(self.store.key, game.secret_subject_of(player), player, secret):
-            self._warn_player(game, player, sender)
-            raise Shunted(f"not proven to come from player {player} of {game_id}: no valid token or password")
-        if self.counts.add(self.clock(), f"mail {sender}") > self.limits.replies_per_day:
-            raise Shunted(f"more than {self.limits.replies_per_day} mails today from {sender}")
-        message_id = player_message_id(message)
-        if message_id is not None and _digest(text) in live.applied.get(message_id, ()):
-            log_event("mail duplicate", key=key, message_id=message_id)
-            return
-        at = time_of(key)
-        accepted = prepend_header(raw, ACCEPTED_HEADER,
-                                  f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
-        self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id, *answering(message)))
-        log_event("mail accepted", game=game_id, player=player, key=key)
-        try:
-            moving.asked(self, key, game, player, text)  # 'address NEW': the new address is asked to confirm
-        except Shunted as reason:  # the mail itself is applied: only the confirmation is not sent
-            log_event("move confirmation not sent", game=game_id, player=player, reason=str(reason))
-        if GAMES.search(text):
-            try:
-                self.outside.list_games(key, game.seat(player).address.lower())
-            except Shunted as reason:  # the mail itself is applied: only the list is not sent
-                log_event("games list not sent", game=game_id, player=player, reason=str(reason))
-
-    def _route(self, sender: str, tags: list[list[str]], password: bool) -> tuple[str | None, int, str | None]:
-        """Which game and player a mail is for, from its plus-address
-        (``gm+GAME.PLAYER.TOKEN@``); (None, 0, None) when it names no game.
-        A mail with a ``password`` line may also name its game by coming from
-        the address of a player of exactly one game that is not over. Mail
-        to the GM's own address without one claims no game, so it is never
-        taken for a forgery (a player's own auto-reply looks just like it)."""
-        for parts in tags:
-            if (len(parts) >= 2 and parts[0] in self.games and parts[1].isdigit()
-                    and 1 <= int(parts[1]) <= len(self.games.summaries[parts[0]].seats)):
-                if self.games.summaries[parts[0]].seat(int(parts[1])).robot:
-                    raise Shunted(f"mail to the seat of {parts[0]} that the GM's robot holds")
-                return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
-        if not password:
-            return None, 0, None
-        mine = [(g, s.player) for g in self.games.all() if g.phase != ENDED
-                for s in g.seats if s.address.lower() == sender and not s.robot]
-        if len(mine) == 1:
-            return mine[0][0].id, mine[0][1], None
-        if len(mine) > 1:
-            raise Shunted(f"{sender} plays several games; the mail names none of them")
-        return None, 0, None
-
-    def _bounce(self, key: str, raw: bytes, message: Message) -> bool:
-        """A bounce of the GM's mail to a player: the player's address is
-        marked failing in each game it bounced from (an event, so the
-        opponent is told and a replay repeats it). The game is not otherwise
-        changed. Only a bounce that carries the player's token (as a returned
-        copy of the GM's mail does, in its Reply-To) counts: anyone could
-        forge a report that an address fails."""
-        try:
-            _, permanent = all_failures(message)
-        except Exception:  # a report flufl.bounce cannot read is no bounce we act on
-            return False
-        failed = {address.decode("utf-8", "replace").strip("<>").lower() for address in permanent}
-        lowered, applied = raw.lower(), False
-        for game in self.games.all():
-            if game.phase == ENDED:
-                continue
-            for seat in game.seats:
-                if (seat.address.lower() in failed and seat.player not in game.bouncing
-                        and any(token(self.store.key, subject, seat.player).encode() in lowered
-                                for subject in [game.secret_subject_of(seat.player), *game.earlier_secret_subjects])):
-                    at = time_of(key)
-                    header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
-                    self._archive_and_apply(game.id, prepend_header(raw, BOUNCE_HEADER, header), key,
-                                            Bouncing(at, seat.player, BOUNCED))
-                    log_event("mail bouncing", logging.WARNING, game=game.id, player=seat.player, key=key)
-                    applied = True
-        return applied
-
-    def _warn_player(self, game: MailGame, player: int, sender: str) -> None:
-        """Tell the real player that someone tried to act as them: once a day
-        per game at most, and only to the player's own address (no backscatter)."""
-        day = self.clock().strftime("%Y-%m-%d")
-        key = f"warning.{game.id}.{player}.{day}"
-        if key in self.store.outbox or key in self.store.sent:
-            return
-        own = sender.lower() == game.seat(player).address.lower()
-        notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
-                        game.rules.common(game, player, None) | {
-                            # Only the player's own address is named: any other may be another player's.
-                            "address": sender if own else None, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
-        message = build(notice, game, self.identity, 0, 0, self.clock(), [])
-        del message["Message-ID"]
-        message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"
-        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject_of(player), player)), key)
-
     # Applying
 
-    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event) -> None:
+    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> None:
         """Apply an event and write down what follows. Everything that can
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails
@@ -427,6 +281,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         archive = self.store.archive(game_id)
         try:
             if live is None:
+                assert isinstance(event, Created)
                 game, notices = engine.create(event)
                 threads = Threads()
             else:

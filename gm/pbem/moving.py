@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import TYPE_CHECKING
+from email.message import Message
 
 from ..kernel import moving
 from ..kernel.actions import AddressReplaced
@@ -21,14 +21,10 @@ from ..kernel.model import ENDED, MailGame
 from ..mail.reading import parse_message
 from .archive import orders_text, prepend_header
 from .operator import request_action
-from .outside import Shunted, fields_of
+from .decisions import Shunted
+from .outside import Master, fields_of
 from .store import time_of
 from .tokens import token, verify
-
-if TYPE_CHECKING:
-    from email.message import Message
-
-    from .master import GameMaster
 
 MOVE_HEADER = "X-GM-Move"
 _MOVE_ID = re.compile(r"a[0-9a-f]{10}")
@@ -42,7 +38,7 @@ def move_tag(tags: list[list[str]]) -> tuple[str, str] | None:
     return None
 
 
-def asked(master: GameMaster, key: str, game: MailGame, player: int, text: str) -> None:
+def asked(master: Master, key: str, game: MailGame, player: int, text: str) -> None:
     """After a player's mail was applied: if it asked to move the seat (and
     the game has the command), mail the new address a confirmation."""
     new = moving.requested(game, player, text)
@@ -63,7 +59,7 @@ def asked(master: GameMaster, key: str, game: MailGame, player: int, text: str) 
                         "auto-generated", reply_to=master.identity.reply_address(move_id, 1, secret))
 
 
-def answer(master: GameMaster, key: str, message: Message, sender: str, move_id: str, secret: str) -> None:
+def answer(master: Master, key: str, message: Message, sender: str, move_id: str, secret: str) -> None:
     """A reply to a move's confirmation: ``confirm`` from the new address moves the seat."""
     store = master.store
     if not verify(store.key, move_id, 1, secret) or move_id not in store.challenges:

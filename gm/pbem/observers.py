@@ -12,13 +12,13 @@ of an event, so `gm replay` rebuilds it byte for byte.
 from __future__ import annotations
 
 from datetime import datetime
-from email.message import EmailMessage
-from email.policy import SMTP
 from email.utils import format_datetime
 
 from ..kernel.engine import Notice
 from ..kernel.model import MailGame
+from .mailer import GAME_HEADER, Identity, message_id, render_text
 from .tokens import MASK, PLACEHOLDER
+from .writer import Mail, with_attachments
 
 OBSERVER_HEADER = "X-GM-Observer"
 
@@ -42,12 +42,10 @@ def _as_observed(game: MailGame, record: dict) -> dict:
             f"as the GM sent it to them (\"you\" in it is {record['alias']})"}
 
 
-def build_observer(notice: Notice, game: MailGame, identity, event: int, position: int, at: datetime,
-                   thread: list[str]) -> EmailMessage:
+def build_observer(notice: Notice, game: MailGame, identity: Identity, event: int, position: int, at: datetime,
+                   thread: list[str]) -> Mail:
     """The message for a notice to observer ``notice.observer``."""
-    from .mailer import GAME_HEADER, _fix_boundaries, message_id, render_text
-
-    message = EmailMessage(policy=SMTP)
+    message = Mail()
     message["From"] = f"{identity.name_for(game.rules.title)} <{identity.address}>"
     message["To"] = game.observers[notice.observer - 1]
     message["Subject"] = f"[gm {game.id}] {notice.subject}"
@@ -60,11 +58,9 @@ def build_observer(notice: Notice, game: MailGame, identity, event: int, positio
     message[GAME_HEADER] = game.id
     message[OBSERVER_HEADER] = str(notice.observer)
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
-    message.set_content(_masked(render_text(notice.template, notice.data, package, folders)),
-                        charset="utf-8", cte="quoted-printable")
-    for record in notice.data.get("records", []):
-        text = _masked(render_text("history", record["data"] | _as_observed(game, record), package, folders))
-        message.add_attachment(text, charset="utf-8", cte="quoted-printable",
-                               filename=f"game-{game.id}-player-{record['player']}.txt")
-    _fix_boundaries(message, f"gm-{game.id}-{event}-{position}")
+    records = [(f"game-{game.id}-player-{record['player']}.txt",
+                _masked(render_text("history", record["data"] | _as_observed(game, record), package, folders)))
+               for record in notice.data.get("records", [])]
+    with_attachments(message, _masked(render_text(notice.template, notice.data, package, folders)), records,
+                     f"gm-{game.id}-{event}-{position}")
     return message

@@ -36,64 +36,16 @@ from ..kernel.engine import (
 )
 from ..kernel.model import MailGame
 from ..mail.reading import parse_message
+from .events import event_fields, event_message
 from .mailer import Identity
 from .store import Store, origin_of, spool_key
 
-KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel", "answer")
-"""The ``X-GM-Event`` kinds of the operator's actions."""
 SHUNT_HEADER = "X-GM-Shunt-Reason"
-
-
-# Actions on a game: events <-> the lines of their messages
-
-def event_fields(event: Event) -> tuple[str, list[str]]:
-    """The kind and body lines of the message that stands for ``event``."""
-    from .archive import exact_time
-    from .creation import exact_seconds
-
-    if isinstance(event, Paused):
-        return "pause", []
-    if isinstance(event, Resumed):
-        return "resume", []
-    if isinstance(event, DeadlineSet):
-        if event.deadline is not None:
-            return "set-deadline", [f"deadline: {exact_time(event.deadline)}"]
-        assert event.extend is not None
-        return "set-deadline", [f"extend-seconds: {exact_seconds(event.extend)}"]
-    if isinstance(event, AddressReplaced):
-        return "replace-address", [f"player: {event.player}", f"address: {event.address}"]
-    if isinstance(event, Cancelled):
-        return "cancel", [f"reason: {' '.join(event.reason.split())}"]
-    if isinstance(event, Answered):
-        return "answer", [f"player: {event.player}", f"text: {' '.join(event.text.split())}"]
-    raise TypeError(f"no action of the operator's: {event!r}")
-
-
-def operator_event(kind: str, at: datetime, fields: dict[str, str]) -> Event | None:
-    """The event an archived action of the operator's stands for; None for
-    another kind."""
-    if kind == "pause":
-        return Paused(at)
-    if kind == "resume":
-        return Resumed(at)
-    if kind == "set-deadline":
-        if "deadline" in fields:
-            return DeadlineSet(at, deadline=datetime.fromisoformat(fields["deadline"]))
-        return DeadlineSet(at, extend=timedelta(seconds=float(fields["extend-seconds"])))
-    if kind == "replace-address":
-        return AddressReplaced(at, int(fields["player"]), fields["address"])
-    if kind == "cancel":
-        return Cancelled(at, fields.get("reason", ""))
-    if kind == "answer":
-        return Answered(at, int(fields["player"]), fields.get("text", ""))
-    return None
 
 
 def request_action(store: Store, identity: Identity, game_id: str, event: Event, name: str | None = None) -> str:
     """Spool an action on a game for the daemon; returns its spool key.
     ``name`` makes the key deterministic (a redo finds it there)."""
-    from .archive import event_message
-
     kind, body = event_fields(event)
     key = spool_key(event.at, "admin", name)
     if key not in store.spool:

@@ -21,24 +21,24 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime
-from email.message import EmailMessage, Message
-from email.policy import SMTP as SMTP_POLICY
+from email.message import Message
 from email.utils import format_datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..mail.reading import parse_message
 from ..games import game_named
 from ..kernel.protocol import GameRules
 from ..kernel.engine import DEFAULT_GAME
+from .admin import request_game
 from .archive import orders_text, prepend_header
-from .limits import normalized
-from .mailer import GAME_HEADER, as_bytes, render_text
+from .decisions import Shunted
+from .limits import DailyCounts, Limits, normalized
+from .mailer import GAME_HEADER, Identity, render_text
 from ..kernel.model import ENDED, Options
-from .store import time_of
+from .resident import Games
+from .store import Store, time_of
 from .tokens import token, verify
-
-if TYPE_CHECKING:
-    from .master import GameMaster
+from .writer import Mail, as_bytes, text_body
 
 CHALLENGE_HEADER = "X-GM-Challenge"
 CHALLENGER, CHALLENGED = 1, 0
@@ -58,10 +58,6 @@ ROBOT_WORD = "robot"
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
 
 
-class Shunted(Exception):
-    """Ends a message's handling: it goes to the shunt with this reason."""
-
-
 def fields_of(message: Message, header: str) -> dict[str, str]:
     """``a=1; b=2`` in one of gm's own headers, as a dict."""
     value = str(message.get(header, ""))
@@ -76,10 +72,24 @@ def challenge_tag(tags: list[list[str]]) -> tuple[str, int, str] | None:
     return None
 
 
+class Master(Protocol):
+    """What the answers to mail about no game, to the owner's mail
+    (`gm.pbem.owner`) and to a seat's move (`gm.pbem.moving`) use of the
+    `gm.pbem.master.GameMaster`."""
+
+    store: Store
+    identity: Identity
+    limits: Limits
+    counts: DailyCounts
+    games: Games
+    stuck: dict[str, datetime]
+    outside: OutsideMail
+
+
 class OutsideMail:
     """The GM's answers to mail about no game, for one `GameMaster`."""
 
-    def __init__(self, master: GameMaster):
+    def __init__(self, master: Master):
         self.master = master
 
     def allowed(self, address: str, what: str, at: datetime) -> None:
@@ -257,8 +267,7 @@ class OutsideMail:
 
     def _start(self, key: str, challenge_id: str, fields: dict[str, str], robot: str | None = None) -> None:
         """Request the game a challenge agreed on; with ``robot``, against the GM's robot at that level."""
-        from .admin import request_game  # a game by challenge starts like one made by gm new
-
+        # A game by challenge starts like one made by gm new.
         rules = game_named(fields.get("game", DEFAULT_GAME))
         players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
         options = Options(public_each_turn=fields.get("public") == "yes")  # both agreed: one asked, one accepted
@@ -276,7 +285,7 @@ class OutsideMail:
         """Queue a message that belongs to no game under a deterministic
         outbox key, so a redo after a crash queues it once."""
         master = self.master
-        message = EmailMessage(policy=SMTP_POLICY)
+        message = Mail()
         message["From"] = f"{master.identity.name} <{master.identity.address}>"
         message["To"] = to
         if reply_to:
@@ -286,7 +295,7 @@ class OutsideMail:
         message["Message-ID"] = f"<{name}@{master.identity.domain}>"
         message["Auto-Submitted"] = auto
         message[GAME_HEADER] = name.split(".")[0]
-        message.set_content(render_text(template, data), charset="utf-8")
+        text_body(message, render_text(template, data))
         if name not in master.store.sent and name not in master.store.outbox:
             master.store.outbox.add(as_bytes(message), name)
 

@@ -29,7 +29,7 @@ import hashlib
 import re
 from datetime import datetime, timedelta
 from email.message import Message
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..kernel.actions import AddressReplaced
 from ..kernel.model import ENDED
@@ -38,12 +38,10 @@ from ..storage import DurableMaildir
 from .archive import orders_text
 from .limits import normalized
 from .operator import OPERATOR_LINE, Action, check_action, discard, read_action, release, request_action, shunt_entries, show
-from .outside import Shunted
+from .decisions import Shunted
+from .outside import Master
 from .store import time_of
 from .tokens import token, verify
-
-if TYPE_CHECKING:
-    from .master import GameMaster
 
 OWNER_MAILS_PER_DAY = 30
 """Requests a day from the owner's address that are answered; the rest go to the shunt."""
@@ -72,7 +70,7 @@ def owner_tag(tags: list[list[str]]) -> tuple[str, str] | None:
 class OwnerMail:
     """The owner's side of one `GameMaster`."""
 
-    def __init__(self, master: GameMaster, owner: str | None):
+    def __init__(self, master: Master, owner: str | None):
         self.master = master
         self.owner = normalized(owner) if owner else None
         self.requests = DurableMaildir(master.store.root / "operator")

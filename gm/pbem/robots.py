@@ -28,7 +28,8 @@ from random import Random
 
 from ..kernel.model import ENDED, MailGame
 from ..logs import event as log_event
-from .archive import ROBOT as KIND, event_message, spool_key_of
+from .archive import spool_key_of
+from .events import ROBOT as KIND, event_message
 from .mailer import Identity
 from .resident import Games, Live
 from .store import Store, origin_of, spool_key, time_of

@@ -4,7 +4,7 @@ docs/operations.md ("Several daemons") is the procedure; this is its tooling.
 
 **Game ids.** A data directory that is shard K of S (the file ``DATA/shard``
 holds ``K/S``, written by `gm shard init`) numbers the games it makes ``gN``
-with N mod S = K, so no two shards ever make the same id and the shard of a
+with N mod S = K (`gm.pbem.store.Shard`), so no two shards ever make the same id and the shard of a
 game made there can be read off its id. `transport_lines` writes the Postfix
 regexp transport map that routes each plus-address by that rule: S must
 divide 100 (1, 2, 4, 5, 10, 20, 25, 50, 100), so that the rule looks at the
@@ -44,72 +44,14 @@ import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 from ..mail.reading import addresses, parse_message
 from ..storage import DurableMaildir, fsync_dir
 from . import snapshots
+from .store import GAME_ID, SHARD_FILE, Shard, shard_of
 
-SHARD_FILE = "shard"
-"""The file in a data directory that says which shard it is (``K/S``)."""
-ROUTABLE_COUNTS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
-"""Shard counts a regexp on the id's last two digits can route."""
 MANIFEST = "manifest"
 """The bundle's description: ``name: value`` lines."""
-GAME_ID = re.compile(r"g\d+")
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` of ``count``: it makes the ids gN with N mod count = index."""
-
-    index: int
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        """``K/S``, such as ``1/2``; ValueError with the reason otherwise."""
-        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-        if not match:
-            raise ValueError(f"{text.strip()!r}: give K/S, such as 0/2 or 1/2 (shard K of S, K from 0 to S-1)")
-        index, count = int(match[1]), int(match[2])
-        if count not in ROUTABLE_COUNTS:
-            raise ValueError(f"{count} shards: the transport map routes by an id's last two digits, so the "
-                             f"number of shards must divide 100 ({', '.join(map(str, ROUTABLE_COUNTS))})")
-        if not 0 <= index < count:
-            raise ValueError(f"shard {index} of {count}: K runs from 0 to {count - 1}")
-        return cls(index, count)
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def owns(self, game_id: str) -> bool:
-        """Whether a game of this id is made here (and routed here unless moved)."""
-        return bool(GAME_ID.fullmatch(game_id)) and int(game_id[1:]) % self.count == self.index
-
-    def after(self, number: int) -> int:
-        """The first game number past ``number`` that this shard makes."""
-        following = number + 1
-        return following + (self.index - following) % self.count
-
-
-def shard_of(root: str | os.PathLike[str]) -> Shard | None:
-    """The shard a data directory is (None: it is the only one)."""
-    try:
-        text = (Path(root) / SHARD_FILE).read_text()
-    except FileNotFoundError:
-        return None
-    try:
-        return Shard.parse(text)
-    except ValueError as error:
-        raise ValueError(f"{Path(root) / SHARD_FILE}: {error}") from None
-
-
-def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
-    """The next game number after a given one, for this data directory:
-    its shard's next, or simply the next when it is no shard."""
-    shard = shard_of(root)
-    return shard.after if shard else (lambda number: number + 1)
 
 
 def init(root: str | os.PathLike[str], shard: Shard) -> bool:

@@ -20,6 +20,8 @@
       limits/        today's counts of mail per address (`gm.pbem.limits`)
       commit         the manifest of the master's batch being committed
                      (`gm.storage`): empty, but after a crash
+      shard          which shard of several daemons' this one is (``K/S``,
+                     `Shard`), when it is one (`gm.pbem.shards`)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
 the origin: ``smtp``, ``lmtp`` and ``imap`` for mail from outside, ``admin``
@@ -30,14 +32,18 @@ Only the last two may carry GM events.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import threading
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Callable
 
 from ..storage import (
     Batch, DurableMaildir, Staged, Syncer, current_batch, finish_interrupted, fsync_dir, staging_name, write_staged,
 )
+from .crashpoints import crashpoint
 from .tokens import load_key
 
 OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
@@ -65,6 +71,68 @@ def origin_of(key: str) -> str:
 def time_of(key: str) -> datetime:
     """The arrival time a spool key holds, to the microsecond."""
     return _EPOCH + int(key.split(".")[0]) // 1000 * _MICROSECOND
+
+
+# Shards (`gm.pbem.shards`): which game numbers this data directory makes
+
+SHARD_FILE = "shard"
+"""The file in a data directory that says which shard it is (``K/S``)."""
+ROUTABLE_COUNTS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
+"""Shard counts a regexp on the id's last two digits can route."""
+GAME_ID = re.compile(r"g\d+")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count``: it makes the ids gN with N mod count = index."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``K/S``, such as ``1/2``; ValueError with the reason otherwise."""
+        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not match:
+            raise ValueError(f"{text.strip()!r}: give K/S, such as 0/2 or 1/2 (shard K of S, K from 0 to S-1)")
+        index, count = int(match[1]), int(match[2])
+        if count not in ROUTABLE_COUNTS:
+            raise ValueError(f"{count} shards: the transport map routes by an id's last two digits, so the "
+                             f"number of shards must divide 100 ({', '.join(map(str, ROUTABLE_COUNTS))})")
+        if not 0 <= index < count:
+            raise ValueError(f"shard {index} of {count}: K runs from 0 to {count - 1}")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, game_id: str) -> bool:
+        """Whether a game of this id is made here (and routed here unless moved)."""
+        return bool(GAME_ID.fullmatch(game_id)) and int(game_id[1:]) % self.count == self.index
+
+    def after(self, number: int) -> int:
+        """The first game number past ``number`` that this shard makes."""
+        following = number + 1
+        return following + (self.index - following) % self.count
+
+
+def shard_of(root: str | os.PathLike[str]) -> Shard | None:
+    """The shard a data directory is (None: it is the only one)."""
+    try:
+        text = (Path(root) / SHARD_FILE).read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise ValueError(f"{Path(root) / SHARD_FILE}: {error}") from None
+
+
+def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
+    """The next game number after a given one, for this data directory:
+    its shard's next, or simply the next when it is no shard."""
+    shard = shard_of(root)
+    return shard.after if shard else (lambda number: number + 1)
 
 
 class Markers:
@@ -238,10 +306,11 @@ class Store:
         is not what limits gm.) ``GM_SYNC=syncfs`` in the environment puts
         the spool on syncfs too. The master's and the delivery's batches,
         many files in many folders, use syncfs where it may be used
-        (`gm.storage.sync_mode`)."""
+        (`gm.storage.sync_mode`). Each passes the steps of its commits to
+        the crash points (`gm.pbem.crashpoints`)."""
         if role not in self._syncers:
             spool_fsync = role == "spool" and os.environ.get("GM_SYNC", "").strip().lower() != "syncfs"
-            self._syncers[role] = Syncer("fsync" if spool_fsync else None)
+            self._syncers[role] = Syncer("fsync" if spool_fsync else None, crashpoint)
         return self._syncers[role]
 
     def batch(self) -> Batch:
@@ -311,8 +380,6 @@ class Store:
         (exclusively: two ``gm new`` at the same moment never get the same),
         so that ``gm new`` can name the game before the daemon makes it.
         A shard (`gm.pbem.shards`) takes only the numbers that are its own."""
-        from .shards import numbering
-
         following = numbering(self.root)
         number = max(self._numbers(), default=0)
         while True:
@@ -330,8 +397,6 @@ class Store:
         games, so the directory is listed once and the count kept in memory
         after; reserved ids are skipped, and so, in a shard, are the numbers
         of the other shards."""
-        from .shards import numbering
-
         following = numbering(self.root)
         if self._last_id is None:
             self._last_id = max(self._numbers(), default=0)

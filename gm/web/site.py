@@ -34,6 +34,8 @@ from typing import Awaitable, Callable, TypeVar
 from aiohttp import web
 
 from ..logs import event
+from ..pbem.store import MissingDataDirectory
+from ..process import STOP_SIGNALS, StartError
 from .pages import Archive, Page, render_list
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -177,9 +179,6 @@ async def start(data: str, host: str, port: int) -> tuple[web.AppRunner, tuple[s
 async def start_or_fail(data: str, address: tuple[str, int]) -> tuple[web.AppRunner, tuple[str, int]]:
     """`start`, with the daemon's `StartError` (one line for the operator)
     when the data directory is missing or the address cannot be listened on."""
-    from ..pbem.daemon import StartError
-    from ..pbem.store import MissingDataDirectory
-
     try:
         return await start(data, *address)
     except MissingDataDirectory as error:
@@ -193,8 +192,6 @@ async def serve_alone(data: str, address: tuple[str, int]) -> str:
     """Serve only the web archive until SIGTERM or SIGINT (``gm serve
     --web-only``): it reads the data directory and writes nothing there, so
     it may run beside the daemon that owns it. Returns the signal's name."""
-    from ..pbem.daemon import STOP_SIGNALS
-
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     received: list[str] = []
@@ -221,8 +218,6 @@ async def serve_alone(data: str, address: tuple[str, int]) -> str:
 def run_alone(data: str, address: tuple[str, int], exit_start: int) -> int:
     """``gm serve --web-only``: the web archive alone, until a signal; the
     exit status (``exit_start`` when it cannot start)."""
-    from ..pbem.daemon import StartError
-
     print(f"gm serving the web archive of {data}/ on http://{address[0]}:{address[1]}/ (read only; no mail)",
           flush=True)
     try:
