@@ -77,14 +77,16 @@ def read_greeting(host: str, port: int, farewell: bytes, timeout: float = 1.0) -
 
 
 @contextlib.contextmanager
-def serving(data: Path, port: int, address: str, cwd: Path):
+def serving(data: Path, port: int, address: str | None, cwd: Path):
     """``gm serve`` of the installed gm on a loopback SMTP port, with the
     wall clock, until the block ends: then stopped by SIGINT (killed if it
-    does not stop within 10 s)."""
+    does not stop within 10 s). ``address`` is the GM's own (None: gm's
+    default)."""
     import signal
 
+    own = ["--address", address] if address is not None else []
     daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
-                               "--address", address], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               *own], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for("the SMTP listener", lambda: listening(port))
         yield daemon

@@ -1,23 +1,29 @@
-"""gm as its users get it: the distributions built from this work tree, and
-the wheel installed into a fresh virtual environment, playing a game by mail.
+"""gm as its users get it: the distributions built from this work tree, the
+wheel installed into a fresh virtual environment playing a game by mail, and
+an editable install of a copy of the work tree rendering a game's
+invitations.
 
 The tests run against gm installed (not editable) into .venv, and
 `scripts/test` runs pytest with ``python -P`` so that this work tree's own
 gm/ folder is never what gets imported: the first test checks that.
 
-The tests marked ``wheel`` are slow (about 20 s together, with a warm pip cache): they
+The tests marked ``wheel`` are slow (about a minute together, with a warm pip cache): they
 build an sdist and a wheel with ``python -m build`` (in an isolated build
-environment, as CI or a packager would) and install the wheel with its
-dependencies from PyPI into a new virtual environment outside the work tree.
+environment, as CI or a packager would) and install the wheel, and a copy
+of the work tree as an editable install, with their dependencies from PyPI,
+into new virtual environments outside the work tree.
 They run in the normal test run all the same: a gm that works from a
 checkout but not once installed (templates or grammar missing from the
-wheel) cannot run a game, and only these tests see it.
+wheel, or not found by an editable install) cannot run a game, and only
+these tests see it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.policy
 import os
+import shutil
 import signal
 import smtplib
 import socket
@@ -194,39 +200,58 @@ def _stop(daemon: subprocess.Popen) -> None:
             daemon.wait(timeout=15)
 
 
+def _venv(folder: Path) -> Path:
+    """A fresh virtual environment in ``folder``; its bin/ folder."""
+    _run([sys.executable, "-m", "venv", folder], timeout=120)
+    return folder / "bin"
+
+
+def _pip_install(venv_bin: Path, *what) -> None:
+    _run([venv_bin / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *what], timeout=600)
+
+
+@contextlib.contextmanager
+def _serving(venv_bin: Path, data: Path, work: Path, log: Path):
+    """``gm serve`` of the gm in ``venv_bin`` on a free loopback port, until the
+    block ends; yields the daemon and its port."""
+    port = _free_port()
+    with open(log, "wb") as output:
+        daemon = subprocess.Popen([venv_bin / "gm", "serve", "--data", data, "--smtp", f"127.0.0.1:{port}"],
+                                  cwd=work, env=_clean_env(), stdin=subprocess.DEVNULL, stdout=output,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + WAIT
+            while True:
+                assert daemon.poll() is None, f"gm serve exited {daemon.returncode}:\n{log.read_text()}"
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1):
+                        break
+                except OSError:
+                    assert time.monotonic() < deadline, f"gm serve did not listen on {port} within {WAIT} s"
+                    time.sleep(0.1)
+            yield daemon, port
+        finally:
+            _stop(daemon)
+    assert daemon.returncode is not None
+
+
 @wheel
 def test_the_installed_wheel_plays_a_game_by_mail(dists, tmp_path):
     _, built = dists
     assert not _inside(tmp_path, ROOT)
     venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", venv], timeout=120)
-    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", built],
-         timeout=600)
+    venv_bin = _venv(venv)
+    _pip_install(venv_bin, built)
     work = tmp_path / "work"
     work.mkdir()
-    where = _run([venv / "bin" / "python", "-c", "import gm.pbem.mailer, gm; print(gm.__file__)"],
+    where = _run([venv_bin / "python", "-c", "import gm.pbem.mailer, gm; print(gm.__file__)"],
                  timeout=60, cwd=work).stdout.strip()
     assert _inside(Path(where), venv), where
-    assert "gm " in _run([venv / "bin" / "gm-pbem", "--version"], timeout=60, cwd=work).stdout
+    assert "gm " in _run([venv_bin / "gm-pbem", "--version"], timeout=60, cwd=work).stdout
 
     data = work / "data"
-    port = _free_port()
-    log = open(tmp_path / "serve.log", "wb")
-    daemon = subprocess.Popen([venv / "bin" / "gm", "serve", "--data", data, "--smtp", f"127.0.0.1:{port}"],
-                              cwd=work, env=_clean_env(), stdin=subprocess.DEVNULL, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + WAIT
-        while True:
-            assert daemon.poll() is None, f"gm serve exited {daemon.returncode}"
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, f"gm serve did not listen on {port} within {WAIT} s"
-                time.sleep(0.1)
-
-        _run([venv / "bin" / "gm", "new", "--data", data, "--player", ALICE, "--player", BOB],
+    with _serving(venv_bin, data, work, tmp_path / "serve.log") as (daemon, port):
+        _run([venv_bin / "gm", "new", "--data", data, "--player", ALICE, "--player", BOB],
              timeout=60, cwd=work)
         invitations = {p: _wait_for(data, daemon, p, "Invitation") for p in (ALICE, BOB)}
         for player, setup in ((ALICE, SETUP_ALICE), (BOB, SETUP_BOB)):
@@ -235,10 +260,55 @@ def test_the_installed_wheel_plays_a_game_by_mail(dists, tmp_path):
             sheet = _wait_for(data, daemon, player, "Turn 1: the game begins")
             assert "== The spaces ==" in sheet.get_body(preferencelist=("plain",)).get_content()
             assert "<html" in sheet.get_body(preferencelist=("html",)).get_content().lower()
-        listing = _run([venv / "bin" / "python", "-m", "gm", "games", "--data", data], timeout=60, cwd=work).stdout
+        listing = _run([venv_bin / "python", "-m", "gm", "games", "--data", data], timeout=60, cwd=work).stdout
         assert listing.strip(), "gm games lists no game"
         assert not _shunted(data), f"mail was shunted: {_shunted(data)}"
-    finally:
-        _stop(daemon)
-        log.close()
-    assert daemon.returncode is not None
+
+
+_NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache",
+                                     ".hypothesis", "gm-data", "*.mbox")
+"""What a checkout holds besides its source (.gitignore's list)."""
+
+
+def _copy_of_the_work_tree(where: Path) -> Path:
+    """The work tree's source, copied to ``where`` (without its .venv, its
+    build leftovers, or a gm/templates folder an old layout left behind)."""
+    shutil.copytree(ROOT, where, ignore=_NOT_SOURCE)
+    shutil.rmtree(where / "gm" / "templates", ignore_errors=True)
+    return where
+
+
+def _invitations_rendered(venv_bin: Path, work: Path) -> None:
+    """``gm serve`` and ``gm new`` of the gm in ``venv_bin`` make a game whose
+    invitations, rendered from the templates, reach the delivered Maildir."""
+    work.mkdir()
+    data = work / "data"
+    with _serving(venv_bin, data, work, work / "serve.log") as (daemon, _):
+        _run([venv_bin / "gm", "new", "--data", data, "--player", ALICE, "--player", BOB], timeout=60, cwd=work)
+        for player in (ALICE, BOB):
+            invitation = _wait_for(data, daemon, player, "Invitation")
+            text = invitation.get_body(preferencelist=("plain",)).get_content()
+            assert "You are invited to a game of Spaceships" in text, text
+            assert "password " in text, text
+        assert not _shunted(data), f"mail was shunted: {_shunted(data)}"
+
+
+def _where_gm_is(venv_bin: Path, work: Path) -> tuple[Path, Path]:
+    """Where the gm in ``venv_bin`` imports gm and its kernel's templates from."""
+    found = _run([venv_bin / "python", "-c", "import gm, gm.templates; print(gm.__file__); print(gm.templates.__file__)"],
+                 timeout=60, cwd=work).stdout.split()
+    return Path(found[0]), Path(found[1])
+
+
+@wheel
+def test_an_editable_install_renders_the_invitations(tmp_path):
+    """``pip install -e`` of a copy of the work tree, as a developer would.
+    (An sdist install is what the wheel test already covers: pip builds the
+    same wheel from the sdist that ``python -m build`` builds.)"""
+    assert not _inside(tmp_path, ROOT)
+    source = _copy_of_the_work_tree(tmp_path / "checkout")
+    venv_bin = _venv(tmp_path / "venv")
+    _pip_install(venv_bin, "--editable", source)
+    package, templates = _where_gm_is(venv_bin, tmp_path)
+    assert _inside(package, source / "gm") and _inside(templates, source / "templates"), (package, templates)
+    _invitations_rendered(venv_bin, tmp_path / "work")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from .addresses import is_mail_address
 from .model import ENDED, MailGame, Outcome, Seat
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def operator_refusal(game: MailGame, event: object) -> str | None:
     if isinstance(event, AddressReplaced):
         if not 1 <= event.player <= len(game.seats):
             return f"game {game.id} has no player {event.player}: its players are 1 to {len(game.seats)}"
-        if "@" not in event.address or any(c.isspace() for c in event.address):
+        if not is_mail_address(event.address):
             return f"{event.address!r} is not a mail address"
         if game.seat_of(event.address) is not None:
             return f"{event.address} already plays in game {game.id}"

@@ -10,9 +10,9 @@ whose mail carries the seat's secret, and the new one.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
+from .addresses import is_mail_address
 from .model import MailGame
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 MOVING_EDITION = 2
 KEYWORDS = ("address",)
-_ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$")
 
 
 def keywords(game: MailGame) -> tuple[str, ...]:
@@ -31,7 +30,7 @@ def keywords(game: MailGame) -> tuple[str, ...]:
 
 def refusal(game: MailGame, player: int, new: str) -> str | None:
     """Why the seat cannot move to ``new`` (None when it can)."""
-    if not _ADDRESS.match(new):
+    if not is_mail_address(new):
         return f"{new!r} is not one mail address (write: address you@example.org)"
     if new.lower() == game.seat(player).address.lower():
         return "that is the address you play from already"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..games import game_named
+from ..kernel.addresses import is_mail_address
 from ..kernel.engine import DEFAULT_GAME
 from ..kernel.model import MailGame, Options, Seat
 from ..kernel.protocol import GameRules
@@ -61,6 +62,10 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     is the level of the GM's robot, which then holds the last seat
     (`gm.pbem.robots`); its seed is drawn here unless ``robot_seed`` says."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
+    for address in players:
+        if not is_mail_address(address):
+            raise ValueError(f"player {address!r} is not a mail address (write it as name@domain, "
+                             "e.g. alice@example.org or you@localhost)")
     if robot is not None:
         if not rules.robot_levels:
             raise ValueError(f"{rules.title} has no robot to play")
@@ -74,7 +79,7 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     rules.describe_variant(variant)
     observers = observers or []
     for address in observers:
-        if "@" not in address or any(c.isspace() for c in address):
+        if not is_mail_address(address):
             raise ValueError(f"observer {address!r} is not a mail address")
     if len({o.lower() for o in observers} | {p.lower() for p in players}) != len(observers) + len(players):
         raise ValueError("an observer needs an address of their own, neither a player's nor another observer's")

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from ..kernel.addresses import mail_address
 from ..logs import event
 from ..process import STOP_SIGNALS, StartError
 from ..storage import CommitError, Staged, publish
@@ -436,6 +437,8 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
     for number in STOP_SIGNALS:
         loop.add_signal_handler(number, on_signal, number)
     try:
+        if config.owner and mail_address(config.owner) is None:  # else the owner's mail would be ignored unsaid
+            raise StartError(f"owner: {config.owner!r} is not a mail address")
         fresh = not (Path(config.data) / "secret.key").exists()
         try:
             daemon = Daemon(config)

@@ -11,11 +11,11 @@ a few more mails through once; a crash of the process forgets nothing.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from datetime import datetime
-from email.utils import getaddresses
 from pathlib import Path
+
+from ..kernel.addresses import mail_address
 
 
 @dataclass(frozen=True)
@@ -31,17 +31,13 @@ class Limits:
     """Confirmed challenges a day that reach any one address."""
 
 
-_ADDRESS = re.compile(r"[^\s@<>,;:\"()\[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+")
-
-
 def normalized(text: str) -> str | None:
-    """The one mailbox address ``text`` names, lower-cased, or None when it
-    names none or several: ``<Victim@X.example>,`` is ``victim@x.example``;
-    ``a@x.example, b@y.example`` is None."""
-    found = [address for _, address in getaddresses([text.strip().rstrip(",;.")]) if address]
-    if len(found) != 1 or not _ADDRESS.fullmatch(found[0]):
-        return None
-    return found[0].lower()
+    """The one mail address ``text`` names (`gm.kernel.addresses`, the
+    project's one address policy), lower-cased to count and compare by, or
+    None when it names none or several: ``<Victim@X.example>,`` is
+    ``victim@x.example``; ``a@x.example, b@y.example`` is None."""
+    address = mail_address(text)
+    return address.lower() if address else None
 
 
 class DailyCounts:

@@ -26,10 +26,11 @@ from ..kernel.model import MailGame
 from .tokens import PLACEHOLDER
 from .writer import Mail, _fill
 
-TEMPLATES = jinja2.PackageLoader("gm", "templates")
-"""The templates ship inside the package as ``gm/templates`` (the project's
-top-level ``templates/`` folder, mapped there by setup.cfg's package_dir), so
-an installed gm finds them wherever it runs from."""
+TEMPLATES = jinja2.PackageLoader("gm.templates", ".")
+"""The kernel's templates, found as the package ``gm.templates`` (the
+project's top-level ``templates/`` folder, mapped there by setup.cfg's
+package_dir): asking for that package, not for a ``templates`` folder inside
+gm's, is what finds them in a wheel, an sdist and an editable install alike."""
 GAME_HEADER = "X-GM-Game"
 """Marks every message the GM sends, so that its own mail coming back is known."""
 

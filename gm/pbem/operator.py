@@ -28,9 +28,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from email.utils import parseaddr
 from typing import Any
 
+from ..kernel.addresses import mail_address
 from ..kernel.engine import (
     AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed, operator_refusal,
 )
@@ -151,8 +151,10 @@ def read_action(line: str, at: datetime) -> Action:
 
 
 def clean_address(text: str) -> str:
-    """The bare address in ``text`` (``<a@b.example>`` gives ``a@b.example``)."""
-    return parseaddr(text)[1] or text
+    """The bare address in ``text`` (``<a@b.example>`` gives ``a@b.example``);
+    ``text`` as it is when it names no address (`gm.kernel.addresses`), for
+    the kernel to refuse in words."""
+    return mail_address(text) or text
 
 
 # The shunt
