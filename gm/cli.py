@@ -209,8 +209,8 @@ def _new(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from .pbem.admin import request_game
-    from .games import game_named
-    from .kernel.model import Options
+    from .kernel.protocol import game_named
+    from .kernel.values import Options
 
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,

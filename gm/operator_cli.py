@@ -16,7 +16,7 @@ over, a deadline in the past...): nothing was spooled."""
 
 def _action(args: argparse.Namespace) -> int:
     from .cli import _identity, _store
-    from .kernel.engine import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
+    from .kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
     from .pbem.admin import load_games
     from .pbem.operator import check_action, clean_address, duration, moment, request_action
 

@@ -116,7 +116,7 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
 def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     from datetime import datetime, timezone
 
-    from gm.kernel.model import Options, Seat
+    from gm.kernel.values import Options, Seat
     from gm.pbem.archive import event_message
     from gm.pbem.creation import request_fields
     from gm.pbem.mailer import Identity

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from gm.games import game_named, register
+from gm.kernel.protocol import REGISTRY, game_named
 from gm.kernel import engine
-from gm.kernel.engine import Created, DeadlinePassed, Notice, PlayerMail, Reply
-from gm.kernel.model import ENDED, PLAY, MailGame, Options, Outcome, Seat
+from gm.kernel.values import ENDED, PLAY, Created, DeadlinePassed, Notice, Options, Outcome, PlayerMail, Reply, Seat
+from gm.kernel.model import MailGame
 from gm.kernel.protocol import GameRules
 from gm.pbem.admin import request_game, verify_replay
 from gmtest import START, World, run, text
@@ -112,7 +112,7 @@ class TallyGame(GameRules):
         return self._run(game, at)
 
 
-register(TallyGame())
+REGISTRY.register(TallyGame())
 SEATS = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bea@example.org", "Bea"), Seat(3, "cy@example.org", "Cy"))
 
 

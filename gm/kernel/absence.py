@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .model import ENDED, MailGame
+from .commands import Command
+from .model import MailGame
 from .text import span
-
-if TYPE_CHECKING:
-    from .commands import Command
-    from .engine import Notice, PlayerMail, Reply
+from .values import ENDED, Notice, PlayerMail, Reply
 
 ABSENCE_EDITION = 2
 """The first edition of gm's mail rules that knows absences; games of an
@@ -89,7 +87,6 @@ def _used(game: MailGame, player: int, at: datetime) -> timedelta:
 
 def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
     """``absent``, ``vacation`` or ``back`` on a line of a player's mail."""
-    from .engine import Notice  # noqa: F811 (the engine imports this module)
     player, keyword, argument = event.player, command.keyword, command.argument.strip()
     where = f"line {command.line}: {keyword}"
     if keyword == "back" or argument.lower() == "cancel":
@@ -204,8 +201,6 @@ def _show_deadline(notices: list[Notice], before: datetime, after: datetime, at:
 
 
 def _announce_back(game: MailGame, at: datetime, back: set[int]) -> list[Notice]:
-    from .engine import Notice  # noqa: F811 (the engine imports this module)
-
     out = []
     for player in sorted(back):
         if player in game.absent:

@@ -1,76 +1,21 @@
-"""The operator's actions on a game, as events of its archive (`gm pause`,
-`gm resume`, `gm deadline`, `gm replace`, `gm cancel`, `gm answer`, or the
-owner's mail).
+"""What the operator's actions do to a game (`gm pause`, `gm resume`, `gm
+deadline`, `gm replace`, `gm cancel`, `gm answer`, or the owner's mail).
 
-Kept apart from `gm.kernel.engine`, which applies them: each is an event
-like a player's mail, so `gm replay` reproduces what it did.
+The actions are events of the game's archive (`gm.kernel.values`), like a
+player's mail, so `gm replay` reproduces what they did; the engine
+(`gm.kernel.engine`) hands them here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .model import ENDED, MailGame, Outcome, Seat
-
-if TYPE_CHECKING:
-    from .engine import Notice
-
-
-@dataclass(frozen=True)
-class Paused:
-    """The operator paused the game: the clock stops until `Resumed`."""
-
-    at: datetime
-
-
-@dataclass(frozen=True)
-class Resumed:
-    """The operator resumed a paused game: the deadline starts again from now."""
-
-    at: datetime
-
-
-@dataclass(frozen=True)
-class DeadlineSet:
-    """The operator set the deadline to ``deadline``, or moved it by ``extend``."""
-
-    at: datetime
-    deadline: datetime | None = None
-    extend: timedelta | None = None
-
-
-@dataclass(frozen=True)
-class AddressReplaced:
-    """The operator gave ``player``'s seat a new address (and so a new secret)."""
-
-    at: datetime
-    player: int
-    address: str
-
-
-@dataclass(frozen=True)
-class Cancelled:
-    """The operator cancelled the game: it ends with no winner."""
-
-    at: datetime
-    reason: str
-
-
-@dataclass(frozen=True)
-class Answered:
-    """The operator answers ``player`` on something the rules leave to the
-    GM (a Celestial Empire research result): the player is sent ``text``,
-    and the game may act on it (`GameRules.answer`)."""
-
-    at: datetime
-    player: int
-    text: str
-
-
-OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
-"""The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
+from .model import MailGame
+from .values import (
+    ENDED, OPERATOR_EVENTS, Action, AddressReplaced, Answered, Cancelled, DeadlineSet, Notice, Outcome, Paused,
+    Resumed, Seat,
+)
 
 
 def operator_refusal(game: MailGame, event: object) -> str | None:
@@ -111,14 +56,9 @@ def operator_refusal(game: MailGame, event: object) -> str | None:
     return None
 
 
-Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
-
-
 def operator(game: MailGame, event: Action) -> list[Notice]:
     if operator_refusal(game, event) is not None:
         return []  # (the daemon refuses it before it is archived)
-    from .engine import Notice  # the engine imports this module
-
     rules = game.rules
 
     def everyone(template: str, subject: str, **data: Any) -> list[Notice]:

@@ -20,148 +20,35 @@ Events:
 - `Paused`, `Resumed`, `DeadlineSet`, `AddressReplaced`, `Cancelled`, `Answered`: the
   operator's actions (`OPERATOR_EVENTS`), archived like the clock's.
 
-Each returns `Notice` values: who is told what, as a template name and data
-(``gm.pbem.mailer`` turns them into mail). The answer to a player's mail is
+The events are values (`gm.kernel.values`). Each returns `Notice` values:
+who is told what, as a template name and data (``gm.pbem.mailer`` turns
+them into mail). The answer to a player's mail is
 one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Union
+from datetime import datetime
+from typing import Any
 
 from . import absence, moving
 from . import observers as watchers
-from .actions import (  # noqa: F401  (the operator's events, here beside the others)
-    OPERATOR_EVENTS, AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed, clock_stopped, operator,
-    operator_refusal,
-)
-
+from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
 from .errors import NotationError
-from .model import ENDED, SETUP, MailGame, Options, Outcome, Seat
+from .model import MailGame
+from .protocol import Table, game_named
 from .text import wrap
-
-DEFAULT_GAME = "spaceships"
-"""The game of archives and records that name none."""
-EDITION = 4
-"""The edition of gm's rules for answering mail that new games are made
-under. A game keeps the edition it was made under (`MailGame.edition`), so
-that its archive replays byte for byte after gm changes how it answers:
-edition 1 is every game made before editions were recorded."""
-LIGHT_MAIL_EDITION = 4
-"""The first edition whose mail is light: HTML sheets styled by a ``<style>``
-block and classes in place of per-cell inline styles, and the text and HTML
-parts of the players' mail sent as 7bit, not quoted-printable, when they are
-ASCII in lines of at most 998 characters (`gm.pbem.mailer.build`)."""
-ONE_REPLY_EDITION = 3
-"""The first edition that answers ``help``, ``status`` and ``history`` inside
-the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
-earlier editions sent each in a mail of its own."""
-
-
-@dataclass(frozen=True)
-class Created:
-    at: datetime
-    game_id: str
-    seats: tuple[Seat, ...]
-    variant: str
-    options: Options
-    terms: Any = None
-    """The game's own creation terms (a Spaceships match), if any."""
-    instance: str | None = None
-    game: str = DEFAULT_GAME
-    edition: int = EDITION
-    observers: tuple[str, ...] = ()
-    """Addresses that watch the game (`MailGame.observers`)."""
-    robot_seed: int | None = None
-    """Where the robot seats' choices come from (`MailGame.robot_seed`)."""
-
-
-@dataclass(frozen=True)
-class PlayerMail:
-    at: datetime
-    player: int
-    text: str
-    message_id: str | None = None
-    in_reply_to: str | None = None
-    """The Message-ID the mail says it answers (its In-Reply-To)."""
-    subject: str = ""
-
-
-@dataclass(frozen=True)
-class DeadlinePassed:
-    """The clock reached a deadline. ``at`` is when gm acted on it (later
-    than the deadline when the daemon was down), ``deadline`` the deadline
-    it is for (None in archives written before it was recorded)."""
-
-    at: datetime
-    deadline: datetime | None = None
-
-
-@dataclass(frozen=True)
-class ReminderDue:
-    at: datetime
-
-
-@dataclass(frozen=True)
-class Bouncing:
-    """Mail to ``player`` failed for good: a bounce came back, or the relay
-    refused it. The game goes on as before; the other players are told."""
-
-    at: datetime
-    player: int
-    reason: str
-
-
-Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing,
-              Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered]
-
-
-@dataclass(frozen=True)
-class Notice:
-    """One message the GM sends: to which player, which template, what data.
-
-    ``answers`` is the Message-ID of the player's mail it replies to, if any;
-    ``attach_archive`` asks for the player's own mailbox of the game so far
-    (`gm.pbem.archive.player_mailbox`). A notice to an observer, who holds
-    no seat, has ``player`` 0 and ``observer`` the observer's number (from 1,
-    in `MailGame.observers`)."""
-
-    player: int
-    template: str
-    subject: str
-    data: dict[str, Any] = field(default_factory=dict)
-    answers: str | None = None
-    attach_archive: bool = False
-    observer: int = 0
-    enclosed: tuple["Notice", ...] = ()
-    """Documents sent inside this notice's mail, after its own text (the
-    help, a sheet, the history a player asked for in the mail it answers)."""
-
-
-@dataclass
-class Reply:
-    """The sections of the GM's answer to one mail, and the game's data for it."""
-
-    done: list[str] = field(default_factory=list)
-    not_understood: list[str] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    enclosed: list[Notice] = field(default_factory=list)
-    """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
-
-
-def rules_named(name: str):  # -> GameRules; imported late: the games import the kernel
-    from ..games import game_named
-    return game_named(name)
+from .values import (
+    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, SETUP, Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail,
+    ReminderDue, Reply, Seat,
+)
 
 
 def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations."""
-    rules = rules_named(event.game)
+    rules = game_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
                     instance=event.instance, edition=event.edition, observers=event.observers,
                     robot_seed=event.robot_seed)
@@ -193,7 +80,7 @@ def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
     return [n for n in notices if n.observer or n.player not in robots] if robots else notices
 
 
-def answered_turn(game: MailGame, event: PlayerMail) -> int | None:
+def answered_turn(game: Table, event: PlayerMail) -> int | None:
     """The turn a player's mail answers, if it says: the turn the GM's mail it
     replies to asked for (its Message-ID names the event that sent it), or
     else the last turn its subject names ("Re: [gm g1] Turn 2 results;
@@ -206,7 +93,7 @@ def answered_turn(game: MailGame, event: PlayerMail) -> int | None:
     return int(turns[-1]) if turns else None
 
 
-def late_for(game: MailGame, event: PlayerMail) -> int | None:
+def late_for(game: Table, event: PlayerMail) -> int | None:
     """The turn a player's mail answers if that turn ran before the mail
     came (ruling w), else None. Turn 0 is the setup: orders in answer to it
     are the first turn's."""
@@ -444,6 +331,3 @@ def _reminders(game: MailGame, at: datetime) -> list[Notice]:
             what = game.rules.reminder_what(game)
             notices.append(Notice(player, "reminder", f"Reminder: your {what}", game.rules.common(game, player, at) | {"what": what}))
     return notices
-
-
-# The operator's actions

@@ -10,63 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .protocol import GameRules
-
-SETUP = "setup"
-PLAY = "play"
-ENDED = "ended"
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A player's place in a game: number, address and the alias the others see."""
-
-    player: int
-    address: str
-    alias: str
-    robot: str | None = None
-    """The level (``easy``, ``normal``, ``hard``) of the GM's robot that holds
-    this seat, or None for a person: a robot seat is sent no mail, and its
-    orders are events of the GM's own (`gm.pbem.robots`)."""
-
-
-@dataclass(frozen=True)
-class Options:
-    """How a game is run by mail."""
-
-    deadline: timedelta = timedelta(hours=72)
-    """Time allowed for each turn, or each move in a game of alternating
-    moves (and for setup)."""
-    wait_for_deadline: bool = False
-    """Run turns only at the deadline, even when every player is in."""
-    reminder_before: timedelta = timedelta(hours=12)
-    """When to remind a player who has not sent orders."""
-    forfeit_after: int = 3
-    """Consecutive deadlines missed after which a player forfeits."""
-    absence_max: timedelta = timedelta(days=14)
-    """The longest absence a player may declare (`gm.kernel.absence`)."""
-    absence_total: timedelta = timedelta(days=28)
-    """How long a player's absences in one game may add up to."""
-    public_each_turn: bool = False
-    """Both players agreed that the web archive (`gm.web`) may show the game
-    while it is played, after each turn: only what an observer may know
-    (`gm.kernel.observers`), nothing hidden. Otherwise a game is shown only
-    once it has ended."""
-
-
-@dataclass
-class Outcome:
-    """How a game by mail ended: the rules' result, or a forfeit or resignation.
-
-    ``scores`` are by seat (None where the game keeps none)."""
-
-    reason: str
-    scores: tuple[int, ...] | None
-    winner: int | None
-    after_turn: int
+from .protocol import GameRules
+from .values import ENDED, SETUP, Options, Outcome, Seat
 
 
 @dataclass
@@ -102,7 +49,7 @@ class MailGame:
     """Players whose mail is bouncing, until they next write."""
     edition: int = 1
     """The edition of gm's rules for answering mail the game was made under
-    (`gm.kernel.engine.EDITION`): a game answers as gm did when it was made,
+    (`gm.kernel.values.EDITION`): a game answers as gm did when it was made,
     so that its archive replays byte for byte."""
     instance: str | None = None
     """Makes the game's Message-IDs unique to the installation (see

@@ -11,13 +11,10 @@ whose mail carries the seat's secret, and the new one.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from .commands import Command, read_mail
 from .model import MailGame
-
-if TYPE_CHECKING:
-    from .commands import Command
-    from .engine import Notice, PlayerMail, Reply
+from .values import Notice, PlayerMail, Reply
 
 MOVING_EDITION = 2
 KEYWORDS = ("address",)
@@ -43,8 +40,6 @@ def refusal(game: MailGame, player: int, new: str) -> str | None:
 def requested(game: MailGame, player: int, text: str) -> str | None:
     """The address a player's mail asks to move the seat to, read as the
     engine reads it (`command`): the first ``address`` line it accepts."""
-    from .commands import read_mail
-
     if not keywords(game):
         return None
     for line in read_mail(text, game.rules.is_notation, KEYWORDS).commands:

@@ -7,9 +7,12 @@ when a turn (or move) runs, and what each seat may see. The kernel calls the
 hooks below and never looks inside the game's state (``MailGame.play``).
 
 A game subclasses `GameRules`, overriding what it needs; the defaults are the
-kernel's behaviour for every game. Hooks change the `MailGame` they are given
+kernel's behaviour for every game. Hooks are handed the game as a `Table`
 and return `Notice` values, as the kernel's own event handling does: pure,
 with time passed in.
+
+The games a process hosts are in `REGISTRY`, which `gm.games` fills: the
+kernel finds a game by name there and never imports one.
 """
 
 from __future__ import annotations
@@ -17,20 +20,14 @@ from __future__ import annotations
 import enum
 from datetime import datetime
 from random import Random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from .registry import Registry
 from .text import span
+from .values import Notice, Options, Outcome, PlayerMail, Reply, Seat
 
 if TYPE_CHECKING:
     from .commands import Command, Mail
-    from .engine import Notice, PlayerMail, Reply
-    from .model import MailGame
-    from .records import Refereed
-
-
-def _rules_named(name: str) -> "GameRules":
-    from ..games import game_named  # the games import the kernel
-    return game_named(name)
 
 
 class TurnPolicy(enum.Enum):
@@ -41,6 +38,56 @@ class TurnPolicy(enum.Enum):
     deadline (Spaceships, Celestial Empire). Deadlines are per turn."""
     ALTERNATING = "alternating"
     """One seat moves at a time (Grid Fighters). Deadlines are per move."""
+
+
+class Refereed(Protocol):
+    """What a game's referee returns: an exit status, and the outcome as
+    text or as one JSON document."""
+
+    @property
+    def exit_status(self) -> int: ...
+
+    def text(self) -> str: ...
+
+    def json(self) -> str: ...
+
+
+class Table(Protocol):
+    """A game by mail as its rules see it (`gm.kernel.model.MailGame`): the
+    seats, the variant and options, the edition, the phase and the turn,
+    and ``play``, the game's own state, which only the game reads."""
+
+    id: str
+    variant: str
+    options: Options
+    edition: int
+    play: Any
+    phase: str
+    deadline: datetime | None
+    outcome: Outcome | None
+    series: int
+    missed: dict[int, int]
+    reminded: set[int]
+    draw_offers: set[int]
+
+    @property
+    def seats(self) -> tuple[Seat, ...]: ...
+
+    @property
+    def turn_of_event(self) -> dict[int, int]:
+        """The turn being collected after each event, by the event's number."""
+
+    @property
+    def players(self) -> list[int]: ...
+
+    @property
+    def turn(self) -> int:
+        """The turn (or move) being collected (0 during setup)."""
+
+    def seat(self, player: int) -> Seat: ...
+
+    def others(self, player: int) -> list[Seat]:
+        """Every seat but ``player``'s."""
 
 
 class GameRules:
@@ -69,11 +116,11 @@ class GameRules:
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         """A game's rules pickle as their name (`gm.pbem.snapshots`), so that a
         game read back shares the one registered `GameRules` object."""
-        return (_rules_named, (self.name,))
+        return (game_named, (self.name,))
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """The folders of the game's package its templates are read from, for
-        a game of ``edition`` (`gm.kernel.engine.EDITION`), first found
+        a game of ``edition`` (`gm.kernel.values.EDITION`), first found
         first: a game keeps the sheets it was made with, so that its archive
         replays byte for byte."""
         return ("templates",)
@@ -85,7 +132,7 @@ class GameRules:
         ValueError naming what is wrong with an unknown one."""
         raise NotImplementedError
 
-    def new_play(self, game: MailGame, terms: Any) -> Any:
+    def new_play(self, game: Table, terms: Any) -> Any:
         """The game's own state at creation (kept in ``game.play``).
         ``terms`` are the game's extra creation terms (`creation_terms`)."""
         raise NotImplementedError
@@ -117,7 +164,7 @@ class GameRules:
         """Those terms in words, for the challenge mails ("scored match, 3 games")."""
         return ""
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table, at: datetime) -> list[Notice]:
         raise NotImplementedError
 
     def default_aliases(self, count: int) -> list[str]:
@@ -145,12 +192,12 @@ class GameRules:
     status, history, message, draw, resign, games, ...): each line starting
     with one goes to `command`."""
 
-    def command(self, game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
+    def command(self, game: Table, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
         """One of the game's own command lines (`keywords`)."""
         reply.not_understood.append(f"line {command.line}: {command.keyword}: not understood")
         return []
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """A player's notation lines, in the setup or play phase: check them
         and record what is accepted, saying what happened in ``reply``.
         Returns what must be sent at once, before the mail's commands run:
@@ -158,36 +205,36 @@ class GameRules:
         can end the game, before a ``draw`` or ``resign`` on a later line."""
         raise NotImplementedError
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
         """Anything that runs because of the mail just handled: the game
         starting once every setup is in, a turn once every order is in, the
         next move. Called after the reply is written, before it is sent."""
         return []
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         return "Re: your mail"
 
-    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+    def nothing_with_mode(self, game: Table, mode: str) -> str:
         """What the reply says of ``orders``/``setup``/``check`` alone."""
         return f"{mode}: there were no moves with it"
 
-    def playing(self, game: MailGame) -> list[int]:
+    def playing(self, game: Table) -> list[int]:
         """The seats still playing: all of them, unless the game lets a seat
         leave and play on without it (a resigned Celestial Empire empire).
         An agreed draw needs an offer from each of these."""
         return game.players
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table) -> list[int]:
         """Seats whose setup, orders or move the game waits for."""
         raise NotImplementedError
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table) -> int:
         """The turn (or move) being collected; 0 while setting up."""
         raise NotImplementedError
 
     # What players are told
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
         """What every message's header shows that seat. The kernel's own
         templates (``_header.txt``) need no more than this; a game adds its own."""
         return {
@@ -203,43 +250,41 @@ class GameRules:
             "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
         }
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         """The help sheet's data: commands and the game's own notation."""
         raise NotImplementedError
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table, player: int, at: datetime) -> Notice:
         raise NotImplementedError
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         raise NotImplementedError
 
     # The end, and the clock
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
             losers: tuple[int, ...] = ()) -> list[Notice]:
         """End the game for a reason of the kernel's (resignation, forfeit,
         agreed draw): ``losers`` resigned or forfeited. The game scores it
         and says the final words (and in a match, starts the next game)."""
         raise NotImplementedError
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table) -> str:
         """When an offer of a draw lapses, in words: "the turn runs"."""
         return "the next move"
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
         """The deadline passed with ``missing`` seats not in (and none of
         them forfeit): run the turn, pass the move, or chase setups."""
         raise NotImplementedError
 
-    def answer(self, game: MailGame, at: datetime, player: int, text: str) -> list[Notice]:
+    def answer(self, game: Table, at: datetime, player: int, text: str) -> list[Notice]:
         """The operator answers ``player`` (`gm answer`): by default the
         player is sent the text; a game that routes questions to the
         operator (`awaiting_operator`) also clears what was answered."""
-        from .engine import Notice
-
         return [Notice(player, "answer", "The GM answers you", self.common(game, player, at) | {"text": text})]
 
-    def awaiting_operator(self, game: MailGame) -> list[str]:
+    def awaiting_operator(self, game: Table) -> list[str]:
         """What the game waits for the operator to answer, in words (shown by
         `gm show` and the owner's daily summary); none by default."""
         return []
@@ -251,7 +296,7 @@ class GameRules:
     the game has no robot. A seat the robot holds (`Seat.robot`) is sent no
     mail: it plays through `robot_text`."""
 
-    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
+    def robot_text(self, game: Table, player: int, level: str, rng: Random) -> str | None:
         """What the robot holding ``player``'s seat sends now, as the text of
         a player's mail (its setup, orders or move), chosen from what that
         seat may see only, with ``rng`` its only chance; None when it has
@@ -266,7 +311,7 @@ class GameRules:
 
     # The public web archive (`gm.web`)
 
-    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+    def web_page(self, game: Table) -> dict[str, Any] | None:
         """What the public page of a finished game shows beyond the kernel's
         result and standings, for the game's own ``web_game.html`` template
         (`gm.web.pages`): every seat's position after each turn, revealed,
@@ -275,7 +320,7 @@ class GameRules:
         kernel's page, with the result and the final standings only."""
         return None
 
-    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+    def web_public(self, game: Table) -> dict[str, Any] | None:
         """What the web archive shows of a game in progress whose players
         agreed to show it after each turn (`Options.public_each_turn`): only
         what an observer may know during play (`gm.kernel.observers`), what
@@ -286,13 +331,23 @@ class GameRules:
         and nothing more."""
         return None
 
-    def record_text(self, game: MailGame) -> str | None:
+    def record_text(self, game: Table) -> str | None:
         """A finished game as a record that ``gm referee`` reads and referees
         to the game's result (docs/record-format.md), naming seats by alias
         only: the web archive's download. None, the default, where the game
         has no record format or this game cannot be written as one."""
         return None
 
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table) -> str:
         """What a reminder asks for: "orders for turn 3"."""
         return "setup" if game.phase == "setup" else f"move {self.turn(game)}"
+
+
+REGISTRY: Registry[GameRules] = Registry()
+"""The games this process hosts: `gm.games` adds those gm ships."""
+
+
+def game_named(name: str) -> GameRules:
+    """The game called ``name`` in `REGISTRY` (case does not matter);
+    ValueError naming the games there are for any other."""
+    return REGISTRY.named(name)

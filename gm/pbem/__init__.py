@@ -4,3 +4,5 @@
 `store`, `pipeline` and `daemon` are the edges that touch mail, disk and the
 clock.
 """
+
+from .. import games  # noqa: F401  (adds gm's games to the kernel's registry, `gm.kernel.protocol.REGISTRY`)

@@ -10,13 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..games import game_named
-from ..kernel.engine import DEFAULT_GAME
+from ..kernel.protocol import game_named
+from ..kernel.values import DEFAULT_GAME, Options, Seat
 from ..kernel.protocol import GameRules
 from .archive import event_message
 from .creation import fresh_terms, request_fields
 from .mailer import Identity
-from ..kernel.model import MailGame, Options, Seat
+from ..kernel.model import MailGame
 from .store import Store, spool_key
 
 

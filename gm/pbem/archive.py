@@ -31,7 +31,7 @@ from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
 from ..storage import DurableMaildir
 from ..kernel import engine
-from ..kernel.engine import Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
+from ..kernel.values import Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail, ReminderDue
 from .mailer import Identity, as_bytes, build, message_id
 from .creation import created_event, parse_fields
 from .operator import operator_event

@@ -60,10 +60,11 @@ from .clockwork import Clockwork
 from .keeping import Keeping
 from .robots import RobotSeats
 from .crashpoints import crashpoint
-from ..kernel.engine import Bouncing, Created, Notice, PlayerMail, operator_refusal
+from ..kernel.actions import operator_refusal
+from ..kernel.values import ENDED, Bouncing, Created, Notice, PlayerMail
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
-from ..kernel.model import ENDED, MailGame
+from ..kernel.model import MailGame
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from . import moving
 from .moving import move_tag

@@ -16,8 +16,8 @@ import re
 from typing import TYPE_CHECKING
 
 from ..kernel import moving
-from ..kernel.actions import AddressReplaced
-from ..kernel.model import ENDED, MailGame
+from ..kernel.model import MailGame
+from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from .archive import orders_text, prepend_header
 from .operator import request_action

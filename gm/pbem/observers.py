@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime
 
-from ..kernel.engine import Notice
+from ..kernel.values import Notice
 from ..kernel.model import MailGame
 from .tokens import MASK, PLACEHOLDER
 

@@ -27,13 +27,12 @@ from email.utils import format_datetime
 from typing import TYPE_CHECKING, Any
 
 from ..mail.reading import parse_message
-from ..games import game_named
+from ..kernel.protocol import game_named
 from ..kernel.protocol import GameRules
-from ..kernel.engine import DEFAULT_GAME
+from ..kernel.values import DEFAULT_GAME, ENDED, Options
 from .archive import orders_text, prepend_header
 from .limits import normalized
 from .mailer import GAME_HEADER, as_bytes, render_text
-from ..kernel.model import ENDED, Options
 from .store import time_of
 from .tokens import token, verify
 

@@ -31,7 +31,8 @@ from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 
-from ..kernel.model import ENDED, SETUP, MailGame
+from ..kernel.model import MailGame
+from ..kernel.values import ENDED, SETUP
 from ..mail.reading import parse_message
 from ..pbem import loading, snapshots
 from ..pbem.archive import identity_of, is_outbound

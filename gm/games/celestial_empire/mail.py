@@ -21,9 +21,9 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, late_for, syntax_data
-from ...kernel.model import ENDED, PLAY, MailGame, Outcome
-from ...kernel.protocol import GameRules, TurnPolicy
+from ...kernel.engine import late_for, syntax_data
+from ...kernel.values import ENDED, PLAY, Notice, Outcome, PlayerMail, Reply
+from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import sheets
 from .command_help import COMMANDS_HELP
 from .galaxy import generate
@@ -123,7 +123,7 @@ class CelestialEmpire(GameRules):
         """The seed read back from the creation event's lines (None if it has none)."""
         return Terms(int(fields["seed"])) if "seed" in fields else None
 
-    def new_play(self, game: MailGame, terms: Any) -> Play:
+    def new_play(self, game: Table, terms: Any) -> Play:
         """Turn 1: the galaxy from the seed, each empire at its home with its five ships, and
         whether the empires vote on the length (R-72)."""
         if not isinstance(terms, Terms):
@@ -135,7 +135,7 @@ class CelestialEmpire(GameRules):
         state.voting = variant.conditions.length is Length.VOTED
         return Play(terms, variant, state)
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table, at: datetime) -> list[Notice]:
         """Each empire's turn-1 sheet: there is no setup, so the first mail is the first sheet."""
         return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})
                 for p in game.players]
@@ -149,7 +149,7 @@ class CelestialEmpire(GameRules):
         """Research orders are written as comments, ``;RP219 LINK 220`` (l.1798, R-67)."""
         return is_research_line(line)
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """Read the mail's orders line by line: the lines that read stand,
         each line that does not is answered with its line and column. A mail
         with any readable order replaces all the empire sent before (R-12)."""
@@ -204,14 +204,14 @@ class CelestialEmpire(GameRules):
         reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
         return []
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
         """The turn runs as soon as every empire still played has sent orders, unless the game waits
         for its deadline."""
         if game.phase == PLAY and not self.waiting_for(game) and not game.options.wait_for_deadline:
             return self._run(game, event.at)
         return []
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         """The reply's subject says the turn, whether the orders were taken or only checked, and how
         many lines were not understood."""
         if "turn" not in reply.data:
@@ -223,50 +223,50 @@ class CelestialEmpire(GameRules):
             if reply.not_understood else ""
         return f"Turn {reply.data['turn']}: orders {state}{some}"
 
-    def playing(self, game: MailGame) -> list[int]:
+    def playing(self, game: Table) -> list[int]:
         """The empires not resigned: a resigned empire stays in the game on its standing orders, but
         has no say (R-84)."""
         return [p for p in game.players if p not in game.play.resigned]
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table) -> list[int]:
         """The empires still played whose orders for this turn are not in."""
         play: Play = game.play
         if game.phase != PLAY:
             return []
         return [p for p in game.players if p not in play.pending and p not in play.resigned]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table) -> int:
         """The turn the orders are collected for."""
         return int(game.play.state.turn)
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
         """The kernel's header, with the empire's name, the variant's rules and the turn, which
         every sheet shows."""
         play: Play = game.play
         return super().common(game, player, at) | {
             "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         """The help sheet: the commands, and every order's form with its meaning and an example."""
         return self.common(game, player, at) | {
             "commands": [("check", "check the orders in this mail without submitting them"), *COMMANDS],
             "forms": [(form.syntax, form.meaning, form.example) for form in COMMANDS_HELP]}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table, player: int, at: datetime) -> Notice:
         """The empire's sheet again, as of the last turn run (the final one once the game is over)."""
         play: Play = game.play
         last = play.reports[-1] if play.reports else None
         subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {play.state.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, self._sheet(game, player, at, last))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         """Every turn's command history and events of this empire, and only its own (spec section 8)."""
         play: Play = game.play
         turns = [{"turn": r.turn, "entries": r.history.get(player, []), "seen": r.seen.get(player, [])}
                  for r in play.reports]
         return self.common(game, player, at) | {"turns": turns}
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
             losers: tuple[int, ...] = ()) -> list[Notice]:
         """A resignation leaves the empire in play, run by its standing
         orders (R-84), while two or more empires are still played; an agreed
@@ -290,12 +290,12 @@ class CelestialEmpire(GameRules):
             winner = playing[0]
         return self._finish(game, at, Outcome(reason, None, winner, play.state.turn - 1))
 
-    def awaiting_operator(self, game: MailGame) -> list[str]:
+    def awaiting_operator(self, game: Table) -> list[str]:
         """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""
         play: Play = game.play
         return [f"player {empire} ({game.seat(empire).alias}): {what}" for empire, what in play.awaiting]
 
-    def answer(self, game: MailGame, at: datetime, player: int, text: str) -> list[Notice]:
+    def answer(self, game: Table, at: datetime, player: int, text: str) -> list[Notice]:
         """The operator's answer to what the empire asked of the GM: mailed to
         it, and the empire's questions count as answered (R-67)."""
         play: Play = game.play
@@ -304,22 +304,22 @@ class CelestialEmpire(GameRules):
         return [Notice(player, "answer", "The GM answers your research order" if asked else "The GM answers you",
                        self.common(game, player, at) | {"text": text, "asked": asked})]
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table) -> str:
         """An offer of a draw lapses when the turn runs."""
         return f"turn {game.play.state.turn} runs"
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
         """The turn runs without the missing empires' orders: their standing
         orders, defences, mining and score go on (R-84)."""
         return self._run(game, at)
 
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table) -> str:
         """A reminder asks for the orders of the turn being collected."""
         return f"orders for turn {game.play.state.turn}"
 
     # The turn
 
-    def _run(self, game: MailGame, at: datetime) -> list[Notice]:
+    def _run(self, game: Table, at: datetime) -> list[Notice]:
         play: Play = game.play
         after, report = run_turn(play.state, play.pending, play.research)
         play.state = after
@@ -338,7 +338,7 @@ class CelestialEmpire(GameRules):
         return [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
                        self._sheet(game, p, at, report)) for p in game.players]
 
-    def _finish(self, game: MailGame, at: datetime, outcome: Outcome, report: Report | None = None) -> list[Notice]:
+    def _finish(self, game: Table, at: datetime, outcome: Outcome, report: Report | None = None) -> list[Notice]:
         play: Play = game.play
         game.outcome = outcome
         game.phase = ENDED
@@ -348,7 +348,7 @@ class CelestialEmpire(GameRules):
                        self._sheet(game, p, at, last) | {"outcome": outcome.reason}, attach_archive=True)
                 for p in game.players]
 
-    def _sheet(self, game: MailGame, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
+    def _sheet(self, game: Table, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play
         return self.common(game, player, at) | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

@@ -17,11 +17,11 @@ from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.engine import syntax_data
+from ...kernel.values import ENDED, PLAY, SETUP, Notice, Outcome, PlayerMail, Reply
 from ...kernel.errors import NotationError
-from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
-from ...kernel.protocol import GameRules, TurnPolicy
-from . import sheets, web
+from ...kernel.protocol import GameRules, Table, TurnPolicy
+from . import robot_seat, sheets, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
 from .notation import NOTATION_HELP, Placement, parse_move, parse_setup
@@ -80,16 +80,16 @@ class GridFighters(GameRules):
     def describe_variant(self, variant: str) -> str:
         return variant_named(variant).describe()
 
-    def new_play(self, game: MailGame, terms: Any) -> Play:
+    def new_play(self, game: Table, terms: Any) -> Play:
         return Play(variant_named(game.variant))
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table, at: datetime) -> list[Notice]:
         return [_invitation(game, p, at) for p in game.players]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """A setup waits for the other's; a move is made, and announced, at
         once: before any ``draw`` or ``resign`` later in the same mail, so
         an offer standing before the move lapses with it (ruling 19), and a
@@ -103,13 +103,13 @@ class GridFighters(GameRules):
                 return _moved(game, event.at, report)
         return []
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
         play: Play = game.play
         if game.phase == SETUP and len(play.setups) == 2:
             return _start(game, event.at)
         return []
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         if game.phase == ENDED and not later:
             return "This game is over"
         if "move" in reply.data:
@@ -124,10 +124,10 @@ class GridFighters(GameRules):
             return "Your setup could not be read" if game.phase == SETUP else f"Move {game.turn}: your move could not be read"
         return "Re: your mail"
 
-    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+    def nothing_with_mode(self, game: Table, mode: str) -> str:
         return f"{mode}: there was no {'setup' if game.phase == SETUP else 'move'} with it"
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table) -> list[int]:
         play: Play = game.play
         if game.phase == SETUP:
             return [p for p in game.players if p not in play.setups]
@@ -135,17 +135,17 @@ class GridFighters(GameRules):
             return []
         return [play.grid.to_move]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table) -> int:
         grid = game.play.grid
         return 0 if grid is None else grid.moves + (grid.result is None)
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
         return sheets.common(game, player, at)
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         return sheets.common(game, player, at) | {"commands": help_commands(), "notation": NOTATION_HELP}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table, player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.grid is None and game.phase == ENDED:
             return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | sheets.outcome(game, player))
@@ -153,7 +153,7 @@ class GridFighters(GameRules):
             return _invitation(game, player, at)
         return Notice(player, "turn_sheet", f"Move {game.turn}: your sheet", sheets.sheet(game, player, at, None))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
@@ -162,7 +162,7 @@ class GridFighters(GameRules):
                          for entry in play.log]
         return data
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
             losers: tuple[int, ...] = ()) -> list[Notice]:
         play: Play = game.play
         if play.grid is not None and play.grid.result is None and winner is None and not losers:
@@ -170,10 +170,10 @@ class GridFighters(GameRules):
         after = play.grid.moves if play.grid is not None else 0
         return _finish(game, at, Outcome(reason, None, winner, after), None)
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table) -> str:
         return "the next move is made"
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
         """The player to move let the deadline pass: the move goes to the
         other player (ruling 19)."""
         play: Play = game.play
@@ -193,24 +193,22 @@ class GridFighters(GameRules):
 
     robot_levels = ("easy", "normal", "hard")
 
-    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
-        from .robot_seat import robot_text
-
-        return robot_text(game, player, level, rng)
+    def robot_text(self, game: Table, player: int, level: str, rng: Random) -> str | None:
+        return robot_seat.robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> "_Refereed":
         return _Refereed(referee_text(record))
 
-    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+    def web_page(self, game: Table) -> dict[str, Any] | None:
         return web.web_page(game)
 
-    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+    def web_public(self, game: Table) -> dict[str, Any] | None:
         return web.web_public(game)
 
-    def record_text(self, game: MailGame) -> str | None:
+    def record_text(self, game: Table) -> str | None:
         return web.record_text(game)
 
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table) -> str:
         return "setup" if game.phase == SETUP else f"move {game.turn}"
 
 
@@ -231,21 +229,21 @@ class _Refereed:
         return str(self.outcome.json_text())
 
 
-def _subject(game: MailGame, player: int, what: str) -> str:
+def _subject(game: Table, player: int, what: str) -> str:
     grid = game.play.grid
     if grid is None or grid.result is not None:
         return f"{what}: the game is over"
     return f"{what}; {'your move' if grid.to_move == player else 'waiting for ' + game.seat(3 - player).alias}"
 
 
-def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+def _invitation(game: Table, player: int, at: datetime) -> Notice:
     variant = game.play.variant
     data = sheets.common(game, player, at) | {"pieces": list(variant.pieces), "homes": variant.homes,
                                               "example": sheets.example_setup(player, variant)}
     return Notice(player, "invitation", "Invitation to a game: send your setup", data)
 
 
-def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     play: Play = game.play
     player = event.player
     try:
@@ -289,7 +287,7 @@ def _is_a_move(notation: str) -> bool:
     return True
 
 
-def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> MoveReport | None:
+def _move(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> MoveReport | None:
     """Read, check and make the move of a mail; the report if it was made."""
     play: Play = game.play
     player = event.player
@@ -328,7 +326,7 @@ def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> MoveRe
     return report
 
 
-def _start(game: MailGame, at: datetime) -> list[Notice]:
+def _start(game: Table, at: datetime) -> list[Notice]:
     play: Play = game.play
     play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
     game.phase = PLAY
@@ -342,7 +340,7 @@ def _start(game: MailGame, at: datetime) -> list[Notice]:
             for p in game.players]
 
 
-def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
+def _moved(game: Table, at: datetime, report: MoveReport) -> list[Notice]:
     """After a move: both players' sheets, the mover's with the whole
     report, the opponent's with what they may know of it."""
     play: Play = game.play
@@ -360,13 +358,13 @@ def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
             for p in game.players]
 
 
-def _finish_by_rules(game: MailGame, at: datetime, report: MoveReport | None) -> list[Notice]:
+def _finish_by_rules(game: Table, at: datetime, report: MoveReport | None) -> list[Notice]:
     """The game ended as the rules core says (``grid.result``)."""
     result = game.play.grid.result
     return _finish(game, at, Outcome(result.reason, None, result.winner, result.ended_after_move), report)
 
 
-def _finish(game: MailGame, at: datetime, outcome: Outcome, report: MoveReport | None) -> list[Notice]:
+def _finish(game: Table, at: datetime, outcome: Outcome, report: MoveReport | None) -> list[Notice]:
     play: Play = game.play
     game.outcome = outcome
     game.phase = ENDED

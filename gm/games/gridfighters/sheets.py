@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Sequence
 
-from ...kernel.model import ENDED, MailGame, Seat
+from ...kernel.protocol import Table
+from ...kernel.values import ENDED, Seat
 from ...kernel.text import span
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
@@ -28,12 +29,12 @@ def side(player: int) -> str:
     return SIDES[player]
 
 
-def opponent(game: MailGame, player: int) -> Seat:
+def opponent(game: Table, player: int) -> Seat:
     """Grid Fighters has two seats: the other one."""
     return game.seat(3 - player)
 
 
-def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
+def common(game: Table, player: int, at: datetime | None = None) -> dict[str, Any]:
     """What every message's header shows."""
     grid = game.play.grid
     to_move = None if grid is None or grid.to_move is None else grid.to_move
@@ -66,7 +67,7 @@ def announcement(report: MoveReport) -> str:
     return f"{side(report.by)} {report.piece} departs {report.frm}"
 
 
-def happened(report: MoveReport, player: int, game: MailGame) -> dict[str, Any]:
+def happened(report: MoveReport, player: int, game: Table) -> dict[str, Any]:
     """One move as ``player`` may know it: the announcement (with the
     destination for its mover), the collisions, what was revealed to them,
     the passes and the end."""
@@ -90,7 +91,7 @@ def happened(report: MoveReport, player: int, game: MailGame) -> dict[str, Any]:
     return {"n": seen.n, "by": seen.by, "lines": lines}
 
 
-def passes_lines(game: MailGame, player: int, note: dict[str, Any]) -> list[str]:
+def passes_lines(game: Table, player: int, note: dict[str, Any]) -> list[str]:
     """What a missed deadline did: who lost their move, who then passed."""
     late = note["late"][0]
     lines = [f"{side(late)} sent no move by the deadline: the move passes (ruling 19)."]
@@ -167,7 +168,7 @@ def _view_board(view: View) -> list[tuple[str, list[str]]]:
     return board_rows(view.player, own, theirs)
 
 
-def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) -> dict[str, Any]:
+def sheet(game: Table, player: int, at: datetime, report: MoveReport | None) -> dict[str, Any]:
     """A player's whole sheet after ``report`` (None: at the start, or on request)."""
     grid = game.play.grid
     assert grid is not None
@@ -211,7 +212,7 @@ def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) 
     return data
 
 
-def outcome(game: MailGame, player: int) -> dict[str, Any]:
+def outcome(game: Table, player: int) -> dict[str, Any]:
     result = game.outcome
     if result is None:
         return {"outcome": None}

@@ -16,11 +16,11 @@ from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import LIGHT_MAIL_EDITION, Notice, PlayerMail, Reply, late_for, syntax_data
+from ...kernel.engine import late_for, syntax_data
+from ...kernel.values import ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, Notice, Outcome, PlayerMail, Reply
 from ...kernel.errors import NotationError
-from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
-from ...kernel.protocol import GameRules, TurnPolicy
-from . import sheets, web
+from ...kernel.protocol import GameRules, Table, TurnPolicy
+from . import robot_seat, sheets, web
 from .checking import check_orders
 from .fleet import SetupError, build_fleet
 from .game import Game
@@ -48,7 +48,7 @@ class Play:
     """Orders in force for the coming turn, by player: the last valid ones sent."""
     match: MatchTerms | None = None
     """The match this game is part of [9], [10], if any: its games are played
-    one after another in this same MailGame."""
+    one after another in this same Table."""
     match_scores: list[tuple[int, int]] = field(default_factory=list)
     """The scores of the match's games that have ended [9.4]."""
     additional_costs: tuple[int, int] = (0, 0)
@@ -125,16 +125,16 @@ class Spaceships(GameRules):
             return ""
         return f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
 
-    def new_play(self, game: MailGame, terms: Any) -> Play:
+    def new_play(self, game: Table, terms: Any) -> Play:
         return Play(ruleset_named(game.variant), match=terms)
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table, at: datetime) -> list[Notice]:
         return [_invitation(game, p, at) for p in (1, 2)]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
         """Setups and orders are recorded; the one that completes them starts
         the game or runs the turn at once, before the mail's commands: a
         ``draw`` offered in the mail that completes a turn stands until the
@@ -163,7 +163,7 @@ class Spaceships(GameRules):
             return later
         return []
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
         """Edition 1: the setup or turn a mail completed ran after its commands."""
         play: Play = game.play
         if game.edition >= 2:
@@ -176,7 +176,7 @@ class Spaceships(GameRules):
             return later
         return []
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
+    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         if game.phase == ENDED and not later:
             return "This game is over"
         if "late" in reply.data:
@@ -195,25 +195,25 @@ class Spaceships(GameRules):
             return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
         return "Re: your mail"
 
-    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+    def nothing_with_mode(self, game: Table, mode: str) -> str:
         return f"{mode}: there were no {'setup lines' if game.phase == SETUP else 'orders'} with it"
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table) -> list[int]:
         play: Play = game.play
         if game.phase == SETUP:
             return [p for p in (1, 2) if p not in play.setups]
         return [p for p in (1, 2) if p not in play.pending]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table) -> int:
         return game.play.game.turn if game.play.game else 0
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
         return sheets.common(game, player, at)
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         return sheets.common(game, player, at) | {"commands": help_commands(), "notation": notation_help()}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table, player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.game is None and game.phase == ENDED:
             return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
@@ -224,7 +224,7 @@ class Spaceships(GameRules):
         subject = "The game is over: your final sheet" if ended else f"Turn {game.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
         data = sheets.common(game, player, at)
         turns = []
@@ -234,7 +234,7 @@ class Spaceships(GameRules):
         data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
         return data
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
+    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
             losers: tuple[int, ...] = ()) -> list[Notice]:
         if len(losers) == 1:
             scores = _scores_if_destroyed(game, losers[0])
@@ -245,38 +245,36 @@ class Spaceships(GameRules):
         after = game.play.game.turn - 1 if game.play.game else 0
         return _finish(game, at, Outcome(reason, scores, winner, after), None)
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table) -> str:
         """Named by its number, so that an offer made in the mail that ran a
         turn is plainly the next turn's."""
         return f"turn {game.turn} runs" if game.edition >= 2 else "the turn runs"
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
+    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
         return _run_turn(game, at)
 
     robot_levels = ("easy", "normal", "hard")
 
-    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
-        from .robot_seat import robot_text
-
-        return robot_text(game, player, level, rng)
+    def robot_text(self, game: Table, player: int, level: str, rng: Random) -> str | None:
+        return robot_seat.robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> RefereeOutcome:
         return referee_text(record)
 
-    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+    def web_page(self, game: Table) -> dict[str, Any] | None:
         return web.web_page(game)
 
-    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+    def web_public(self, game: Table) -> dict[str, Any] | None:
         return web.web_public(game)
 
-    def record_text(self, game: MailGame) -> str | None:
+    def record_text(self, game: Table) -> str | None:
         return web.record_text(game)
 
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table) -> str:
         return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
 
 
-def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+def _invitation(game: Table, player: int, at: datetime) -> Notice:
     data = sheets.common(game, player, at) | {"fleet_cost": game.play.ruleset.fleet_cost}
     what = "the next game of your match" if game.play.match_scores else "a game"
     return Notice(player, "invitation", f"Invitation to {what}: send your setup", data)
@@ -298,7 +296,7 @@ def _looks_like_orders(notation: str) -> bool:
     return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
 
 
-def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     play: Play = game.play
     player = event.player
     try:
@@ -355,7 +353,7 @@ def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError
     return orders, errors
 
 
-def _late(game: MailGame, event: PlayerMail, reply: Reply) -> bool:
+def _late(game: Table, event: PlayerMail, reply: Reply) -> bool:
     """Orders that answer a turn that has run are not taken for the next
     one without a word [ruling w]: the reply says so, and what is in force."""
     answered = late_for(game, event)
@@ -377,7 +375,7 @@ def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]
         return [], [error]
 
 
-def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     play: Play = game.play
     player = event.player
     previous = play.pending.get(player)
@@ -413,7 +411,7 @@ def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None
 
 # Setting up and playing [2.1], [2.2]
 
-def _start(game: MailGame, at: datetime) -> list[Notice]:
+def _start(game: Table, at: datetime) -> list[Notice]:
     play: Play = game.play
     fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
     play.game = Game(fleets[0], fleets[1], play.ruleset)
@@ -425,7 +423,7 @@ def _start(game: MailGame, at: datetime) -> list[Notice]:
     return [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None)) for p in (1, 2)]
 
 
-def _run_turn(game: MailGame, at: datetime) -> list[Notice]:
+def _run_turn(game: Table, at: datetime) -> list[Notice]:
     play: Play = game.play
     assert play.game is not None
     report = play.game.push(play.pending.get(1, []), play.pending.get(2, []))
@@ -442,14 +440,14 @@ def _run_turn(game: MailGame, at: datetime) -> list[Notice]:
     ]
 
 
-def _current_scores(game: MailGame) -> tuple[int, int] | None:
+def _current_scores(game: Table) -> tuple[int, int] | None:
     play: Play = game.play
     if play.game is None:
         return None
     return (play.game.state.side(1).remaining_materiel, play.game.state.side(2).remaining_materiel)
 
 
-def _scores_if_destroyed(game: MailGame, loser: int) -> tuple[int, int] | None:
+def _scores_if_destroyed(game: Table, loser: int) -> tuple[int, int] | None:
     """A resignation or forfeit scores as if the loser's fleet were destroyed."""
     scores = _current_scores(game)
     if scores is None:
@@ -457,7 +455,7 @@ def _scores_if_destroyed(game: MailGame, loser: int) -> tuple[int, int] | None:
     return (0, scores[1]) if loser == 1 else (scores[0], 0)
 
 
-def _finish(game: MailGame, at: datetime, outcome: Outcome, report) -> list[Notice]:
+def _finish(game: Table, at: datetime, outcome: Outcome, report) -> list[Notice]:
     """A game has ended: the final sheets, and in a match the next game."""
     play: Play = game.play
     game.outcome = outcome
@@ -477,7 +475,7 @@ def _finish(game: MailGame, at: datetime, outcome: Outcome, report) -> list[Noti
     return notices
 
 
-def _next_in_match(game: MailGame, at: datetime, outcome: Outcome) -> list[Notice]:
+def _next_in_match(game: Table, at: datetime, outcome: Outcome) -> list[Notice]:
     """Record the game's scores in the match; start the next game unless the
     agreed end has come [9.3.1], [10.6.1]."""
     play: Play = game.play

@@ -18,16 +18,17 @@ from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, kno
                     legend_opponent, own_mark, text_grids)
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
-from ...kernel.model import ENDED, MailGame, Seat
+from ...kernel.protocol import Table
+from ...kernel.values import ENDED, Seat
 from ...kernel.text import span, wrap
 
 
-def opponent(game: MailGame, player: int) -> Seat:
+def opponent(game: Table, player: int) -> Seat:
     """Spaceships has two seats: the other one."""
     return game.seat(3 - player)
 
 
-def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
+def common(game: Table, player: int, at: datetime | None = None) -> dict[str, Any]:
     """What every message's header shows."""
     remaining = None
     if game.deadline is not None and at is not None:
@@ -49,7 +50,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
     }
 
 
-def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:
+def match_standing(game: Table, player: int) -> dict[str, Any] | None:
     """The match so far, if this game is part of one [9], [10]."""
     if game.play.match is None:
         return None
@@ -134,7 +135,7 @@ def command_history(check: OrderCheck) -> list[dict[str, Any]]:
     return rows
 
 
-def next_turn(game: MailGame, player: int) -> dict[str, Any]:
+def next_turn(game: Table, player: int) -> dict[str, Any]:
     """What the player may do in the coming turn, ship by ship."""
     assert game.play.game is not None
     state = game.play.game.state
@@ -191,7 +192,7 @@ def fill_in(next: dict[str, Any]) -> list[str]:
     return lines or ["; (no strikes and no scans this turn)"]
 
 
-def in_force(game: MailGame, player: int) -> list[dict[str, Any]] | None:
+def in_force(game: Table, player: int) -> list[dict[str, Any]] | None:
     """The player's orders in force for the coming turn, each as it will be
     carried out or why it will not (None when none are in force)."""
     orders = game.play.pending.get(player)
@@ -216,7 +217,7 @@ def _direction_name(d: tuple[int, int, int]) -> str:
     return f"{'+'.join(axes).replace('+-', '-')} (b{start}{end})"
 
 
-def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
+def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
     """How each cell of both spaces is drawn: the player's own, and the
     opponent's as the player knows it."""
     assert game.play.game is not None
@@ -237,7 +238,7 @@ def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     }
 
 
-def _records_edition_1(game: MailGame) -> dict[str, Any]:
+def _records_edition_1(game: Table) -> dict[str, Any]:
     """Both players' complete records [1.4.1], as edition 1 showed them."""
     assert game.play.game is not None
     return {
@@ -249,7 +250,7 @@ def _records_edition_1(game: MailGame) -> dict[str, Any]:
     }
 
 
-def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
+def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
     """A full turn sheet: header, what happened, grids, command history,
     what the player may do next, and at the end the result and both records."""
     assert game.play.game is not None
@@ -278,7 +279,7 @@ def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) 
     return data
 
 
-def outcome_data(game: MailGame, player: int) -> dict[str, Any]:
+def outcome_data(game: Table, player: int) -> dict[str, Any]:
     outcome = game.outcome
     assert outcome is not None
     reason = outcome.reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
