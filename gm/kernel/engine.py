@@ -29,6 +29,7 @@ one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -41,9 +42,19 @@ from .model import MailGame
 from .protocol import Table, game_named
 from .text import wrap
 from .values import (
-    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, SETUP, Bouncing, Created, DeadlinePassed, Event, Notice, PlayerMail,
-    ReminderDue, Reply, Seat,
+    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, SETUP, Bouncing, Created, DeadlinePassed, Effect, Event, Notice,
+    PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
 )
+
+
+@dataclass(frozen=True)
+class Handled:
+    """What applying one event gave: the notices (the game's own mail), and
+    the effects it asks of the edge beside them (`gm.kernel.values.Effect`):
+    read from the mail once, here, never read again by the edge."""
+
+    notices: list[Notice]
+    effects: tuple[Effect, ...] = ()
 
 
 def create(event: Created) -> tuple[MailGame, list[Notice]]:
@@ -62,15 +73,22 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
 def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices:
     the seats' first, then, in the event that ends the game, the observers'."""
+    return handle(game, event).notices
+
+
+def handle(game: MailGame, event: Event) -> Handled:
+    """Apply one event to ``game`` (changing it): its notices, as `apply`
+    returns them, and the effects the event asks of the edge."""
     game.events += 1
     was_over = game.phase == ENDED
-    notices = _apply(game, event)
+    effects: list[Effect] = []
+    notices = _apply(game, event, effects)
     if game.edition >= absence.ABSENCE_EDITION:
         notices = absence.settle(game, event.at, notices)
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    return _for_people(game, notices)
+    return Handled(_for_people(game, notices), tuple(effects))
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
@@ -101,9 +119,11 @@ def late_for(game: Table, event: PlayerMail) -> int | None:
     return answered if answered is not None and 1 <= answered < game.turn else None
 
 
-def _apply(game: MailGame, event: Event) -> list[Notice]:
+def _apply(game: MailGame, event: Event, effects: list[Effect]) -> list[Notice]:
     if isinstance(event, PlayerMail):
-        return clock_stopped(game, _player_mail(game, event)) if game.paused else _player_mail(game, event)
+        paused = game.paused is not None
+        notices = _player_mail(game, event, effects)
+        return clock_stopped(game, notices) if paused else notices
     if game.phase == ENDED:
         return []
     if isinstance(event, OPERATOR_EVENTS):
@@ -140,7 +160,7 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 
 # A player's mail
 
-def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
+def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
@@ -169,6 +189,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     subject = rules.reply_subject(game, reply, later)
     if reply.enclosed and _only_asked_to_see(mail, reply):
         subject = "; ".join(notice.subject for notice in reply.enclosed)
+    effects += reply.effects
     enclosed = tuple(reply.enclosed)
     attach = any(notice.attach_archive for notice in enclosed)
     return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed),
@@ -215,6 +236,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         return []
     if keyword == "games":
         reply.done.append(f"{where}: the list of your games follows in a separate mail")
+        if SendGamesList(player) not in reply.effects:
+            reply.effects.append(SendGamesList(player))
         return []
     if keyword == "message":
         if not command.argument:

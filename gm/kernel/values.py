@@ -233,6 +233,28 @@ class Notice:
     help, a sheet, the history a player asked for in the mail it answers)."""
 
 
+@dataclass(frozen=True)
+class SendGamesList:
+    """A player's mail asked for the list of their games (``games``): the
+    edge mails it apart, as it is no mail of this game's."""
+
+    player: int
+
+
+@dataclass(frozen=True)
+class ConfirmAddress:
+    """A player's mail asked to move their seat to ``address`` (``address
+    NEW``, `gm.kernel.moving`): the edge mails that address for its
+    confirmation, which only then moves the seat."""
+
+    player: int
+    address: str
+
+
+Effect = Union[SendGamesList, ConfirmAddress]
+"""What an event asks of the edge beside the game's own mail (`engine.handle`)."""
+
+
 @dataclass
 class Reply:
     """The sections of the GM's answer to one mail, and the game's data for it."""
@@ -243,3 +265,5 @@ class Reply:
     data: dict[str, Any] = field(default_factory=dict)
     enclosed: list[Notice] = field(default_factory=list)
     """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
+    effects: list[Effect] = field(default_factory=list)
+    """What the mail asks of the edge: the games list, an address to confirm."""

@@ -61,7 +61,7 @@ from .keeping import Keeping
 from .robots import RobotSeats
 from .crashpoints import crashpoint
 from ..kernel.actions import operator_refusal
-from ..kernel.values import ENDED, Bouncing, Created, Notice, PlayerMail
+from ..kernel.values import ENDED, Bouncing, ConfirmAddress, Created, Effect, Notice, PlayerMail, SendGamesList
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
 from ..kernel.model import MailGame
@@ -102,6 +102,10 @@ BATCH_MESSAGES = 64
 """Spooled messages handled in one batch (one group commit) at most."""
 BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
+
+
+_EFFECT_NOT_SENT = {ConfirmAddress: "move confirmation", SendGamesList: "games list"}
+"""How the log names each effect of a player's mail that could not be sent."""
 
 
 class GameMaster(Clockwork, Keeping, RobotSeats):
@@ -336,17 +340,17 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         at = time_of(key)
         accepted = prepend_header(raw, ACCEPTED_HEADER,
                                   f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
-        self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, message_id, *answering(message)))
+        effects = self._archive_and_apply(game_id, accepted, key,
+                                          PlayerMail(at, player, text, message_id, *answering(message)))
         log_event("mail accepted", game=game_id, player=player, key=key)
-        try:
-            moving.asked(self, key, game, player, text)  # 'address NEW': the new address is asked to confirm
-        except Shunted as reason:  # the mail itself is applied: only the confirmation is not sent
-            log_event("move confirmation not sent", game=game_id, player=player, reason=str(reason))
-        if GAMES.search(text):
+        for effect in effects:  # what the mail asked of the GM beside the game's own mail
             try:
-                self.outside.list_games(key, game.seat(player).address.lower())
-            except Shunted as reason:  # the mail itself is applied: only the list is not sent
-                log_event("games list not sent", game=game_id, player=player, reason=str(reason))
+                if isinstance(effect, ConfirmAddress):  # 'address NEW': the new address is asked to confirm
+                    moving.asked(self, key, game, player, effect.address)
+                elif isinstance(effect, SendGamesList):
+                    self.outside.list_games(key, game.seat(player).address.lower())
+            except Shunted as reason:  # the mail itself is applied: only this is not sent
+                log_event(f"{_EFFECT_NOT_SENT[type(effect)]} not sent", game=game_id, player=player, reason=str(reason))
 
     def _route(self, sender: str, tags: list[list[str]], password: bool) -> tuple[str | None, int, str | None]:
         """Which game and player a mail is for, from its plus-address
@@ -418,21 +422,24 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
 
     # Applying
 
-    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event) -> None:
+    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event) -> tuple[Effect, ...]:
         """Apply an event and write down what follows. Everything that can
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails
-        leaves the game rebuilt from what its archive holds (see `_recover`)."""
+        leaves the game rebuilt from what its archive holds (see `_recover`).
+        Returns what the event asks of the GM beside the game's mail."""
         live = None if isinstance(event, Created) else self.games.live(game_id)
         number = (live.number if live else 0) + 1
         archive = self.store.archive(game_id)
         try:
+            effects: tuple[Effect, ...] = ()
             if live is None:
                 game, notices = engine.create(event)
                 threads = Threads()
             else:
                 game, threads = live.game, live.threads
-                notices = engine.apply(game, event)
+                handled = engine.handle(game, event)
+                notices, effects = handled.notices, handled.effects
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
                                        pending=raw)  # (for archives from before the player's mailbox only)
             summary = summary_of(game)
@@ -461,6 +468,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         if isinstance(event, PlayerMail) or notices:
             log_event("event applied", game=game_id, number=number, kind=type(event).__name__, phase=game.phase,
                       turn=game.turn, mails=len(messages))
+        return effects
 
     def _recover(self, game_id: str) -> None:
         """Rebuild a game from its archive after a failure left it half
