@@ -11,7 +11,7 @@ hide in it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,7 +19,7 @@ import pytest
 
 from gm.kernel.protocol import REGISTRY, game_named
 from gm.kernel import engine
-from gm.kernel.values import ENDED, PLAY, Created, DeadlinePassed, Notice, Options, Outcome, PlayerMail, Reply, Seat
+from gm.kernel.values import ENDED, PLAY, Created, DeadlinePassed, EndKind, GameEnd, Notice, Options, PlayerMail, Reply, Seat
 from gm.kernel.model import MailGame
 from gm.kernel.protocol import GameRules
 from gm.pbem.admin import request_game, verify_replay
@@ -80,7 +80,7 @@ class TallyGame(GameRules):
         play.turn += 1
         game.draw_offers.clear()
         if play.total >= 10:
-            return self.end(game, at, f"the total reached {play.total}", None)
+            return self.end(game, at, GameEnd(EndKind.RULES, clause=f"the total reached {play.total}"))
         game.deadline = at + game.options.deadline
         return [Notice(p, "reply", f"Turn {play.turn - 1}", self._data(game, p, at, [f"the total is {play.total}"]))
                 for p in game.players]
@@ -100,9 +100,9 @@ class TallyGame(GameRules):
     def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
         return self._data(game, player, at, [])
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
-        game.outcome = Outcome(reason, None, winner, game.play.turn - 1)
+    def end(self, game: MailGame, at: datetime, end: GameEnd) -> list[Notice]:
+        game.outcome = replace(end, after_turn=game.play.turn - 1)
+        reason = end.reason
         game.phase = ENDED
         game.deadline = None
         return [Notice(p, "reply", "The game is over", self._data(game, p, at, [f"over: {reason}"]))

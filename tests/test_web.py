@@ -478,7 +478,7 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
     from gm.games.gridfighters.mail import Play
     from gm.games.gridfighters.variants import variant_named
     from gm.kernel.model import MailGame
-    from gm.kernel.values import ENDED, Outcome, Seat
+    from gm.kernel.values import ENDED, EndKind, GameEnd, Seat
 
     spent = 0
     for seed in range(4):
@@ -495,7 +495,8 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
         result = grid.result
         game = MailGame(f"g{seed}", (Seat(1, ALICE, "Ann"), Seat(2, BOB, "Ben")), game_named("gridfighters"),
                         Options(), datetime(2026, 11, 21, tzinfo=timezone.utc), "standard+quiet=20", phase=ENDED,
-                        play=play, outcome=Outcome(result.reason, None, result.winner, result.ended_after_move))
+                        play=play, outcome=GameEnd(EndKind.RULES, result.ended_after_move, winners=(result.winner,) if result.winner else (),
+                                                        clause=result.reason, result=result))
         refereed = referee_record(game.rules.record_text(game))
         assert refereed.exit_status == 0, (seed, refereed.text())
         found = json.loads(refereed.json())["result"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from .model import MailGame
 from .values import (
-    ENDED, OPERATOR_EVENTS, Action, AddressReplaced, Answered, Cancelled, DeadlineSet, Notice, Outcome, Paused,
+    ENDED, OPERATOR_EVENTS, EndKind, GameEnd, Action, AddressReplaced, Answered, Cancelled, DeadlineSet, Notice, Paused,
     Resumed, Seat,
 )
 
@@ -93,7 +93,7 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
     assert isinstance(event, Cancelled)
     game.phase, game.deadline, game.paused = ENDED, None, None
     game.draw_offers.clear()
-    game.outcome = Outcome(f"the GM cancelled the game: {event.reason.strip()}", None, None, game.turn)
+    game.outcome = GameEnd(EndKind.CANCELLED, game.turn, clause=event.reason.strip())
     return everyone("cancelled", "The game is cancelled", reason=event.reason.strip())
 
 

@@ -42,8 +42,8 @@ from .model import MailGame
 from .protocol import Table, game_named
 from .text import wrap
 from .values import (
-    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, SETUP, Bouncing, Created, DeadlinePassed, Effect, Event, Notice,
-    PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
+    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, SETUP, Bouncing, Created, DeadlinePassed, Effect, EndKind, Event,
+    GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
 )
 
 
@@ -260,8 +260,9 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
     if keyword == "resign":
         reply.done.append(f"{where}: you resign this game")
         remaining = game.others(player)
-        winner = remaining[0].player if len(remaining) == 1 else None
-        return rules.end(game, event.at, f"{game.seat(player).alias} resigned", winner, losers=(player,))
+        winners = (remaining[0].player,) if len(remaining) == 1 else ()
+        return rules.end(game, event.at, GameEnd(EndKind.RESIGNED, winners=winners, losers=(player,),
+                                                 who=game.seat(player).alias))
     if keyword == "draw":
         return _draw(game, event, where, reply)
     if keyword in absence.keywords(game):
@@ -300,7 +301,7 @@ def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[N
     player = event.player
     if game.draw_offers and all(p in game.draw_offers for p in game.rules.playing(game) if p != player):
         reply.done.append(f"{where}: you accept the offer of a draw")
-        return game.rules.end(game, event.at, "a draw was agreed", None)
+        return game.rules.end(game, event.at, GameEnd(EndKind.DRAW_AGREED))
     game.draw_offers.add(player)
     until = "the game begins" if game.phase == SETUP else game.rules.draw_lapses(game)
     reply.done.append(f"{where}: your offer of a draw stands until {until}")
@@ -330,11 +331,10 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after] if game.rules.forfeit_for_silence else []
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]
-        winner = remaining[0] if len(remaining) == 1 else None
-        names = " and ".join(game.seat(p).alias for p in forfeits)
-        reason = (f"{names} sent nothing for {game.options.forfeit_after} {game.rules.turn_word}s in a row "
-                  f"and forfeit{'s' * (len(forfeits) == 1)}")
-        return game.rules.end(game, at, reason, winner, losers=tuple(forfeits))
+        end = GameEnd(EndKind.FORFEIT, winners=tuple(remaining) if len(remaining) == 1 else (), losers=tuple(forfeits),
+                      who=" and ".join(game.seat(p).alias for p in forfeits), missed=game.options.forfeit_after,
+                      steps=f"{game.rules.turn_word}s")
+        return game.rules.end(game, at, end)
     if game.phase == SETUP:
         game.deadline = at + game.options.deadline
         game.reminded.clear()

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .protocol import GameRules
-from .values import ENDED, SETUP, Options, Outcome, Seat
+from .values import ENDED, SETUP, GameEnd, Options, Seat
 
 
 @dataclass
@@ -32,7 +32,7 @@ class MailGame:
     deadline: datetime | None = None
     reminded: set[int] = field(default_factory=set)
     missed: dict[int, int] = field(default_factory=dict)
-    outcome: Outcome | None = None
+    outcome: GameEnd | None = None
     events: int = 0
     """How many events have been applied."""
     turn_of_event: dict[int, int] = field(default_factory=dict)

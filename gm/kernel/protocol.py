@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .registry import Registry
 from .text import span
-from .values import Notice, Options, Outcome, PlayerMail, Reply, Seat
+from .values import GameEnd, Notice, Options, PlayerMail, Reply, Seat
 
 if TYPE_CHECKING:
     from .commands import Command, Mail
@@ -64,7 +64,7 @@ class Table(Protocol):
     play: Any
     phase: str
     deadline: datetime | None
-    outcome: Outcome | None
+    outcome: GameEnd | None
     series: int
     missed: dict[int, int]
     reminded: set[int]
@@ -262,11 +262,11 @@ class GameRules:
 
     # The end, and the clock
 
-    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
         """End the game for a reason of the kernel's (resignation, forfeit,
-        agreed draw): ``losers`` resigned or forfeited. The game scores it
-        and says the final words (and in a match, starts the next game)."""
+        agreed draw): ``end.losers`` resigned or forfeited. The game scores
+        it (``end`` with its scores and last turn is the game's outcome) and
+        says the final words (and in a match, starts the next game)."""
         raise NotImplementedError
 
     def draw_lapses(self, game: Table) -> str:

@@ -9,6 +9,7 @@ games (`gm.games`) and the edge (`gm.pbem`) import them from here.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Union
@@ -72,16 +73,63 @@ class Options:
     once it has ended."""
 
 
-@dataclass
-class Outcome:
-    """How a game by mail ended: the rules' result, or a forfeit or resignation.
+class EndKind(enum.Enum):
+    """Why a game ended."""
 
-    ``scores`` are by seat (None where the game keeps none)."""
+    RULES = "rules"
+    """The rules say so (a fleet destroyed, a flag taken, the length ran out)."""
+    RESIGNED = "resigned"
+    FORFEIT = "forfeit"
+    """Seats sent nothing for `Options.forfeit_after` deadlines in a row."""
+    DRAW_AGREED = "draw agreed"
+    CANCELLED = "cancelled"
+    """The operator cancelled the game (`Cancelled`)."""
 
-    reason: str
-    scores: tuple[int, ...] | None
-    winner: int | None
-    after_turn: int
+
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game by mail ended: what decides anything reads ``kind``, never
+    the words, which `reason` alone makes.
+
+    ``scores`` are by seat (None where the game keeps none); ``after_turn``
+    is the last turn (or move) played."""
+
+    kind: EndKind
+    after_turn: int = 0
+    winners: tuple[int, ...] = ()
+    losers: tuple[int, ...] = ()
+    """The seats that resigned or forfeited."""
+    scores: tuple[int, ...] | None = None
+    clause: str = ""
+    """The rules' own words for a `EndKind.RULES` end ("player 1 has no
+    ships left [2.3.1]"), or the operator's for a `EndKind.CANCELLED` one."""
+    who: str = ""
+    """The losers' aliases, joined ("Ann and Cy")."""
+    missed: int = 0
+    """How many deadlines in a row a `EndKind.FORFEIT` end's losers missed."""
+    steps: str = "turns"
+    """What those deadlines were for, in the plural: "turns", "moves"."""
+    result: Any = None
+    """A `EndKind.RULES` end's result as the rules core gave it."""
+
+    @property
+    def winner(self) -> int | None:
+        """The one winner, or None (a draw, or more than one)."""
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    @property
+    def reason(self) -> str:
+        """The end in words, as every mail, page and record says it."""
+        if self.kind is EndKind.RESIGNED:
+            return f"{self.who} resigned"
+        if self.kind is EndKind.FORFEIT:
+            return (f"{self.who} sent nothing for {self.missed} {self.steps} in a row "
+                    f"and forfeit{'s' * (len(self.losers) == 1)}")
+        if self.kind is EndKind.DRAW_AGREED:
+            return "a draw was agreed"
+        if self.kind is EndKind.CANCELLED:
+            return f"the GM cancelled the game: {self.clause}"
+        return self.clause
 
 
 # The events of a game's archive

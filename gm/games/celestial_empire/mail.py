@@ -16,13 +16,13 @@ rebuilds the same galaxy and the same turns.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import ENDED, PLAY, Notice, Outcome, PlayerMail, Reply
+from ...kernel.values import ENDED, PLAY, EndKind, GameEnd, Notice, PlayerMail, Reply
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import sheets
 from .command_help import COMMANDS_HELP
@@ -266,12 +266,12 @@ class CelestialEmpire(GameRules):
                  for r in play.reports]
         return self.common(game, player, at) | {"turns": turns}
 
-    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
         """A resignation leaves the empire in play, run by its standing
         orders (R-84), while two or more empires are still played; an agreed
         draw, or the last resignation but one, ends the game."""
         play: Play = game.play
+        losers = end.losers
         if losers and all(p in play.resigned for p in losers):
             return []  # resigned already
         playing = [p for p in game.players if p not in play.resigned and p not in losers]
@@ -286,9 +286,9 @@ class CelestialEmpire(GameRules):
             if not self.waiting_for(game) and not game.options.wait_for_deadline:
                 notices += self._run(game, at)
             return notices
-        if winner is None and losers and len(playing) == 1:
-            winner = playing[0]
-        return self._finish(game, at, Outcome(reason, None, winner, play.state.turn - 1))
+        if end.winner is None and losers and len(playing) == 1:
+            end = replace(end, winners=(playing[0],))
+        return self._finish(game, at, replace(end, after_turn=play.state.turn - 1))
 
     def awaiting_operator(self, game: Table) -> list[str]:
         """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""
@@ -332,13 +332,13 @@ class CelestialEmpire(GameRules):
         result = play.variant.result(after, report, frozenset(play.resigned))
         if result is not None:
             reason, winners = result
-            winner = winners[0] if len(winners) == 1 else None
-            return self._finish(game, at, Outcome(reason, None, winner, report.turn), report)
+            return self._finish(game, at, GameEnd(EndKind.RULES, report.turn, tuple(winners), clause=reason, result=result),
+                                report)
         game.deadline = at + game.options.deadline
         return [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
                        self._sheet(game, p, at, report)) for p in game.players]
 
-    def _finish(self, game: Table, at: datetime, outcome: Outcome, report: Report | None = None) -> list[Notice]:
+    def _finish(self, game: Table, at: datetime, outcome: GameEnd, report: Report | None = None) -> list[Notice]:
         play: Play = game.play
         game.outcome = outcome
         game.phase = ENDED

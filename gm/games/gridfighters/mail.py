@@ -11,14 +11,14 @@ the move (ruling 19), and missing ``forfeit_after`` in a row forfeits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
-from ...kernel.values import ENDED, PLAY, SETUP, Notice, Outcome, PlayerMail, Reply
+from ...kernel.values import ENDED, PLAY, SETUP, EndKind, GameEnd, Notice, PlayerMail, Reply
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import robot_seat, sheets, web
@@ -162,13 +162,12 @@ class GridFighters(GameRules):
                          for entry in play.log]
         return data
 
-    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
         play: Play = game.play
-        if play.grid is not None and play.grid.result is None and winner is None and not losers:
+        if play.grid is not None and play.grid.result is None and end.kind is EndKind.DRAW_AGREED:
             play.grid = play.grid.agreed_draw()
         after = play.grid.moves if play.grid is not None else 0
-        return _finish(game, at, Outcome(reason, None, winner, after), None)
+        return _finish(game, at, replace(end, after_turn=after), None)
 
     def draw_lapses(self, game: Table) -> str:
         return "the next move is made"
@@ -361,10 +360,12 @@ def _moved(game: Table, at: datetime, report: MoveReport) -> list[Notice]:
 def _finish_by_rules(game: Table, at: datetime, report: MoveReport | None) -> list[Notice]:
     """The game ended as the rules core says (``grid.result``)."""
     result = game.play.grid.result
-    return _finish(game, at, Outcome(result.reason, None, result.winner, result.ended_after_move), report)
+    winners = () if result.winner is None else (result.winner,)
+    return _finish(game, at, GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
+                   report)
 
 
-def _finish(game: Table, at: datetime, outcome: Outcome, report: MoveReport | None) -> list[Notice]:
+def _finish(game: Table, at: datetime, outcome: GameEnd, report: MoveReport | None) -> list[Notice]:
     play: Play = game.play
     game.outcome = outcome
     game.phase = ENDED

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from ...kernel.protocol import Table
-from ...kernel.values import ENDED, Seat
+from ...kernel.values import ENDED, EndKind, Seat
 from ...kernel.text import span
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
@@ -217,6 +217,7 @@ def outcome(game: Table, player: int) -> dict[str, Any]:
     if result is None:
         return {"outcome": None}
     reason = result.reason
-    for p in (1, 2):
-        reason = reason.replace(f"player {p}'s", "your" if p == player else f"{game.seat(p).alias}'s")
+    if result.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2's flag"
+        for p in (1, 2):
+            reason = reason.replace(f"player {p}'s", "your" if p == player else f"{game.seat(p).alias}'s")
     return {"outcome": {"reason": reason, "draw": result.winner is None, "you_won": result.winner == player}}

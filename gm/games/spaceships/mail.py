@@ -10,14 +10,14 @@ Every mail it makes is the same, byte for byte, as before the kernel existed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, Notice, Outcome, PlayerMail, Reply
+from ...kernel.values import ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, EndKind, GameEnd, Notice, PlayerMail, Reply
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import robot_seat, sheets, web
@@ -234,16 +234,15 @@ class Spaceships(GameRules):
         data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
         return data
 
-    def end(self, game: Table, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
-        if len(losers) == 1:
-            scores = _scores_if_destroyed(game, losers[0])
-        elif losers:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
+        if len(end.losers) == 1:
+            scores = _scores_if_destroyed(game, end.losers[0])
+        elif end.losers:
             scores = (0, 0) if game.play.game else None
         else:
             scores = _current_scores(game)
         after = game.play.game.turn - 1 if game.play.game else 0
-        return _finish(game, at, Outcome(reason, scores, winner, after), None)
+        return _finish(game, at, replace(end, scores=scores, after_turn=after), None)
 
     def draw_lapses(self, game: Table) -> str:
         """Named by its number, so that an offer made in the mail that ran a
@@ -432,7 +431,9 @@ def _run_turn(game: Table, at: datetime) -> list[Notice]:
     game.draw_offers.clear()
     if report.result is not None:
         r = report.result
-        return _finish(game, at, Outcome(r.reason, r.scores, r.winner, r.ended_after_turn), report)
+        winners = () if r.winner is None else (r.winner,)
+        return _finish(game, at, GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, clause=r.reason,
+                                         result=r), report)
     game.deadline = at + game.options.deadline
     return [
         Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}", sheets.sheet(game, p, at, report))
@@ -455,7 +456,7 @@ def _scores_if_destroyed(game: Table, loser: int) -> tuple[int, int] | None:
     return (0, scores[1]) if loser == 1 else (scores[0], 0)
 
 
-def _finish(game: Table, at: datetime, outcome: Outcome, report) -> list[Notice]:
+def _finish(game: Table, at: datetime, outcome: GameEnd, report) -> list[Notice]:
     """A game has ended: the final sheets, and in a match the next game."""
     play: Play = game.play
     game.outcome = outcome
@@ -475,7 +476,7 @@ def _finish(game: Table, at: datetime, outcome: Outcome, report) -> list[Notice]
     return notices
 
 
-def _next_in_match(game: Table, at: datetime, outcome: Outcome) -> list[Notice]:
+def _next_in_match(game: Table, at: datetime, outcome: GameEnd) -> list[Notice]:
     """Record the game's scores in the match; start the next game unless the
     agreed end has come [9.3.1], [10.6.1]."""
     play: Play = game.play
@@ -483,8 +484,9 @@ def _next_in_match(game: Table, at: datetime, outcome: Outcome) -> list[Notice]:
     scores = outcome.scores or (0, 0)
     play.match_scores.append((scores[0], scores[1]))
     game.series = len(play.match_scores) + 1
-    if "forfeit" in outcome.reason or match_over(play.match, play.match_scores):
-        winner = outcome.winner if "forfeit" in outcome.reason else match_winner(play.match, play.match_scores)
+    forfeit = outcome.kind is EndKind.FORFEIT  # a forfeit ends the match, and decides it
+    if forfeit or match_over(play.match, play.match_scores):
+        winner = outcome.winner if forfeit else match_winner(play.match, play.match_scores)
         play.match_result = winner
         return [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
             "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),

@@ -19,7 +19,7 @@ from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, kno
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
 from ...kernel.protocol import Table
-from ...kernel.values import ENDED, Seat
+from ...kernel.values import ENDED, EndKind, Seat
 from ...kernel.text import span, wrap
 
 
@@ -282,9 +282,11 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
 def outcome_data(game: Table, player: int) -> dict[str, Any]:
     outcome = game.outcome
     assert outcome is not None
-    reason = outcome.reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
-    for p in (1, 2):
-        reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
+    reason = outcome.reason
+    if outcome.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2 has no ships"
+        reason = reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
+        for p in (1, 2):
+            reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
     reason = reason[:1].upper() + reason[1:]
     scores: Any = None
     if outcome.scores is not None and game.edition < 2:
