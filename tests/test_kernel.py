@@ -19,9 +19,11 @@ import pytest
 
 from gm.kernel.protocol import REGISTRY, game_named
 from gm.kernel import engine
-from gm.kernel.values import ENDED, PLAY, Created, DeadlinePassed, EndKind, GameEnd, Notice, Options, PlayerMail, Reply, Seat
 from gm.kernel.model import MailGame
-from gm.kernel.protocol import GameRules
+from gm.kernel.protocol import GameRules, Table
+from gm.kernel.values import (
+    ENDED, PLAY, Created, DeadlinePassed, Did, EndKind, GameEnd, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn,
+)
 from gm.pbem.admin import request_game, verify_replay
 from gmtest import START, World, run, text
 
@@ -39,77 +41,67 @@ class TallyGame(GameRules):
     seats = range(2, 10)
     default_variant = "ten"
     templates = "gm"
+    has_setup = False
 
     def describe_variant(self, variant: str) -> str:
         if variant != "ten":
             raise ValueError(f"unknown Tally variant {variant!r}")
         return "Tally to ten"
 
-    def new_play(self, game: MailGame, terms: Any) -> Tally:
-        game.phase = PLAY
+    def new_play(self, game: Table, terms: Any) -> Tally:
         return Tally()
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table, at: datetime) -> list[Notice]:
         return [Notice(p, "reply", "Invitation", self._data(game, p, at, ["send a number"])) for p in game.players]
 
-    def _data(self, game: MailGame, player: int, at: datetime | None, done: list[str]) -> dict[str, Any]:
+    def _data(self, game: Table, player: int, at: datetime | None, done: list[str]) -> dict[str, Any]:
         return self.common(game, player, at) | {"done": done, "not_understood": [], "ignored": []}
 
     keywords = ("total",)
 
-    def command(self, game: MailGame, event: PlayerMail, command, reply: Reply) -> list[Notice]:
+    def command(self, game: Table, event: PlayerMail, command, reply: Reply) -> list[Notice]:
         reply.done.append(f"line {command.line}: the total is {game.play.total}")
         return []
 
     def is_notation(self, first_word: str) -> bool:
         return first_word.isdigit()
 
-    def submit(self, game: MailGame, event: PlayerMail, mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail, reply: Reply) -> Submitted:
         game.play.pending[event.player] = int(mail.notation.split()[0])
-        game.missed[event.player] = 0
         reply.done.append(f"your number for turn {game.play.turn}")
-        return []
+        return Submitted(Did.ACCEPTED)
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
-        return self._run(game, event.at) if len(game.play.pending) == len(game.seats) else []
-
-    def _run(self, game: MailGame, at: datetime) -> list[Notice]:
+    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
         play: Tally = game.play
         play.total += sum(play.pending.values())
         play.pending.clear()
         play.turn += 1
-        game.draw_offers.clear()
         if play.total >= 10:
-            return self.end(game, at, GameEnd(EndKind.RULES, clause=f"the total reached {play.total}"))
-        game.deadline = at + game.options.deadline
-        return [Notice(p, "reply", f"Turn {play.turn - 1}", self._data(game, p, at, [f"the total is {play.total}"]))
-                for p in game.players]
+            return self._final(game, at, GameEnd(EndKind.RULES, play.turn - 1, clause=f"the total reached {play.total}"))
+        return Turn(lambda: [Notice(p, "reply", f"Turn {play.turn - 1}", self._data(game, p, at, [f"the total is {play.total}"]))
+                             for p in game.players])
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table) -> list[int]:
         return [p for p in game.players if p not in game.play.pending]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table) -> int:
         return game.play.turn
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         return self.common(game, player, at) | {"commands": [("7", "add seven")], "notation": []}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table, player: int, at: datetime) -> Notice:
         return Notice(player, "reply", "Status", self._data(game, player, at, [f"the total is {game.play.total}"]))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         return self._data(game, player, at, [])
 
-    def end(self, game: MailGame, at: datetime, end: GameEnd) -> list[Notice]:
-        game.outcome = replace(end, after_turn=game.play.turn - 1)
-        reason = end.reason
-        game.phase = ENDED
-        game.deadline = None
-        return [Notice(p, "reply", "The game is over", self._data(game, p, at, [f"over: {reason}"]))
-                for p in game.players]
+    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
+        return self._final(game, at, replace(end, after_turn=game.play.turn - 1))
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
-        return self._run(game, at)
+    def _final(self, game: Table, at: datetime, end: GameEnd) -> Turn:
+        return Turn(lambda: [Notice(p, "reply", "The game is over", self._data(game, p, at, [f"over: {end.reason}"]))
+                             for p in game.players], end)
 
 
 REGISTRY.register(TallyGame())

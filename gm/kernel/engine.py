@@ -33,17 +33,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from . import absence, moving
+from . import absence, lifecycle, moving
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
 from .errors import NotationError
 from .model import MailGame
-from .protocol import Table, game_named
+from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
 from .values import (
-    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, SETUP, Bouncing, Created, DeadlinePassed, Effect, EndKind, Event,
-    GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
+    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, PLAY, SETUP, Bouncing, Created, DeadlinePassed, Did, Effect, EndKind,
+    Event, GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
 )
 
 
@@ -63,6 +63,8 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
                     instance=event.instance, edition=event.edition, observers=event.observers,
                     robot_seed=event.robot_seed)
+    if not rules.has_setup:
+        game.phase = PLAY
     game.play = rules.new_play(game, event.terms)
     game.deadline = event.at + event.options.deadline
     game.events = 1
@@ -173,7 +175,7 @@ def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> li
         if game.phase == ENDED:
             reply.ignored.append(f"your {rules.orders_word}: the game is over")
         else:
-            later += rules.submit(game, event, mail, reply)
+            later += _submit(game, event, mail, reply)
     for command in mail.commands:
         later += _command(game, event, command, reply)
     if mail.mode and not mail.notation_lines:
@@ -181,8 +183,8 @@ def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> li
     elif not (mail.notation_lines or mail.commands or mail.not_understood):
         reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
     header = rules.common(game, event.player, event.at)  # as things stood when the mail came
-    if game.phase != ENDED:
-        later += rules.after_mail(game, event, reply)
+    if game.phase != ENDED and not lifecycle.at_once(game) and lifecycle.due(game):
+        later += lifecycle.completed_by(game, event, reply, None)
     data = header | reply.data | {
         "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
     }
@@ -194,6 +196,25 @@ def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> li
     attach = any(notice.attach_archive for notice in enclosed)
     return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed),
             *later]
+
+
+def _submit(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    """Hand the mail's notation lines to the game; a move it accepted takes
+    effect at once (`TurnPolicy.ALTERNATING`), and so does the start or the
+    turn it completed in editions that run those at once
+    (`lifecycle.at_once`), before the mail's later commands."""
+    rules, phase = game.rules, game.phase
+    submitted = rules.submit(game, event, mail, reply)
+    if submitted.did is Did.ACCEPTED:
+        game.missed[event.player] = 0
+    later = list(submitted.notices)
+    if submitted.did is Did.ACCEPTED and phase == PLAY and rules.policy is TurnPolicy.ALTERNATING:
+        later += lifecycle.run(game, event.at, [])
+    elif lifecycle.at_once(game) and lifecycle.due(game):
+        later += lifecycle.completed_by(game, event, reply, rules.common(game, event.player, event.at))
+    if submitted.then is not None:
+        submitted.then()
+    return later
 
 
 SHOWN = ("help", "status", "history")
@@ -261,8 +282,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         reply.done.append(f"{where}: you resign this game")
         remaining = game.others(player)
         winners = (remaining[0].player,) if len(remaining) == 1 else ()
-        return rules.end(game, event.at, GameEnd(EndKind.RESIGNED, winners=winners, losers=(player,),
-                                                 who=game.seat(player).alias))
+        end = GameEnd(EndKind.RESIGNED, winners=winners, losers=(player,), who=game.seat(player).alias)
+        return lifecycle.ended(game, event.at, rules.end(game, event.at, end))
     if keyword == "draw":
         return _draw(game, event, where, reply)
     if keyword in absence.keywords(game):
@@ -301,7 +322,7 @@ def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[N
     player = event.player
     if game.draw_offers and all(p in game.draw_offers for p in game.rules.playing(game) if p != player):
         reply.done.append(f"{where}: you accept the offer of a draw")
-        return game.rules.end(game, event.at, GameEnd(EndKind.DRAW_AGREED))
+        return lifecycle.ended(game, event.at, game.rules.end(game, event.at, GameEnd(EndKind.DRAW_AGREED)))
     game.draw_offers.add(player)
     until = "the game begins" if game.phase == SETUP else game.rules.draw_lapses(game)
     reply.done.append(f"{where}: your offer of a draw stands until {until}")
@@ -334,7 +355,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
         end = GameEnd(EndKind.FORFEIT, winners=tuple(remaining) if len(remaining) == 1 else (), losers=tuple(forfeits),
                       who=" and ".join(game.seat(p).alias for p in forfeits), missed=game.options.forfeit_after,
                       steps=f"{game.rules.turn_word}s")
-        return game.rules.end(game, at, end)
+        return lifecycle.ended(game, at, game.rules.end(game, at, end))
     if game.phase == SETUP:
         game.deadline = at + game.options.deadline
         game.reminded.clear()
@@ -343,7 +364,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                    game.rules.common(game, p, at) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
-    return game.rules.deadline(game, at, missing)
+    return lifecycle.run(game, at, missing)
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:

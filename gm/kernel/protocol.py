@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .registry import Registry
 from .text import span
-from .values import GameEnd, Notice, Options, PlayerMail, Reply, Seat
+from .values import GameEnd, NextGame, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn
 
 if TYPE_CHECKING:
     from .commands import Command, Mail
@@ -108,6 +108,13 @@ class GameRules:
     templates: str = ""
     """The package whose ``templates`` folder holds the game's own templates;
     the kernel's templates (``gm.templates``) are found after them."""
+    has_setup: bool = True
+    """Whether a game begins with a setup phase; one without (Celestial
+    Empire: every empire starts from its home) is in play from the start."""
+    completes_at_once_from: int | None = None
+    """The first edition in which what a mail completes (the start, a turn)
+    takes effect at once, before the mail's later commands (so a ``draw``
+    on a later line is offered for the next turn); None: always after them."""
     forfeit_for_silence: bool = True
     """Whether a seat that misses ``Options.forfeit_after`` deadlines in a
     row forfeits. A game whose seats play on when silent (Celestial Empire's
@@ -197,19 +204,33 @@ class GameRules:
         reply.not_understood.append(f"line {command.line}: {command.keyword}: not understood")
         return []
 
-    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
         """A player's notation lines, in the setup or play phase: check them
-        and record what is accepted, saying what happened in ``reply``.
-        Returns what must be sent at once, before the mail's commands run:
-        a move that takes effect now (alternating play) is announced, and
-        can end the game, before a ``draw`` or ``resign`` on a later line."""
+        and record in the game's own state what is accepted (a setup, the
+        orders for the turn, a move made), saying what happened in
+        ``reply``. The kernel then does what the submission completes
+        (`gm.kernel.lifecycle`): the start once no setup is missing, the
+        turn once no orders are (`TurnPolicy.SIMULTANEOUS`), the move's
+        announcement at once (`TurnPolicy.ALTERNATING`, by `run`)."""
         raise NotImplementedError
 
-    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
-        """Anything that runs because of the mail just handled: the game
-        starting once every setup is in, a turn once every order is in, the
-        next move. Called after the reply is written, before it is sent."""
-        return []
+    def start(self, game: Table, at: datetime) -> Turn:
+        """Every setup is in: begin play in the game's own state. The
+        sheets are built after the kernel set the phase and the deadline."""
+        raise NotImplementedError
+
+    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
+        """Run the turn (`TurnPolicy.SIMULTANEOUS`) with the orders in, the
+        ``missing`` seats' left out at a deadline; or (`ALTERNATING`) say
+        what the move just made did, or, at a deadline, pass the move of
+        the ``missing`` seat. ``Turn.end`` when the game ended."""
+        raise NotImplementedError
+
+    def next_game(self, game: Table, at: datetime, end: GameEnd) -> NextGame | None:
+        """A game of a series ended (``end``): record it in the game's own
+        state and, if another game follows, set it up; None, the default,
+        for a game that is no series."""
+        return None
 
     def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         return "Re: your mail"
@@ -262,21 +283,17 @@ class GameRules:
 
     # The end, and the clock
 
-    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
         """End the game for a reason of the kernel's (resignation, forfeit,
         agreed draw): ``end.losers`` resigned or forfeited. The game scores
-        it (``end`` with its scores and last turn is the game's outcome) and
-        says the final words (and in a match, starts the next game)."""
+        it: ``Turn.end``, with its scores and last turn, is the game's
+        outcome, and ``Turn.sheets`` the final words. A game that lets a
+        resigned seat play on returns no end, and what it says of it."""
         raise NotImplementedError
 
     def draw_lapses(self, game: Table) -> str:
         """When an offer of a draw lapses, in words: "the turn runs"."""
         return "the next move"
-
-    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
-        """The deadline passed with ``missing`` seats not in (and none of
-        them forfeit): run the turn, pass the move, or chase setups."""
-        raise NotImplementedError
 
     def answer(self, game: Table, at: datetime, player: int, text: str) -> list[Notice]:
         """The operator answers ``player`` (`gm answer`): by default the

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 SETUP = "setup"
 PLAY = "play"
@@ -315,3 +315,56 @@ class Reply:
     """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
     effects: list[Effect] = field(default_factory=list)
     """What the mail asks of the edge: the games list, an address to confirm."""
+
+
+# What a game's hooks tell the kernel (`gm.kernel.protocol.GameRules`)
+
+class Did(enum.Enum):
+    """What a player's notation lines (setup, orders, a move) did."""
+
+    ACCEPTED = "accepted"
+    """In force now: the seat is no longer missing, and its count of
+    deadlines missed in a row starts again."""
+    CHECKED = "checked"
+    """Checked as the mail asked (``check``), not submitted."""
+    REJECTED = "rejected"
+    """Not taken: unreadable, against the rules, or not the seat's move."""
+    LATE = "late"
+    """Written for a turn that ran before the mail came: not used."""
+    IGNORED = "ignored"
+    """Nothing the seat may do now (a resigned empire's orders)."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What the game did with a mail's notation lines: ``did`` and the
+    notices to send at once, after the reply (a late mail's current sheet).
+    ``then`` adds the game's last words to the reply once the kernel has
+    acted on the submission (started the game or run the turn it completed)."""
+
+    did: Did
+    notices: tuple[Notice, ...] = ()
+    then: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What starting the game, running a turn (or making a move), or a
+    resignation produced: ``end`` when the game ended, and ``sheets``, the
+    seats' notices, built only once the kernel has set the phase and the
+    deadline they show. ``done`` is what the reply to the mail that made it
+    run says of it."""
+
+    sheets: Callable[[], list[Notice]]
+    end: GameEnd | None = None
+    done: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NextGame:
+    """A game of a series (a Spaceships match) has ended: the notices that
+    say what follows, built once the kernel has set the series up, and
+    whether another game of the series begins (in its setup phase)."""
+
+    notices: Callable[[], list[Notice]]
+    begins: bool

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import ENDED, PLAY, EndKind, GameEnd, Notice, PlayerMail, Reply
+from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import sheets
 from .command_help import COMMANDS_HELP
@@ -91,6 +91,8 @@ class CelestialEmpire(GameRules):
     default_variant = "standard"
     templates = "gm.games.celestial_empire"
     forfeit_for_silence = False
+    has_setup = False
+    """No setup: every empire starts from its home planet."""
 
     def describe_variant(self, variant: str) -> str:
         """The variant's rules in words, for invitations (its conditions of victory and length)."""
@@ -129,7 +131,6 @@ class CelestialEmpire(GameRules):
         if not isinstance(terms, Terms):
             raise ValueError("a game of Celestial Empire is made with a seed (its creation event has none)")
         galaxy = generate(terms.seed, len(game.seats))
-        game.phase = PLAY  # no setup: every empire starts from its home planet
         variant = variant_named(game.variant)
         state = new_game(galaxy, [s.alias for s in game.seats])
         state.voting = variant.conditions.length is Length.VOTED
@@ -149,7 +150,7 @@ class CelestialEmpire(GameRules):
         """Research orders are written as comments, ``;RP219 LINK 220`` (l.1798, R-67)."""
         return is_research_line(line)
 
-    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
         """Read the mail's orders line by line: the lines that read stand,
         each line that does not is answered with its line and column. A mail
         with any readable order replaces all the empire sent before (R-12)."""
@@ -157,7 +158,7 @@ class CelestialEmpire(GameRules):
         empire = event.player
         if empire in play.resigned:
             reply.ignored.append("your orders: you resigned; your empire plays on by its standing orders")
-            return []
+            return Submitted(Did.IGNORED)
         answered = late_for(game, event)
         if answered is not None and mail.mode != "check":
             reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, so "
@@ -167,7 +168,7 @@ class CelestialEmpire(GameRules):
             reply.data["late"] = answered
             reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
             reply.data["waiting_for"] = []
-            return []
+            return Submitted(Did.LATE)
         lines = parse_orders(mail.notation)
         orders = [line.order for line in lines if line.order is not None]
         errors = [line.error for line in lines if line.error is not None]
@@ -181,35 +182,48 @@ class CelestialEmpire(GameRules):
         if mail.mode == "check":
             reply.data["checked"] = [str(order) for order in orders]
             reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)}: not submitted, as you asked")
-            return []
+            return Submitted(Did.CHECKED)
+        did = Did.ACCEPTED
         if orders:
             play.pending[empire] = orders
             play.research[empire] = research
-            game.missed[empire] = 0
             reply.done.append(f"your orders for turn {play.state.turn}: {len(orders)} read"
                               + (f", {len(errors)} not" if errors else "") + ", replacing all you sent before")
         elif research:  # research lines alone replace only the research lines sent before (R-12)
             play.research[empire] = research
             play.pending.setdefault(empire, [])
-            game.missed[empire] = 0
             reply.done.append(f"your research orders for turn {play.state.turn}: {len(research)}, replacing "
                               "the research orders you sent before; your other orders stand")
-        elif errors:
-            reply.ignored.append("no order could be read, so the orders you sent before stand")
+        else:
+            if errors:
+                reply.ignored.append("no order could be read, so the orders you sent before stand")
+            did = Did.REJECTED
         reply.data["turn"] = play.state.turn
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
         reply.data["waiting_for"] = waiting
         reply.data["waits_for_deadline"] = game.options.wait_for_deadline
         reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
-        return []
+        return Submitted(did)
 
-    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
-        """The turn runs as soon as every empire still played has sent orders, unless the game waits
-        for its deadline."""
-        if game.phase == PLAY and not self.waiting_for(game) and not game.options.wait_for_deadline:
-            return self._run(game, event.at)
-        return []
+    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
+        """Every empire still played has sent orders (the kernel runs the turn after the mail's
+        commands), or the deadline passed: the turn runs without the missing empires' orders; their
+        standing orders, defences, mining and score go on (R-84)."""
+        play: Play = game.play
+        after, report = run_turn(play.state, play.pending, play.research)
+        play.state = after
+        play.reports.append(report)
+        play.awaiting += [(empire, what) for empire, what in report.operator]
+        play.pending.clear()
+        play.research.clear()
+        result = play.variant.result(after, report, frozenset(play.resigned))
+        if result is not None:
+            reason, winners = result
+            end = GameEnd(EndKind.RULES, report.turn, tuple(winners), clause=reason, result=result)
+            return self._final(game, at, end, report)
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
+                                    self._sheet(game, p, at, report)) for p in game.players])
 
     def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         """The reply's subject says the turn, whether the orders were taken or only checked, and how
@@ -266,14 +280,14 @@ class CelestialEmpire(GameRules):
                  for r in play.reports]
         return self.common(game, player, at) | {"turns": turns}
 
-    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
         """A resignation leaves the empire in play, run by its standing
         orders (R-84), while two or more empires are still played; an agreed
         draw, or the last resignation but one, ends the game."""
         play: Play = game.play
         losers = end.losers
         if losers and all(p in play.resigned for p in losers):
-            return []  # resigned already
+            return Turn(list)  # resigned already
         playing = [p for p in game.players if p not in play.resigned and p not in losers]
         if losers and len(playing) >= 2:
             play.resigned.update(losers)
@@ -281,14 +295,11 @@ class CelestialEmpire(GameRules):
                 play.pending.pop(p, None)
                 play.research.pop(p, None)
             names = " and ".join(game.seat(p).alias for p in losers)
-            notices = [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
-                       for p in game.players]
-            if not self.waiting_for(game) and not game.options.wait_for_deadline:
-                notices += self._run(game, at)
-            return notices
+            return Turn(lambda: [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
+                                 for p in game.players])
         if end.winner is None and losers and len(playing) == 1:
             end = replace(end, winners=(playing[0],))
-        return self._finish(game, at, replace(end, after_turn=play.state.turn - 1))
+        return self._final(game, at, replace(end, after_turn=play.state.turn - 1))
 
     def awaiting_operator(self, game: Table) -> list[str]:
         """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""
@@ -308,45 +319,17 @@ class CelestialEmpire(GameRules):
         """An offer of a draw lapses when the turn runs."""
         return f"turn {game.play.state.turn} runs"
 
-    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
-        """The turn runs without the missing empires' orders: their standing
-        orders, defences, mining and score go on (R-84)."""
-        return self._run(game, at)
-
     def reminder_what(self, game: Table) -> str:
         """A reminder asks for the orders of the turn being collected."""
         return f"orders for turn {game.play.state.turn}"
 
-    # The turn
-
-    def _run(self, game: Table, at: datetime) -> list[Notice]:
+    def _final(self, game: Table, at: datetime, end: GameEnd, report: Report | None = None) -> Turn:
+        """The game is over: each empire's final sheet, with the game's mailbox."""
         play: Play = game.play
-        after, report = run_turn(play.state, play.pending, play.research)
-        play.state = after
-        play.reports.append(report)
-        play.awaiting += [(empire, what) for empire, what in report.operator]
-        play.pending.clear()
-        play.research.clear()
-        game.draw_offers.clear()
-        game.reminded.clear()
-        result = play.variant.result(after, report, frozenset(play.resigned))
-        if result is not None:
-            reason, winners = result
-            return self._finish(game, at, GameEnd(EndKind.RULES, report.turn, tuple(winners), clause=reason, result=result),
-                                report)
-        game.deadline = at + game.options.deadline
-        return [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
-                       self._sheet(game, p, at, report)) for p in game.players]
-
-    def _finish(self, game: Table, at: datetime, outcome: GameEnd, report: Report | None = None) -> list[Notice]:
-        play: Play = game.play
-        game.outcome = outcome
-        game.phase = ENDED
-        game.deadline = None
         last = report or (play.reports[-1] if play.reports else None)
-        return [Notice(p, "turn_sheet", "The game is over: your final sheet",
-                       self._sheet(game, p, at, last) | {"outcome": outcome.reason}, attach_archive=True)
-                for p in game.players]
+        return Turn(lambda: [Notice(p, "turn_sheet", "The game is over: your final sheet",
+                                    self._sheet(game, p, at, last) | {"outcome": end.reason}, attach_archive=True)
+                             for p in game.players], end)
 
     def _sheet(self, game: Table, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play

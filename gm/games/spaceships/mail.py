@@ -17,7 +17,9 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, EndKind, GameEnd, Notice, PlayerMail, Reply
+from ...kernel.values import (
+    ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, Did, EndKind, GameEnd, NextGame, Notice, PlayerMail, Reply, Submitted, Turn,
+)
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import robot_seat, sheets, web
@@ -134,47 +136,69 @@ class Spaceships(GameRules):
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
-        """Setups and orders are recorded; the one that completes them starts
-        the game or runs the turn at once, before the mail's commands: a
-        ``draw`` offered in the mail that completes a turn stands until the
-        next turn runs, and reaches the opponent after their sheet. (Games
-        of edition 1 ran it after the commands, in `after_mail`.)"""
-        play: Play = game.play
-        if game.phase == SETUP:
-            _setup(game, event, mail, reply)
-            if len(play.setups) == 2 and game.edition >= 2:
-                reply.data.update(sheets.common(game, event.player, event.at))  # the reply's header: before
-                return _start(game, event.at)
-        elif game.phase == PLAY:
-            if game.edition >= 2 and _late(game, event, reply):
-                return [self.status(game, event.player, event.at)]
-            _orders(game, event, mail, reply)
-            if game.edition < 2:
-                return []
-            later = []
-            if len(play.pending) == 2 and not game.options.wait_for_deadline:
-                reply.data.update(sheets.common(game, event.player, event.at))  # the turn the orders were for
-                later = _run_turn(game, event.at)
-                reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
-            if game.phase == PLAY:  # every reply that touches orders ends with those in force now
-                pending = play.pending.get(event.player)
-                reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
-            return later
-        return []
+    completes_at_once_from = 2
+    """The setup or the orders that complete what the game waits for start
+    the game or run the turn at once, before the mail's commands: a
+    ``draw`` offered in the mail that completes a turn stands until the
+    next turn runs, and reaches the opponent after their sheet. Games of
+    edition 1 ran it after the commands."""
 
-    def after_mail(self, game: Table, event: PlayerMail, reply: Reply) -> list[Notice]:
-        """Edition 1: the setup or turn a mail completed ran after its commands."""
+    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
+        """Setups and orders are recorded [2.1], [11.5]; orders that answer
+        a turn that has run are not used (edition 2 on) [ruling w]."""
+        if game.phase == SETUP:
+            return Submitted(_setup(game, event, mail, reply))
+        if game.edition >= 2 and _late(game, event, reply):
+            return Submitted(Did.LATE, (self.status(game, event.player, event.at),))
+        did = _orders(game, event, mail, reply)
+        if game.edition < 2:
+            return Submitted(did)
+        return Submitted(did, then=lambda: _in_force(game, event.player, reply))
+
+    def start(self, game: Table, at: datetime) -> Turn:
+        """Both setups are in: the fleets, and turn 1's sheets."""
         play: Play = game.play
-        if game.edition >= 2:
-            return []
-        if game.phase == SETUP and len(play.setups) == 2:
-            return _start(game, event.at)
-        if game.phase == PLAY and len(play.pending) == 2 and not game.options.wait_for_deadline:
-            later = _run_turn(game, event.at)
-            reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
-            return later
-        return []
+        fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
+        play.game = Game(fleets[0], fleets[1], play.ruleset)
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None))
+                             for p in (1, 2)])
+
+    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
+        """Both players' orders are in, or the deadline passed: the turn runs
+        with the orders in force, none for a player who sent none [2.2]."""
+        play: Play = game.play
+        assert play.game is not None
+        report = play.game.push(play.pending.get(1, []), play.pending.get(2, []))
+        play.pending.clear()
+        done = ("both players' orders are in: the turn has run, and your sheet follows",)
+        if report.result is not None:
+            r = report.result
+            winners = () if r.winner is None else (r.winner,)
+            end = GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, clause=r.reason, result=r)
+            return _final(game, at, end, report, done)
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}",
+                                    sheets.sheet(game, p, at, report)) for p in (1, 2)], done=done)
+
+    def next_game(self, game: Table, at: datetime, end: GameEnd) -> NextGame | None:
+        """Record the game's scores in the match; set up the next game unless
+        the agreed end has come [9.3.1], [10.6.1]. A forfeit ends the match."""
+        play: Play = game.play
+        if play.match is None:
+            return None
+        scores = end.scores or (0, 0)
+        play.match_scores.append((scores[0], scores[1]))
+        forfeit = end.kind is EndKind.FORFEIT
+        if forfeit or match_over(play.match, play.match_scores):
+            winner = end.winner if forfeit else match_winner(play.match, play.match_scores)
+            play.match_result = winner
+            return NextGame(lambda: [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
+                "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
+                "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
+            }) for p in (1, 2)], begins=False)
+        play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
+        play.setups = {}
+        play.game = None
+        return NextGame(lambda: [_invitation(game, p, at) for p in (1, 2)], begins=True)
 
     def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
         if game.phase == ENDED and not later:
@@ -234,7 +258,7 @@ class Spaceships(GameRules):
         data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
         return data
 
-    def end(self, game: Table, at: datetime, end: GameEnd) -> list[Notice]:
+    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
         if len(end.losers) == 1:
             scores = _scores_if_destroyed(game, end.losers[0])
         elif end.losers:
@@ -242,15 +266,12 @@ class Spaceships(GameRules):
         else:
             scores = _current_scores(game)
         after = game.play.game.turn - 1 if game.play.game else 0
-        return _finish(game, at, replace(end, scores=scores, after_turn=after), None)
+        return _final(game, at, replace(end, scores=scores, after_turn=after), None)
 
     def draw_lapses(self, game: Table) -> str:
         """Named by its number, so that an offer made in the mail that ran a
         turn is plainly the next turn's."""
         return f"turn {game.turn} runs" if game.edition >= 2 else "the turn runs"
-
-    def deadline(self, game: Table, at: datetime, missing: list[int]) -> list[Notice]:
-        return _run_turn(game, at)
 
     robot_levels = ("easy", "normal", "hard")
 
@@ -295,7 +316,7 @@ def _looks_like_orders(notation: str) -> bool:
     return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
 
 
-def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     try:
@@ -306,12 +327,12 @@ def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
                 reply.not_understood.append(f"orders: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
-            return
+            return Did.REJECTED
         reply.data["syntax"] = syntax_data(error, mail.lines)
         reply.data["previous"] = None
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
-        return
+        return Did.REJECTED
     try:
         fleet = build_fleet(placements, play.ruleset, play.additional_costs[player - 1])
     except SetupError as error:
@@ -324,17 +345,17 @@ def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
                 problems.append(f"line {placement.line}: {placement}: {problem.reason}")
         reply.data["setup"] = {"accepted": False, "problems": problems, "had_setup": player in play.setups}
         reply.not_understood.append("your setup breaks the rules (see below)")
-        return
+        return Did.REJECTED
     if mail.mode == "check":
         reply.data["setup"] = {"accepted": True, "checked": True, "fleet": fleet.setup_lines()}
         reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
-        return
+        return Did.CHECKED
     replaced = player in play.setups
     play.setups[player] = placements
-    game.missed[player] = 0
     reply.data["setup"] = {"accepted": True, "fleet": fleet.setup_lines(), "replaced": replaced,
                            "waiting_for_opponent": (3 - player) not in play.setups}
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
+    return Did.ACCEPTED
 
 
 def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError]]:
@@ -374,13 +395,13 @@ def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]
         return [], [error]
 
 
-def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     previous = play.pending.get(player)
     if _looks_like_setup(mail.notation):
         reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
-        return
+        return Did.REJECTED
     orders, errors = _read_orders_by_line(mail.notation) if game.edition >= 2 else _read_orders_whole(mail.notation)
     if errors:
         reply.data["syntax"] = syntax_data(errors[0], mail.lines)
@@ -389,7 +410,7 @@ def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
             reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
     if not orders:  # nothing could be read: what was in force stays [ruling v]
         reply.data["previous"] = None if previous is None else format_orders(previous)
-        return
+        return Did.REJECTED
     assert play.game is not None
     state = play.game.state
     check = check_orders(state.side(player), state.entitlement(player), orders, play.ruleset)
@@ -400,46 +421,15 @@ def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> None:
     if checked:
         reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
         reply.data["previous"] = None if previous is None else format_orders(previous)
-        return
+        return Did.CHECKED
     play.pending[player] = orders
-    game.missed[player] = 0
     reply.data["replaced"] = previous is not None
     reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
     reply.done.append(f"your orders for turn {game.turn}" + (", replacing all you sent before" if previous is not None else ""))
+    return Did.ACCEPTED
 
 
 # Setting up and playing [2.1], [2.2]
-
-def _start(game: Table, at: datetime) -> list[Notice]:
-    play: Play = game.play
-    fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
-    play.game = Game(fleets[0], fleets[1], play.ruleset)
-    game.phase = PLAY
-    game.deadline = at + game.options.deadline
-    game.reminded.clear()
-    game.missed = {1: 0, 2: 0}
-    game.draw_offers.clear()
-    return [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None)) for p in (1, 2)]
-
-
-def _run_turn(game: Table, at: datetime) -> list[Notice]:
-    play: Play = game.play
-    assert play.game is not None
-    report = play.game.push(play.pending.get(1, []), play.pending.get(2, []))
-    play.pending.clear()
-    game.reminded.clear()
-    game.draw_offers.clear()
-    if report.result is not None:
-        r = report.result
-        winners = () if r.winner is None else (r.winner,)
-        return _finish(game, at, GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, clause=r.reason,
-                                         result=r), report)
-    game.deadline = at + game.options.deadline
-    return [
-        Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}", sheets.sheet(game, p, at, report))
-        for p in (1, 2)
-    ]
-
 
 def _current_scores(game: Table) -> tuple[int, int] | None:
     play: Play = game.play
@@ -456,48 +446,23 @@ def _scores_if_destroyed(game: Table, loser: int) -> tuple[int, int] | None:
     return (0, scores[1]) if loser == 1 else (scores[0], 0)
 
 
-def _finish(game: Table, at: datetime, outcome: GameEnd, report) -> list[Notice]:
-    """A game has ended: the final sheets, and in a match the next game."""
+def _in_force(game: Table, player: int, reply: Reply) -> None:
+    """Every reply that touches orders ends with those in force now (edition 2 on)."""
+    if game.phase == PLAY:
+        pending = game.play.pending.get(player)
+        reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
+
+
+def _final(game: Table, at: datetime, end: GameEnd, report: Any, done: tuple[str, ...] = ()) -> Turn:
+    """A game has ended: the final sheets (in a match, `Spaceships.next_game` follows)."""
     play: Play = game.play
-    game.outcome = outcome
-    game.phase = ENDED
-    game.deadline = None
     play.pending.clear()
-    notices = []
-    for p in (1, 2):
+
+    def final(p: int) -> Notice:
         if play.game is not None:
-            data = sheets.sheet(game, p, at, report)
             subject = f"Turn {report.turn}: the game is over" if report is not None else "The game is over"
-            notices.append(Notice(p, "turn_sheet", subject, data, attach_archive=True))
-        else:
-            notices.append(Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)}))
-    if play.match is not None:
-        notices += _next_in_match(game, at, outcome)
-    return notices
+            return Notice(p, "turn_sheet", subject, sheets.sheet(game, p, at, report), attach_archive=True)
+        return Notice(p, "game_over", "The game is over",
+                      sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)})
 
-
-def _next_in_match(game: Table, at: datetime, outcome: GameEnd) -> list[Notice]:
-    """Record the game's scores in the match; start the next game unless the
-    agreed end has come [9.3.1], [10.6.1]."""
-    play: Play = game.play
-    assert play.match is not None
-    scores = outcome.scores or (0, 0)
-    play.match_scores.append((scores[0], scores[1]))
-    game.series = len(play.match_scores) + 1
-    forfeit = outcome.kind is EndKind.FORFEIT  # a forfeit ends the match, and decides it
-    if forfeit or match_over(play.match, play.match_scores):
-        winner = outcome.winner if forfeit else match_winner(play.match, play.match_scores)
-        play.match_result = winner
-        return [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
-            "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
-            "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
-        }) for p in (1, 2)]
-    play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
-    game.phase = SETUP
-    play.setups = {}
-    play.game = None
-    game.outcome = None
-    game.missed = {1: 0, 2: 0}
-    game.reminded.clear()
-    game.deadline = at + game.options.deadline
-    return [_invitation(game, p, at) for p in (1, 2)]
+    return Turn(lambda: [final(p) for p in (1, 2)], end, done)
