@@ -102,15 +102,9 @@ def _moved(deadline: datetime | None, extend: timedelta | None) -> datetime:
     return deadline + extend
 
 
-def clock_stopped(game: MailGame, notices: list[Notice]) -> list[Notice]:
+def clock_stopped(game: MailGame) -> None:
     """A paused game's clock stays stopped, even when a player's mail made a
-    turn run (which sets a new deadline): no deadline, and none shown. A
-    game that ended meanwhile (a resignation) is no longer paused."""
-    game.deadline = None
+    turn run (`gm.kernel.lifecycle` sets no deadline while it is). A game
+    that ended meanwhile (a resignation) is no longer paused."""
     if game.phase == ENDED:
         game.paused = None
-    for notice in notices:
-        if "deadline" in notice.data:
-            notice.data["deadline"] = None
-            notice.data["remaining"] = None
-    return notices

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving
+from . import absence, lifecycle, moving, shown
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -69,7 +69,7 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     game.deadline = event.at + event.options.deadline
     game.events = 1
     game.turn_of_event[1] = game.turn
-    return game, _for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at))
+    return game, shown.resolve(_for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at)))
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
@@ -90,7 +90,7 @@ def handle(game: MailGame, event: Event) -> Handled:
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    return Handled(_for_people(game, notices), tuple(effects))
+    return Handled(shown.resolve(_for_people(game, notices)), tuple(effects))
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
@@ -125,7 +125,9 @@ def _apply(game: MailGame, event: Event, effects: list[Effect]) -> list[Notice]:
     if isinstance(event, PlayerMail):
         paused = game.paused is not None
         notices = _player_mail(game, event, effects)
-        return clock_stopped(game, notices) if paused else notices
+        if paused:
+            clock_stopped(game)
+        return notices
     if game.phase == ENDED:
         return []
     if isinstance(event, OPERATOR_EVENTS):

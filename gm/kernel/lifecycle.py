@@ -65,7 +65,7 @@ def start(game: MailGame, at: datetime) -> list[Notice]:
     """Every setup is in: play begins."""
     turn = game.rules.start(game, at)
     game.phase = PLAY
-    game.deadline = at + game.options.deadline
+    _new_deadline(game, at)
     game.reminded.clear()
     game.missed = {p: 0 for p in game.players}
     game.draw_offers.clear()
@@ -84,7 +84,7 @@ def _went_on(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     game.draw_offers.clear()
     if turn.end is not None:
         return finish(game, at, turn)
-    game.deadline = at + game.options.deadline
+    _new_deadline(game, at)
     return turn.sheets()
 
 
@@ -116,5 +116,12 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
         game.outcome = None
         game.missed = {p: 0 for p in game.players}
         game.reminded.clear()
-        game.deadline = at + game.options.deadline
+        _new_deadline(game, at)
     return notices + following.notices()
+
+
+def _new_deadline(game: MailGame, at: datetime) -> None:
+    """A new turn (or move, or game) is due by ``at`` plus the game's time
+    for it; none while the operator has the game paused (`Paused`), so its
+    notices show none."""
+    game.deadline = None if game.paused else at + game.options.deadline

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .protocol import GameRules
+from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
 
 
@@ -78,6 +79,9 @@ class MailGame:
     """How long each player's absences that are over lasted."""
     absence_back: set[int] = field(default_factory=set)
     """Players back early by the event being applied (to tell the others)."""
+    shown: ShownDeadline | None = None
+    """The deadline the notices built since it was last set show, decided
+    once the event is over (`gm.kernel.shown`)."""
     normal_deadline: datetime | None = None
     """The deadline as the game set it, before any absence extended it."""
     extended_deadline: datetime | None = None

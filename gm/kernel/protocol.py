@@ -23,7 +23,8 @@ from random import Random
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .registry import Registry
-from .text import span
+from . import shown
+from .shown import ShownDeadline
 from .values import GameEnd, NextGame, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class Table(Protocol):
     play: Any
     phase: str
     deadline: datetime | None
+    shown: ShownDeadline | None
     outcome: GameEnd | None
     series: int
     missed: dict[int, int]
@@ -267,9 +269,7 @@ class GameRules:
             "variant": game.variant,
             "turn": game.turn,
             "phase": game.phase,
-            "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
-            "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
-        }
+        } | shown.fields(game, at)
 
     def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
         """The help sheet's data: commands and the game's own notation."""

@@ -65,6 +65,7 @@ from ..kernel.values import ENDED, Bouncing, ConfirmAddress, Created, Effect, No
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, as_bytes, build
 from ..kernel.model import MailGame
+from ..kernel.shown import resolve
 from .outside import CHALLENGE, GAMES, OutsideMail, Shunted, challenge_tag
 from . import moving
 from .moving import move_tag
@@ -411,10 +412,11 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
         if key in self.store.outbox or key in self.store.sent:
             return
         own = sender.lower() == game.seat(player).address.lower()
-        notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
-                        game.rules.common(game, player, None) | {
-                            # Only the player's own address is named: any other may be another player's.
-                            "address": sender if own else None, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
+        (notice,) = resolve([Notice(player, "forged_warning", "Someone tried to send orders as you",
+                                    game.rules.common(game, player, None) | {
+                                        # Only the player's own address is named: any other may be another player's.
+                                        "address": sender if own else None,
+                                        "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})])
         message = build(notice, game, self.identity, 0, 0, self.clock(), [])
         del message["Message-ID"]
         message["Message-ID"] = f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>"

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from ...kernel.protocol import Table
 from ...kernel.values import ENDED, EndKind, Seat
-from ...kernel.text import span
+from ...kernel import shown
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
 from .notation import Placement
@@ -51,8 +51,7 @@ def common(game: Table, player: int, at: datetime | None = None) -> dict[str, An
         "turn": game.turn,
         "phase": game.phase,
         "your_move": to_move == player,
-        "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
-        "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
+        **shown.fields(game, at),
     }
 
 

@@ -20,7 +20,8 @@ from .knowledge import opponent_space, own_space
 from .orders import format_orders
 from ...kernel.protocol import Table
 from ...kernel.values import ENDED, EndKind, Seat
-from ...kernel.text import span, wrap
+from ...kernel import shown
+from ...kernel.text import wrap
 
 
 def opponent(game: Table, player: int) -> Seat:
@@ -30,9 +31,6 @@ def opponent(game: Table, player: int) -> Seat:
 
 def common(game: Table, player: int, at: datetime | None = None) -> dict[str, Any]:
     """What every message's header shows."""
-    remaining = None
-    if game.deadline is not None and at is not None:
-        remaining = span(game.deadline - at)
     return {
         "game": game.id,
         "player": player,
@@ -42,8 +40,7 @@ def common(game: Table, player: int, at: datetime | None = None) -> dict[str, An
         "variant": game.variant,
         "turn": game.turn,
         "phase": game.phase,
-        "deadline": None if game.deadline is None else game.deadline.strftime("%Y-%m-%d %H:%M UTC"),
-        "remaining": remaining,
+        **shown.fields(game, at),
         "wait_for_deadline": game.options.wait_for_deadline,
         "match": match_standing(game, player),
         "early": game.play.ruleset.early,
