@@ -11,7 +11,8 @@ from typing import Any, Sequence
 
 from . import __version__
 from .kernel.errors import NotationError
-from .kernel.records import EXIT_UNREADABLE, RecordError, referee_record
+from .kernel.errors import RecordError
+from .kernel.records import EXIT_UNREADABLE, referee_record
 
 
 def _referee(args: argparse.Namespace) -> int:

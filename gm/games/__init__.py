@@ -8,12 +8,13 @@ when a game of it is played.
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 from ..kernel.protocol import REGISTRY, GameRules
 
 
-def _loader(module: str, cls: str) -> GameRules:
-    rules: GameRules = getattr(import_module(module), cls)()
+def _loader(module: str, cls: str) -> GameRules[Any]:
+    rules: GameRules[Any] = getattr(import_module(module), cls)()
     return rules
 
 

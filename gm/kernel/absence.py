@@ -29,7 +29,6 @@ from typing import Any
 
 from .commands import Command
 from .model import MailGame
-from . import shown
 from .text import span
 from .values import ENDED, Notice, PlayerMail, Reply
 
@@ -186,7 +185,7 @@ def settle(game: MailGame, at: datetime, notices: list[Notice]) -> list[Notice]:
         target = max(normal, at + game.options.reminder_before)
     elif before > target:
         target = before  # an extension, once made, stands
-    shown.decide(game, target)
+    game.decide_deadline(target)
     game.extended_deadline = target
     if target != before and target - game.options.reminder_before > at:
         game.reminded.clear()  # the reminder waits for the new deadline

@@ -65,18 +65,20 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
         return [Notice(p, template, subject, rules.common(game, p, event.at) | data) for p in game.players]
 
     if isinstance(event, Paused):
-        game.paused, game.deadline = event.at, None
+        game.paused = event.at
+        game.set_deadline(None)
         return everyone("paused", "The game is paused")
     if isinstance(event, Resumed):
         game.paused = None
-        game.deadline = event.at + game.options.deadline
+        game.set_deadline(event.at + game.options.deadline)
         game.reminded.clear()
         return everyone("resumed", "The game goes on")
     if isinstance(event, DeadlineSet):
         before = game.deadline
         assert before is not None
-        game.deadline = event.deadline if event.deadline is not None else _moved(before, event.extend)
-        if game.deadline - game.options.reminder_before > event.at:
+        moved = event.deadline if event.deadline is not None else _moved(before, event.extend)
+        game.set_deadline(moved)
+        if moved - game.options.reminder_before > event.at:
             game.reminded.clear()  # a reminder is due again before the new deadline
         return everyone("deadline_moved", "The deadline has moved", before=before.strftime("%Y-%m-%d %H:%M UTC"))
     if isinstance(event, AddressReplaced):
@@ -91,7 +93,8 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
     if isinstance(event, Answered):
         return rules.answer(game, event.at, event.player, event.text.strip())
     assert isinstance(event, Cancelled)
-    game.phase, game.deadline, game.paused = ENDED, None, None
+    game.phase, game.paused = ENDED, None
+    game.set_deadline(None)
     game.draw_offers.clear()
     game.outcome = GameEnd(EndKind.CANCELLED, game.turn, clause=event.reason.strip())
     return everyone("cancelled", "The game is cancelled", reason=event.reason.strip())

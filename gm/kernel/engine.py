@@ -66,7 +66,7 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     if not rules.has_setup:
         game.phase = PLAY
     game.play = rules.new_play(game, event.terms)
-    game.deadline = event.at + event.options.deadline
+    game.set_deadline(event.at + event.options.deadline)
     game.events = 1
     game.turn_of_event[1] = game.turn
     return game, shown.resolve(_for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at)))
@@ -100,7 +100,7 @@ def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
     return [n for n in notices if n.observer or n.player not in robots] if robots else notices
 
 
-def answered_turn(game: Table, event: PlayerMail) -> int | None:
+def answered_turn(game: Table[Any], event: PlayerMail) -> int | None:
     """The turn a player's mail answers, if it says: the turn the GM's mail it
     replies to asked for (its Message-ID names the event that sent it), or
     else the last turn its subject names ("Re: [gm g1] Turn 2 results;
@@ -113,7 +113,7 @@ def answered_turn(game: Table, event: PlayerMail) -> int | None:
     return int(turns[-1]) if turns else None
 
 
-def late_for(game: Table, event: PlayerMail) -> int | None:
+def late_for(game: Table[Any], event: PlayerMail) -> int | None:
     """The turn a player's mail answers if that turn ran before the mail
     came (ruling w), else None. Turn 0 is the setup: orders in answer to it
     are the first turn's."""
@@ -190,7 +190,10 @@ def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> li
     data = header | reply.data | {
         "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
     }
-    subject = rules.reply_subject(game, reply, later)
+    if game.phase == ENDED and not later and rules.ended_reply_subject is not None:
+        subject = rules.ended_reply_subject
+    else:
+        subject = reply.subject() if reply.subject is not None else "Re: your mail"
     if reply.enclosed and _only_asked_to_see(mail, reply):
         subject = "; ".join(notice.subject for notice in reply.enclosed)
     effects += reply.effects
@@ -359,7 +362,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                       steps=f"{game.rules.turn_word}s")
         return lifecycle.ended(game, at, game.rules.end(game, at, end))
     if game.phase == SETUP:
-        game.deadline = at + game.options.deadline
+        game.set_deadline(at + game.options.deadline)
         game.reminded.clear()
         return [
             Notice(p, "setup_late", "Deadline passed: your setup is still missing",

@@ -104,7 +104,7 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     next game (`GameRules.next_game`)."""
     game.outcome = turn.end
     game.phase = ENDED
-    game.deadline = None
+    game.set_deadline(None)
     notices = turn.sheets()
     assert turn.end is not None
     following = game.rules.next_game(game, at, turn.end)
@@ -124,4 +124,4 @@ def _new_deadline(game: MailGame, at: datetime) -> None:
     """A new turn (or move, or game) is due by ``at`` plus the game's time
     for it; none while the operator has the game paused (`Paused`), so its
     notices show none."""
-    game.deadline = None if game.paused else at + game.options.deadline
+    game.set_deadline(None if game.paused else at + game.options.deadline)

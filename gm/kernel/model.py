@@ -23,7 +23,7 @@ class MailGame:
 
     id: str
     seats: tuple[Seat, ...]
-    rules: GameRules
+    rules: GameRules[Any]
     options: Options
     created_at: datetime
     variant: str
@@ -86,6 +86,18 @@ class MailGame:
     """The deadline as the game set it, before any absence extended it."""
     extended_deadline: datetime | None = None
     """The deadline as absences last left it (a different one was set afresh)."""
+
+    def set_deadline(self, deadline: datetime | None) -> None:
+        """Set the deadline afresh: the notices built from now on show this one."""
+        self.deadline = deadline
+        self.shown = None if deadline is None else ShownDeadline(deadline)
+
+    def decide_deadline(self, deadline: datetime) -> None:
+        """The event moved the deadline (an absence): the notices built since
+        it was last set show the new one (`gm.kernel.shown`)."""
+        if self.shown is not None and self.shown.decided == self.deadline:
+            self.shown.decided = deadline
+        self.deadline = deadline
 
     def __post_init__(self) -> None:
         if not self.missed:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .errors import RecordError
 from .protocol import Refereed, game_named
 from .values import DEFAULT_GAME
 
@@ -18,10 +19,6 @@ EXIT_REJECTED = 1
 EXIT_UNREADABLE = 2
 
 _GAME_LINE = re.compile(r"^\s*game\s+(\S+)\s*(;.*)?$", re.I)
-
-
-class RecordError(ValueError):
-    """A record that cannot be read (exit status 2)."""
 
 
 def game_of_record(text: str) -> tuple[str | None, str]:

@@ -43,8 +43,11 @@ class Shown:
 class Showing(Protocol):
     """A game's deadline, and the one its notices show (`MailGame.shown`)."""
 
-    deadline: datetime | None
-    shown: ShownDeadline | None
+    @property
+    def deadline(self) -> datetime | None: ...
+
+    @property
+    def shown(self) -> ShownDeadline | None: ...
 
 
 def fields(game: Showing, at: datetime | None) -> dict[str, Any]:
@@ -52,18 +55,9 @@ def fields(game: Showing, at: datetime | None) -> dict[str, Any]:
     ``at``: the notices built since the deadline was last set share it."""
     if game.deadline is None:
         return {"deadline": None, "remaining": None}
-    if game.shown is None or game.shown.decided != game.deadline:
-        game.shown = ShownDeadline(game.deadline)  # set afresh since
-    shown, built = game.shown, game.deadline
+    shown = game.shown if game.shown is not None and game.shown.decided == game.deadline else ShownDeadline(game.deadline)
+    built = game.deadline
     return {"deadline": Shown(shown, built), "remaining": None if at is None else Shown(shown, built, at)}
-
-
-def decide(game: Showing, deadline: datetime) -> None:
-    """The event moved the game's deadline to ``deadline`` (an absence): the
-    notices built since it was last set show the new one."""
-    if game.shown is not None and game.shown.decided == game.deadline:
-        game.shown.decided = deadline
-    game.deadline = deadline
 
 
 def resolve(notices: list[Notice]) -> list[Notice]:

@@ -315,6 +315,9 @@ class Reply:
     """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
     effects: list[Effect] = field(default_factory=list)
     """What the mail asks of the edge: the games list, an address to confirm."""
+    subject: Callable[[], str] | None = None
+    """How the game names the reply, worked out once the whole mail is read
+    (``Move 3: your move made``); "Re: your mail" when it names none."""
 
 
 # What a game's hooks tell the kernel (`gm.kernel.protocol.GameRules`)

@@ -81,7 +81,13 @@ class Play:
     the rules leave to the GM (R-66, R-67), by empire."""
 
 
-class CelestialEmpire(GameRules):
+def _received(turn: int, reply: Reply) -> str:
+    """The reply's subject: the turn, and how many lines of the whole mail were not understood."""
+    unread = len(reply.not_understood)
+    return f"Turn {turn}: orders received" + (f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
+
+
+class CelestialEmpire(GameRules[Play]):
     """Celestial Empire: 2 to 9 empires, simultaneous turns."""
 
     name = "celestial-empire"
@@ -125,7 +131,7 @@ class CelestialEmpire(GameRules):
         """The seed read back from the creation event's lines (None if it has none)."""
         return Terms(int(fields["seed"])) if "seed" in fields else None
 
-    def new_play(self, game: Table, terms: Any) -> Play:
+    def new_play(self, game: Table[Play], terms: Any) -> Play:
         """Turn 1: the galaxy from the seed, each empire at its home with its five ships, and
         whether the empires vote on the length (R-72)."""
         if not isinstance(terms, Terms):
@@ -136,7 +142,7 @@ class CelestialEmpire(GameRules):
         state.voting = variant.conditions.length is Length.VOTED
         return Play(terms, variant, state)
 
-    def invitations(self, game: Table, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         """Each empire's turn-1 sheet: there is no setup, so the first mail is the first sheet."""
         return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})
                 for p in game.players]
@@ -150,7 +156,7 @@ class CelestialEmpire(GameRules):
         """Research orders are written as comments, ``;RP219 LINK 220`` (l.1798, R-67)."""
         return is_research_line(line)
 
-    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
+    def submit(self, game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
         """Read the mail's orders line by line: the lines that read stand,
         each line that does not is answered with its line and column. A mail
         with any readable order replaces all the empire sent before (R-12)."""
@@ -164,8 +170,9 @@ class CelestialEmpire(GameRules):
             reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, so "
                                  f"they were not used for turn {play.state.turn}; to use them, send them again "
                                  f"in reply to the turn {play.state.turn} sheet (ruling R-12)")
-            reply.data["turn"] = play.state.turn
+            reply.data["turn"] = turn = play.state.turn
             reply.data["late"] = answered
+            reply.subject = lambda: f"Turn {turn}: your mail answers turn {answered}: not used"
             reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
             reply.data["waiting_for"] = []
             return Submitted(Did.LATE)
@@ -198,7 +205,8 @@ class CelestialEmpire(GameRules):
             if errors:
                 reply.ignored.append("no order could be read, so the orders you sent before stand")
             did = Did.REJECTED
-        reply.data["turn"] = play.state.turn
+        reply.data["turn"] = turn = play.state.turn
+        reply.subject = lambda: _received(turn, reply)
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
         reply.data["waiting_for"] = waiting
@@ -206,7 +214,7 @@ class CelestialEmpire(GameRules):
         reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
         return Submitted(did)
 
-    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
+    def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """Every empire still played has sent orders (the kernel runs the turn after the mail's
         commands), or the deadline passed: the turn runs without the missing empires' orders; their
         standing orders, defences, mining and score go on (R-84)."""
@@ -225,62 +233,50 @@ class CelestialEmpire(GameRules):
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
                                     self._sheet(game, p, at, report)) for p in game.players])
 
-    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
-        """The reply's subject says the turn, whether the orders were taken or only checked, and how
-        many lines were not understood."""
-        if "turn" not in reply.data:
-            return "Re: your mail"
-        if "late" in reply.data:
-            return f"Turn {reply.data['turn']}: your mail answers turn {reply.data['late']}: not used"
-        state = "checked" if "checked" in reply.data else "received"
-        some = f", {len(reply.not_understood)} line{'s' * (len(reply.not_understood) != 1)} not understood" \
-            if reply.not_understood else ""
-        return f"Turn {reply.data['turn']}: orders {state}{some}"
-
-    def playing(self, game: Table) -> list[int]:
+    def playing(self, game: Table[Play]) -> list[int]:
         """The empires not resigned: a resigned empire stays in the game on its standing orders, but
         has no say (R-84)."""
         return [p for p in game.players if p not in game.play.resigned]
 
-    def waiting_for(self, game: Table) -> list[int]:
+    def waiting_for(self, game: Table[Play]) -> list[int]:
         """The empires still played whose orders for this turn are not in."""
         play: Play = game.play
         if game.phase != PLAY:
             return []
         return [p for p in game.players if p not in play.pending and p not in play.resigned]
 
-    def turn(self, game: Table) -> int:
+    def turn(self, game: Table[Play]) -> int:
         """The turn the orders are collected for."""
         return int(game.play.state.turn)
 
-    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table[Play], player: int, at: datetime | None) -> dict[str, Any]:
         """The kernel's header, with the empire's name, the variant's rules and the turn, which
         every sheet shows."""
         play: Play = game.play
         return super().common(game, player, at) | {
             "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
 
-    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         """The help sheet: the commands, and every order's form with its meaning and an example."""
         return self.common(game, player, at) | {
             "commands": [("check", "check the orders in this mail without submitting them"), *COMMANDS],
             "forms": [(form.syntax, form.meaning, form.example) for form in COMMANDS_HELP]}
 
-    def status(self, game: Table, player: int, at: datetime) -> Notice:
+    def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         """The empire's sheet again, as of the last turn run (the final one once the game is over)."""
         play: Play = game.play
         last = play.reports[-1] if play.reports else None
         subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {play.state.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, self._sheet(game, player, at, last))
 
-    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         """Every turn's command history and events of this empire, and only its own (spec section 8)."""
         play: Play = game.play
         turns = [{"turn": r.turn, "entries": r.history.get(player, []), "seen": r.seen.get(player, [])}
                  for r in play.reports]
         return self.common(game, player, at) | {"turns": turns}
 
-    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
+    def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         """A resignation leaves the empire in play, run by its standing
         orders (R-84), while two or more empires are still played; an agreed
         draw, or the last resignation but one, ends the game."""
@@ -301,12 +297,12 @@ class CelestialEmpire(GameRules):
             end = replace(end, winners=(playing[0],))
         return self._final(game, at, replace(end, after_turn=play.state.turn - 1))
 
-    def awaiting_operator(self, game: Table) -> list[str]:
+    def awaiting_operator(self, game: Table[Play]) -> list[str]:
         """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""
         play: Play = game.play
         return [f"player {empire} ({game.seat(empire).alias}): {what}" for empire, what in play.awaiting]
 
-    def answer(self, game: Table, at: datetime, player: int, text: str) -> list[Notice]:
+    def answer(self, game: Table[Play], at: datetime, player: int, text: str) -> list[Notice]:
         """The operator's answer to what the empire asked of the GM: mailed to
         it, and the empire's questions count as answered (R-67)."""
         play: Play = game.play
@@ -315,15 +311,15 @@ class CelestialEmpire(GameRules):
         return [Notice(player, "answer", "The GM answers your research order" if asked else "The GM answers you",
                        self.common(game, player, at) | {"text": text, "asked": asked})]
 
-    def draw_lapses(self, game: Table) -> str:
+    def draw_lapses(self, game: Table[Play]) -> str:
         """An offer of a draw lapses when the turn runs."""
         return f"turn {game.play.state.turn} runs"
 
-    def reminder_what(self, game: Table) -> str:
+    def reminder_what(self, game: Table[Play]) -> str:
         """A reminder asks for the orders of the turn being collected."""
         return f"orders for turn {game.play.state.turn}"
 
-    def _final(self, game: Table, at: datetime, end: GameEnd, report: Report | None = None) -> Turn:
+    def _final(self, game: Table[Play], at: datetime, end: GameEnd, report: Report | None = None) -> Turn:
         """The game is over: each empire's final sheet, with the game's mailbox."""
         play: Play = game.play
         last = report or (play.reports[-1] if play.reports else None)
@@ -331,7 +327,7 @@ class CelestialEmpire(GameRules):
                                     self._sheet(game, p, at, last) | {"outcome": end.reason}, attach_archive=True)
                              for p in game.players], end)
 
-    def _sheet(self, game: Table, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
+    def _sheet(self, game: Table[Play], player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play
         return self.common(game, player, at) | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

@@ -65,7 +65,7 @@ def help_commands() -> list[tuple[str, str]]:
     ]
 
 
-class GridFighters(GameRules):
+class GridFighters(GameRules[Play]):
     """Grid Fighters: two seats, a simultaneous setup, then alternating hidden moves."""
 
     name = "gridfighters"
@@ -76,20 +76,21 @@ class GridFighters(GameRules):
     turn_word = "move"
     orders_word = "move"
     templates = "gm.games.gridfighters"
+    ended_reply_subject = "This game is over"
 
     def describe_variant(self, variant: str) -> str:
         return variant_named(variant).describe()
 
-    def new_play(self, game: Table, terms: Any) -> Play:
+    def new_play(self, game: Table[Play], terms: Any) -> Play:
         return Play(variant_named(game.variant))
 
-    def invitations(self, game: Table, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         return [_invitation(game, p, at) for p in game.players]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
+    def submit(self, game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
         """A setup waits for the other's; a move is made at once, and the
         kernel announces it (`run`) before any ``draw`` or ``resign`` later
         in the same mail, so an offer standing before the move lapses with
@@ -99,7 +100,7 @@ class GridFighters(GameRules):
             return Submitted(_setup(game, event, mail, reply))
         return Submitted(_move(game, event, mail, reply))
 
-    def start(self, game: Table, at: datetime) -> Turn:
+    def start(self, game: Table[Play], at: datetime) -> Turn:
         """Both setups are in: the grid, and the first move's sheets."""
         play: Play = game.play
         play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
@@ -108,7 +109,7 @@ class GridFighters(GameRules):
         return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
                              for p in game.players])
 
-    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
+    def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """The move just made, told to both players: the mover's sheet with
         the whole report, the opponent's with what they may know of it. Or,
         at a deadline, the player to move let it pass: the move goes to the
@@ -138,25 +139,10 @@ class GridFighters(GameRules):
                    sheets.sheet(game, p, at, report))
             for p in game.players])
 
-    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
-        if game.phase == ENDED and not later:
-            return "This game is over"
-        if "move" in reply.data:
-            move = reply.data["move"]
-            state = ("checked" if move["checked"] else "rejected" if move["rejected"] else
-                     "spent" if move["spent"] else "made")
-            return f"Move {move['n']}: your move {state}"
-        if "setup" in reply.data:
-            setup = reply.data["setup"]
-            return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
-        if "syntax" in reply.data:
-            return "Your setup could not be read" if game.phase == SETUP else f"Move {game.turn}: your move could not be read"
-        return "Re: your mail"
-
-    def nothing_with_mode(self, game: Table, mode: str) -> str:
+    def nothing_with_mode(self, game: Table[Play], mode: str) -> str:
         return f"{mode}: there was no {'setup' if game.phase == SETUP else 'move'} with it"
 
-    def waiting_for(self, game: Table) -> list[int]:
+    def waiting_for(self, game: Table[Play]) -> list[int]:
         play: Play = game.play
         if game.phase == SETUP:
             return [p for p in game.players if p not in play.setups]
@@ -164,17 +150,17 @@ class GridFighters(GameRules):
             return []
         return [play.grid.to_move]
 
-    def turn(self, game: Table) -> int:
+    def turn(self, game: Table[Play]) -> int:
         grid = game.play.grid
         return 0 if grid is None else grid.moves + (grid.result is None)
 
-    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table[Play], player: int, at: datetime | None) -> dict[str, Any]:
         return sheets.common(game, player, at)
 
-    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         return sheets.common(game, player, at) | {"commands": help_commands(), "notation": NOTATION_HELP}
 
-    def status(self, game: Table, player: int, at: datetime) -> Notice:
+    def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.grid is None and game.phase == ENDED:
             return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | sheets.outcome(game, player))
@@ -182,7 +168,7 @@ class GridFighters(GameRules):
             return _invitation(game, player, at)
         return Notice(player, "turn_sheet", f"Move {game.turn}: your sheet", sheets.sheet(game, player, at, None))
 
-    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
@@ -191,34 +177,34 @@ class GridFighters(GameRules):
                          for entry in play.log]
         return data
 
-    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
+    def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         play: Play = game.play
         if play.grid is not None and play.grid.result is None and end.kind is EndKind.DRAW_AGREED:
             play.grid = play.grid.agreed_draw()
         after = play.grid.moves if play.grid is not None else 0
         return _final(game, at, replace(end, after_turn=after), None)
 
-    def draw_lapses(self, game: Table) -> str:
+    def draw_lapses(self, game: Table[Play]) -> str:
         return "the next move is made"
 
     robot_levels = ("easy", "normal", "hard")
 
-    def robot_text(self, game: Table, player: int, level: str, rng: Random) -> str | None:
+    def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
         return robot_seat.robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> "_Refereed":
         return _Refereed(referee_text(record))
 
-    def web_page(self, game: Table) -> dict[str, Any] | None:
+    def web_page(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_page(game)
 
-    def web_public(self, game: Table) -> dict[str, Any] | None:
+    def web_public(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_public(game)
 
-    def record_text(self, game: Table) -> str | None:
+    def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
 
-    def reminder_what(self, game: Table) -> str:
+    def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"move {game.turn}"
 
 
@@ -239,21 +225,21 @@ class _Refereed:
         return str(self.outcome.json_text())
 
 
-def _subject(game: Table, player: int, what: str) -> str:
+def _subject(game: Table[Play], player: int, what: str) -> str:
     grid = game.play.grid
     if grid is None or grid.result is not None:
         return f"{what}: the game is over"
     return f"{what}; {'your move' if grid.to_move == player else 'waiting for ' + game.seat(3 - player).alias}"
 
 
-def _invitation(game: Table, player: int, at: datetime) -> Notice:
+def _invitation(game: Table[Play], player: int, at: datetime) -> Notice:
     variant = game.play.variant
     data = sheets.common(game, player, at) | {"pieces": list(variant.pieces), "homes": variant.homes,
                                               "example": sheets.example_setup(player, variant)}
     return Notice(player, "invitation", "Invitation to a game: send your setup", data)
 
 
-def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
+def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     try:
@@ -266,6 +252,7 @@ def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
                 reply.not_understood.append("your move: the game has not begun; send your setup first")
             return Did.REJECTED
         reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.subject = lambda: _unread(game)
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
         return Did.REJECTED
@@ -273,19 +260,27 @@ def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     if problems:
         reply.data["setup"] = {"accepted": False, "had_setup": player in play.setups,
                                "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}" for p in problems]}
+        reply.subject = lambda: "Your setup breaks the rules"
         reply.not_understood.append("your setup breaks the rules (see below)")
         return Did.REJECTED
     board = sheets.setup_board(player, placements)
     if mail.mode == "check":
         reply.data["setup"] = {"accepted": True, "checked": True, "board": board}
+        reply.subject = lambda: "Setup checked"
         reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
         return Did.CHECKED
     replaced = player in play.setups
     play.setups[player] = placements
     reply.data["setup"] = {"accepted": True, "board": board, "replaced": replaced,
                            "waiting_for_opponent": (3 - player) not in play.setups}
+    reply.subject = lambda: "Setup accepted"
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
     return Did.ACCEPTED
+
+
+def _unread(game: Table[Play]) -> str:
+    """The reply's subject when the setup or move could not be read."""
+    return "Your setup could not be read" if game.phase == SETUP else f"Move {game.turn}: your move could not be read"
 
 
 def _is_a_move(notation: str) -> bool:
@@ -297,7 +292,7 @@ def _is_a_move(notation: str) -> bool:
     return True
 
 
-def _move(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
+def _move(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     """Read, check and make the move of a mail (its report the last of ``Play.log``)."""
     play: Play = game.play
     player = event.player
@@ -310,6 +305,7 @@ def _move(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
         move = parse_move(mail.notation)
     except NotationError as error:
         reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.subject = lambda: _unread(game)
         reply.not_understood.append(f"your move: line {error.line}, column {error.column}")
         return Did.REJECTED
     n = play.grid.moves + 1
@@ -317,33 +313,38 @@ def _move(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     reason = play.grid.check(player, move)
     if reason is not None:
         reply.data["move"] = {"n": n, "written": written, "rejected": reason, "checked": False, "spent": False}
+        reply.subject = lambda: f"Move {n}: your move rejected"
         reply.not_understood.append(f"line {move.line}: {written}: rejected; it is still your move")
         return Did.REJECTED
     if mail.mode == "check":
         reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": True, "spent": False}
+        reply.subject = lambda: f"Move {n}: your move checked"
         reply.done.append(f"checked your move {written}: it is legal (not made, as you asked)")
         return Did.CHECKED
     try:
         grid, report = play.grid.push(player, move)
     except IllegalMove as error:  # check() said yes; kept for safety, as the rules core decides
         reply.data["move"] = {"n": n, "written": written, "rejected": error.reason, "checked": False, "spent": False}
+        reply.subject = lambda: f"Move {n}: your move rejected"
         return Did.REJECTED
     play.grid = grid
     play.log.append(report)
     reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": False, "spent": report.spent}
+    reply.subject = lambda: f"Move {n}: your move {'spent' if report.spent else 'made'}"
     reply.done.append(f"your move {n}: {written}" + (" (spent: see below)" if report.spent else ""))
     return Did.ACCEPTED
 
 
-def _by_rules(game: Table, at: datetime, report: MoveReport | None) -> Turn:
+def _by_rules(game: Table[Play], at: datetime, report: MoveReport | None) -> Turn:
     """The game ended as the rules core says (``grid.result``)."""
+    assert game.play.grid is not None and game.play.grid.result is not None
     result = game.play.grid.result
     winners = () if result.winner is None else (result.winner,)
     return _final(game, at, GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
                   report)
 
 
-def _final(game: Table, at: datetime, end: GameEnd, report: MoveReport | None) -> Turn:
+def _final(game: Table[Play], at: datetime, end: GameEnd, report: MoveReport | None) -> Turn:
     """The game is over: each player's final sheet, with the game's mailbox."""
     play: Play = game.play
 

@@ -71,7 +71,7 @@ def help_commands() -> list[tuple[str, str]]:
     ]
 
 
-class Spaceships(GameRules):
+class Spaceships(GameRules[Play]):
     """Spaceships 2.6.1 and its variants: two seats, simultaneous turns."""
 
     name = "spaceships"
@@ -80,6 +80,7 @@ class Spaceships(GameRules):
     policy = TurnPolicy.SIMULTANEOUS
     default_variant = "2.6.1"
     templates = "gm.games.spaceships"
+    ended_reply_subject = "This game is over"
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """Edition 1's turn sheets are kept as they were in templates/edition1,
@@ -127,10 +128,10 @@ class Spaceships(GameRules):
             return ""
         return f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
 
-    def new_play(self, game: Table, terms: Any) -> Play:
+    def new_play(self, game: Table[Play], terms: Any) -> Play:
         return Play(ruleset_named(game.variant), match=terms)
 
-    def invitations(self, game: Table, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         return [_invitation(game, p, at) for p in (1, 2)]
 
     def is_notation(self, first_word: str) -> bool:
@@ -143,7 +144,7 @@ class Spaceships(GameRules):
     next turn runs, and reaches the opponent after their sheet. Games of
     edition 1 ran it after the commands."""
 
-    def submit(self, game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
+    def submit(self, game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
         """Setups and orders are recorded [2.1], [11.5]; orders that answer
         a turn that has run are not used (edition 2 on) [ruling w]."""
         if game.phase == SETUP:
@@ -155,7 +156,7 @@ class Spaceships(GameRules):
             return Submitted(did)
         return Submitted(did, then=lambda: _in_force(game, event.player, reply))
 
-    def start(self, game: Table, at: datetime) -> Turn:
+    def start(self, game: Table[Play], at: datetime) -> Turn:
         """Both setups are in: the fleets, and turn 1's sheets."""
         play: Play = game.play
         fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
@@ -163,7 +164,7 @@ class Spaceships(GameRules):
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None))
                              for p in (1, 2)])
 
-    def run(self, game: Table, at: datetime, missing: list[int]) -> Turn:
+    def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """Both players' orders are in, or the deadline passed: the turn runs
         with the orders in force, none for a player who sent none [2.2]."""
         play: Play = game.play
@@ -179,7 +180,7 @@ class Spaceships(GameRules):
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}",
                                     sheets.sheet(game, p, at, report)) for p in (1, 2)], done=done)
 
-    def next_game(self, game: Table, at: datetime, end: GameEnd) -> NextGame | None:
+    def next_game(self, game: Table[Play], at: datetime, end: GameEnd) -> NextGame | None:
         """Record the game's scores in the match; set up the next game unless
         the agreed end has come [9.3.1], [10.6.1]. A forfeit ends the match."""
         play: Play = game.play
@@ -200,44 +201,25 @@ class Spaceships(GameRules):
         play.game = None
         return NextGame(lambda: [_invitation(game, p, at) for p in (1, 2)], begins=True)
 
-    def reply_subject(self, game: Table, reply: Reply, later: list[Notice]) -> str:
-        if game.phase == ENDED and not later:
-            return "This game is over"
-        if "late" in reply.data:
-            return f"Turn {reply.data['late']['answered']} had run: your orders were not used"
-        if "orders" in reply.data:
-            rejected = reply.data["rejected_count"]
-            unread = 1 + len(reply.data["syntax_more"]) if "syntax" in reply.data else 0
-            state = "checked" if reply.data.get("checked") else "received"
-            some = (f", {rejected} rejected" if rejected else "") + (
-                f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
-            return f"Turn {reply.data['orders_turn']}: orders {state}{some if game.edition >= 2 else ''}"
-        if "setup" in reply.data:
-            setup = reply.data["setup"]
-            return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
-        if "syntax" in reply.data:
-            return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
-        return "Re: your mail"
-
-    def nothing_with_mode(self, game: Table, mode: str) -> str:
+    def nothing_with_mode(self, game: Table[Play], mode: str) -> str:
         return f"{mode}: there were no {'setup lines' if game.phase == SETUP else 'orders'} with it"
 
-    def waiting_for(self, game: Table) -> list[int]:
+    def waiting_for(self, game: Table[Play]) -> list[int]:
         play: Play = game.play
         if game.phase == SETUP:
             return [p for p in (1, 2) if p not in play.setups]
         return [p for p in (1, 2) if p not in play.pending]
 
-    def turn(self, game: Table) -> int:
+    def turn(self, game: Table[Play]) -> int:
         return game.play.game.turn if game.play.game else 0
 
-    def common(self, game: Table, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table[Play], player: int, at: datetime | None) -> dict[str, Any]:
         return sheets.common(game, player, at)
 
-    def help_data(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         return sheets.common(game, player, at) | {"commands": help_commands(), "notation": notation_help()}
 
-    def status(self, game: Table, player: int, at: datetime) -> Notice:
+    def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.game is None and game.phase == ENDED:
             return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
@@ -248,7 +230,7 @@ class Spaceships(GameRules):
         subject = "The game is over: your final sheet" if ended else f"Turn {game.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
 
-    def history(self, game: Table, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
         data = sheets.common(game, player, at)
         turns = []
@@ -258,7 +240,7 @@ class Spaceships(GameRules):
         data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
         return data
 
-    def end(self, game: Table, at: datetime, end: GameEnd) -> Turn:
+    def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         if len(end.losers) == 1:
             scores = _scores_if_destroyed(game, end.losers[0])
         elif end.losers:
@@ -268,33 +250,33 @@ class Spaceships(GameRules):
         after = game.play.game.turn - 1 if game.play.game else 0
         return _final(game, at, replace(end, scores=scores, after_turn=after), None)
 
-    def draw_lapses(self, game: Table) -> str:
+    def draw_lapses(self, game: Table[Play]) -> str:
         """Named by its number, so that an offer made in the mail that ran a
         turn is plainly the next turn's."""
         return f"turn {game.turn} runs" if game.edition >= 2 else "the turn runs"
 
     robot_levels = ("easy", "normal", "hard")
 
-    def robot_text(self, game: Table, player: int, level: str, rng: Random) -> str | None:
+    def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
         return robot_seat.robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> RefereeOutcome:
         return referee_text(record)
 
-    def web_page(self, game: Table) -> dict[str, Any] | None:
+    def web_page(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_page(game)
 
-    def web_public(self, game: Table) -> dict[str, Any] | None:
+    def web_public(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_public(game)
 
-    def record_text(self, game: Table) -> str | None:
+    def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
 
-    def reminder_what(self, game: Table) -> str:
+    def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
 
 
-def _invitation(game: Table, player: int, at: datetime) -> Notice:
+def _invitation(game: Table[Play], player: int, at: datetime) -> Notice:
     data = sheets.common(game, player, at) | {"fleet_cost": game.play.ruleset.fleet_cost}
     what = "the next game of your match" if game.play.match_scores else "a game"
     return Notice(player, "invitation", f"Invitation to {what}: send your setup", data)
@@ -316,7 +298,7 @@ def _looks_like_orders(notation: str) -> bool:
     return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
 
 
-def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
+def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     try:
@@ -329,6 +311,7 @@ def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
             return Did.REJECTED
         reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.subject = lambda: _unread(game)
         reply.data["previous"] = None
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
@@ -344,18 +327,26 @@ def _setup(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
                 placement = placements[problem.line]
                 problems.append(f"line {placement.line}: {placement}: {problem.reason}")
         reply.data["setup"] = {"accepted": False, "problems": problems, "had_setup": player in play.setups}
+        reply.subject = lambda: "Your setup breaks the rules"
         reply.not_understood.append("your setup breaks the rules (see below)")
         return Did.REJECTED
     if mail.mode == "check":
         reply.data["setup"] = {"accepted": True, "checked": True, "fleet": fleet.setup_lines()}
+        reply.subject = lambda: "Setup checked"
         reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
         return Did.CHECKED
     replaced = player in play.setups
     play.setups[player] = placements
     reply.data["setup"] = {"accepted": True, "fleet": fleet.setup_lines(), "replaced": replaced,
                            "waiting_for_opponent": (3 - player) not in play.setups}
+    reply.subject = lambda: "Setup accepted"
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
     return Did.ACCEPTED
+
+
+def _unread(game: Table[Play]) -> str:
+    """The reply's subject when the setup or orders could not be read."""
+    return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
 
 
 def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError]]:
@@ -373,7 +364,7 @@ def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError
     return orders, errors
 
 
-def _late(game: Table, event: PlayerMail, reply: Reply) -> bool:
+def _late(game: Table[Play], event: PlayerMail, reply: Reply) -> bool:
     """Orders that answer a turn that has run are not taken for the next
     one without a word [ruling w]: the reply says so, and what is in force."""
     answered = late_for(game, event)
@@ -381,6 +372,7 @@ def _late(game: Table, event: PlayerMail, reply: Reply) -> bool:
         return False
     pending = game.play.pending.get(event.player)
     reply.data["late"] = {"answered": answered, "turn": game.turn}
+    reply.subject = lambda: f"Turn {answered} had run: your orders were not used"
     reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
     reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, "
                          f"so they were not used for turn {game.turn}")
@@ -395,7 +387,7 @@ def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]
         return [], [error]
 
 
-def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
+def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     previous = play.pending.get(player)
@@ -406,6 +398,7 @@ def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     if errors:
         reply.data["syntax"] = syntax_data(errors[0], mail.lines)
         reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+        reply.subject = lambda: _unread(game)
         for error in errors:
             reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
     if not orders:  # nothing could be read: what was in force stays [ruling v]
@@ -418,6 +411,11 @@ def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
                       next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
                       rejected_count=len(check.rejected))
+    turn, unread = game.turn, len(errors)
+    said = "checked" if checked else "received"
+    some = (f", {len(check.rejected)} rejected" if check.rejected else "") + (
+        f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
+    reply.subject = lambda: f"Turn {turn}: orders {said}{some if game.edition >= 2 else ''}"
     if checked:
         reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
         reply.data["previous"] = None if previous is None else format_orders(previous)
@@ -431,14 +429,14 @@ def _orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
 
 # Setting up and playing [2.1], [2.2]
 
-def _current_scores(game: Table) -> tuple[int, int] | None:
+def _current_scores(game: Table[Play]) -> tuple[int, int] | None:
     play: Play = game.play
     if play.game is None:
         return None
     return (play.game.state.side(1).remaining_materiel, play.game.state.side(2).remaining_materiel)
 
 
-def _scores_if_destroyed(game: Table, loser: int) -> tuple[int, int] | None:
+def _scores_if_destroyed(game: Table[Play], loser: int) -> tuple[int, int] | None:
     """A resignation or forfeit scores as if the loser's fleet were destroyed."""
     scores = _current_scores(game)
     if scores is None:
@@ -446,14 +444,14 @@ def _scores_if_destroyed(game: Table, loser: int) -> tuple[int, int] | None:
     return (0, scores[1]) if loser == 1 else (scores[0], 0)
 
 
-def _in_force(game: Table, player: int, reply: Reply) -> None:
+def _in_force(game: Table[Play], player: int, reply: Reply) -> None:
     """Every reply that touches orders ends with those in force now (edition 2 on)."""
     if game.phase == PLAY:
         pending = game.play.pending.get(player)
         reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
 
 
-def _final(game: Table, at: datetime, end: GameEnd, report: Any, done: tuple[str, ...] = ()) -> Turn:
+def _final(game: Table[Play], at: datetime, end: GameEnd, report: Any, done: tuple[str, ...] = ()) -> Turn:
     """A game has ended: the final sheets (in a match, `Spaceships.next_game` follows)."""
     play: Play = game.play
     play.pending.clear()
