@@ -29,7 +29,6 @@ one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -42,19 +41,9 @@ from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
 from .values import (
-    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, PLAY, SETUP, Bouncing, Created, DeadlinePassed, Did, Effect, EndKind,
+    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, PLAY, SETUP, Bouncing, Created, DeadlinePassed, Did, EndKind,
     Event, GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
 )
-
-
-@dataclass(frozen=True)
-class Handled:
-    """What applying one event gave: the notices (the game's own mail), and
-    the effects it asks of the edge beside them (`gm.kernel.values.Effect`):
-    read from the mail once, here, never read again by the edge."""
-
-    notices: list[Notice]
-    effects: tuple[Effect, ...] = ()
 
 
 def create(event: Created) -> tuple[MailGame, list[Notice]]:
@@ -74,23 +63,18 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices:
-    the seats' first, then, in the event that ends the game, the observers'."""
-    return handle(game, event).notices
-
-
-def handle(game: MailGame, event: Event) -> Handled:
-    """Apply one event to ``game`` (changing it): its notices, as `apply`
-    returns them, and the effects the event asks of the edge."""
+    the seats' first, then, in the event that ends the game, the observers'.
+    The reply to a player's mail carries what the mail asks of the edge
+    beside it (`Notice.effects`), read from the mail once, here."""
     game.events += 1
     was_over = game.phase == ENDED
-    effects: list[Effect] = []
-    notices = _apply(game, event, effects)
+    notices = _apply(game, event)
     if game.edition >= absence.ABSENCE_EDITION:
         notices = absence.settle(game, event.at, notices)
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    return Handled(shown.resolve(_for_people(game, notices)), tuple(effects))
+    return shown.resolve(_for_people(game, notices))
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
@@ -121,10 +105,10 @@ def late_for(game: Table[Any], event: PlayerMail) -> int | None:
     return answered if answered is not None and 1 <= answered < game.turn else None
 
 
-def _apply(game: MailGame, event: Event, effects: list[Effect]) -> list[Notice]:
+def _apply(game: MailGame, event: Event) -> list[Notice]:
     if isinstance(event, PlayerMail):
         paused = game.paused is not None
-        notices = _player_mail(game, event, effects)
+        notices = _player_mail(game, event)
         if paused:
             clock_stopped(game)
         return notices
@@ -164,7 +148,7 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 
 # A player's mail
 
-def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> list[Notice]:
+def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
@@ -196,11 +180,10 @@ def _player_mail(game: MailGame, event: PlayerMail, effects: list[Effect]) -> li
         subject = reply.subject() if reply.subject is not None else "Re: your mail"
     if reply.enclosed and _only_asked_to_see(mail, reply):
         subject = "; ".join(notice.subject for notice in reply.enclosed)
-    effects += reply.effects
     enclosed = tuple(reply.enclosed)
     attach = any(notice.attach_archive for notice in enclosed)
-    return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed),
-            *later]
+    return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed,
+                   effects=tuple(reply.effects)), *later]
 
 
 def _submit(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:

@@ -43,11 +43,6 @@ def due(game: MailGame) -> bool:
             and not game.waiting_for and not game.options.wait_for_deadline)
 
 
-def complete(game: MailGame, at: datetime) -> list[Notice]:
-    """Start the game, or run the turn, that the game no longer waits for (`due`)."""
-    return start(game, at) if game.phase == SETUP else run(game, at, [])
-
-
 def completed_by(game: MailGame, event: PlayerMail, reply: Reply, before: dict[str, object] | None) -> list[Notice]:
     """Start the game or run the turn a player's mail completed; the reply
     says the turn ran, and (``before``) shows the game as the mail found it."""

@@ -279,6 +279,9 @@ class Notice:
     enclosed: tuple["Notice", ...] = ()
     """Documents sent inside this notice's mail, after its own text (the
     help, a sheet, the history a player asked for in the mail it answers)."""
+    effects: tuple["Effect", ...] = ()
+    """In the reply to a player's mail: what the mail asks of the edge
+    beside the game's own mail (the games list, an address to confirm)."""
 
 
 @dataclass(frozen=True)
@@ -300,7 +303,7 @@ class ConfirmAddress:
 
 
 Effect = Union[SendGamesList, ConfirmAddress]
-"""What an event asks of the edge beside the game's own mail (`engine.handle`)."""
+"""What a player's mail asks of the edge beside the game's own mail (`Notice.effects`)."""
 
 
 @dataclass

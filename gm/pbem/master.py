@@ -440,8 +440,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
                 threads = Threads()
             else:
                 game, threads = live.game, live.threads
-                handled = engine.handle(game, event)
-                notices, effects = handled.notices, handled.effects
+                notices = engine.apply(game, event)
+                effects = tuple(effect for notice in notices for effect in notice.effects)
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
                                        pending=raw)  # (for archives from before the player's mailbox only)
             summary = summary_of(game)

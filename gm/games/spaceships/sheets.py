@@ -13,8 +13,8 @@ from typing import Any
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
-from .geometry import cells_of
-from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, known_mark, legend_lines,
+from .geometry import COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
+from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, grid_rows, known_mark, legend_lines,
                     legend_opponent, own_mark, text_grids)
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
@@ -202,8 +202,6 @@ def in_force(game: Table, player: int) -> list[dict[str, Any]] | None:
 def _direction_name(d: tuple[int, int, int]) -> str:
     """A line direction as the axes it runs along, with an example beam
     through the middle of the space, e.g. ``letter (bYw3Yy3)``."""
-    from .geometry import STANDARD, Cell
-
     axes: list[str] = []
     for value, name in zip(d, ("colour", "letter", "number")):
         if value:
@@ -225,9 +223,6 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
 
 def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
-    from .geometry import COLOUR_NAMES, COLOURS
-    from .grids import grid_rows
-
     return {
         "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
         "legend_own": LEGEND_OWN,
