@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Callable
 
 from gm.games.spaceships.geometry import ALL_CELLS
-from gm.kernel.model import Options
+from gm.kernel.values import Options
 from gm.pbem.admin import request_game, verify_replay
 from gm.pbem import loading, snapshots
 from gm.pbem.archive import identity_of, is_inbound, prepend_header, replay, without_gm_headers

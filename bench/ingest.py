@@ -108,7 +108,7 @@ from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler
 from gm.pbem.delivery import Deliverer
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now
-from gm.kernel.model import PLAY, Options
+from gm.kernel.values import PLAY, Options
 from gm.pbem.store import Store
 from gm.storage import DurableMaildir
 

@@ -11,7 +11,7 @@ look at a fifth of the size. The figures are for the last sheet (the
 fullest: its history is the longest) and the mean over all.
 
 The same game is played twice in the run: as a game made today (edition
-`gm.kernel.engine.EDITION`, 4 and on: light mail) and as a game made under
+`gm.kernel.values.EDITION`, 4 and on: light mail) and as a game made under
 edition 3 (per-cell inline styles, quoted-printable), which is what every
 sheet looked like when issue 12 was filed; the ratios compare the two.
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_data import GM_ADDRESS, STEP, play  # noqa: E402
 
 import gm.pbem.creation  # noqa: E402
-from gm.kernel.engine import EDITION  # noqa: E402
+from gm.kernel.values import EDITION  # noqa: E402
 from gm.pbem.mailer import Identity  # noqa: E402
 from gm.pbem.master import GameMaster, Limits, utc_now  # noqa: E402
 from gm.pbem.store import Store  # noqa: E402

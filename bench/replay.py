@@ -15,7 +15,7 @@ With --profile, a cProfile of the replays (top 15 by cumulative time)
 follows, so that the next person knows where replay's time goes.
 
 Games built here are made under today's edition of gm's mail rules
-(`gm.kernel.engine.EDITION`) unless --edition says another: --edition 3
+(`gm.kernel.values.EDITION`) unless --edition says another: --edition 3
 builds them as gm made them when issue 12 was filed (inline-styled,
 quoted-printable sheets), which gm still replays as they were.
 

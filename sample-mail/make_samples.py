@@ -54,7 +54,7 @@ from gm.mail.reading import parse_message  # noqa: E402
 from gm.pbem.admin import request_game, verify_replay  # noqa: E402
 from gm.pbem.daemon import Config, Daemon  # noqa: E402
 from gm.pbem.mailer import Identity  # noqa: E402
-from gm.kernel.model import Options  # noqa: E402
+from gm.kernel.values import Options  # noqa: E402
 
 GM = "gm@example.org"
 CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)

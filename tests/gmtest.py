@@ -224,9 +224,9 @@ class World:
 
     async def new_game(self, **options) -> None:
         from gm.pbem.admin import request_game
-        from gm.kernel.model import Options
+        from gm.kernel.values import Options
 
-        from gm.games import game_named
+        from gm.kernel.protocol import game_named
 
         game = options.pop("game", "spaceships")
         variant = options.pop("variant", game_named(game).default_variant)

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 from random import Random
 
 from gm.kernel.commands import read_mail
-from gm.kernel.engine import Created, PlayerMail, apply, create
-from gm.kernel.model import Options, Seat
+from gm.kernel.engine import apply, create
+from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.admin import verify_replay
 from gmtest import ALICE, BOB, START, World, run, started_game, text
 from test_gridfighters_by_mail import setup_text

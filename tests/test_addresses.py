@@ -14,7 +14,7 @@ import pytest
 from gm.kernel import moving
 from gm.kernel.actions import AddressReplaced
 from gm.kernel.addresses import is_mail_address, mail_address
-from gm.kernel.model import Options
+from gm.kernel.values import Options
 from gm.pbem.admin import request_game
 from gm.pbem.daemon import Config, StartError, serve
 from gm.pbem.limits import normalized

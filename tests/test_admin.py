@@ -65,7 +65,7 @@ def test_replay_notices_a_tampered_archive(tmp_path, capsys):
 
 
 def test_aliases_given_for_some_seats_leave_the_rest_to_the_games_defaults(tmp_path, capsys):
-    from gm.games import game_named
+    from gm.kernel.protocol import game_named
     from gm.pbem.admin import seat_aliases
 
     spaceships = game_named("spaceships")

@@ -12,7 +12,7 @@ import asyncio
 import re
 from datetime import timedelta
 
-from gm.kernel.model import Options
+from gm.kernel.values import Options
 from gm.pbem.admin import request_game, verify_replay
 from gmtest import GM, Player, World, enclosures, text
 from gm.pbem.tokens import token
@@ -132,8 +132,8 @@ def test_after_a_resignation_the_players_still_playing_may_agree_a_draw():
 
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
-    from gm.kernel.engine import Created, PlayerMail
-    from gm.kernel.model import Seat
+    from gm.kernel.values import Created, PlayerMail
+    from gm.kernel.values import Seat
 
     at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
     seats = tuple(Seat(n, address, name) for n, (address, name) in
@@ -213,8 +213,8 @@ def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
 
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
-    from gm.kernel.engine import Answered, Created, DeadlinePassed, PlayerMail
-    from gm.kernel.model import Seat
+    from gm.kernel.values import Answered, Created, DeadlinePassed, PlayerMail
+    from gm.kernel.values import Seat
     from gm.pbem.admin import describe_game
     from gm.pbem.mailer import body_text
 
@@ -244,8 +244,8 @@ def engine_game(variant: str = "standard", **options):
 
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
-    from gm.kernel.engine import Created
-    from gm.kernel.model import Seat
+    from gm.kernel.values import Created
+    from gm.kernel.values import Seat
 
     at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
     seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
@@ -255,7 +255,7 @@ def engine_game(variant: str = "standard", **options):
 
 def test_a_game_that_waits_for_the_deadline_does_not_run_early():
     from gm.kernel import engine
-    from gm.kernel.engine import DeadlinePassed, PlayerMail
+    from gm.kernel.values import DeadlinePassed, PlayerMail
 
     game, at = engine_game(wait_for_deadline=True)
     for player in (1, 2, 3):
@@ -269,7 +269,7 @@ def test_a_game_that_waits_for_the_deadline_does_not_run_early():
 
 def test_research_lines_alone_leave_the_orders_in_force_and_a_resignation_drops_them_r12_r84():
     from gm.kernel import engine
-    from gm.kernel.engine import PlayerMail
+    from gm.kernel.values import PlayerMail
 
     game, at = engine_game()
     play = game.play
@@ -285,7 +285,7 @@ def test_research_lines_alone_leave_the_orders_in_force_and_a_resignation_drops_
 
 def test_a_vote_on_the_length_counts_only_in_a_game_whose_length_is_voted_r72():
     from gm.kernel import engine
-    from gm.kernel.engine import DeadlinePassed, PlayerMail
+    from gm.kernel.values import DeadlinePassed, PlayerMail
 
     game, at = engine_game()  # standard: played until won
     engine.apply(game, PlayerMail(at, 1, "TURN20"))

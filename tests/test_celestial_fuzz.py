@@ -53,8 +53,7 @@ from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import game_over, winners
 from gm.kernel import engine
-from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
-from gm.kernel.model import Options, Seat
+from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.pbem.mailer import body_html, body_text, render_html, render_text
 
 PACKAGE = "gm.games.celestial_empire"

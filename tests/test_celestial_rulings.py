@@ -225,7 +225,7 @@ def test_a_mail_answering_a_turn_that_ran_is_not_used_for_the_next_r12(tmp_path)
     import asyncio
     from datetime import timedelta
 
-    from gm.kernel.model import Options
+    from gm.kernel.values import Options
     from gm.pbem.admin import request_game
     from gmtest import Player, World, text
 

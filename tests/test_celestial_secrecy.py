@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from gm.games.celestial_empire.mail import Terms
 from gm.kernel import engine
-from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
-from gm.kernel.model import MailGame, Options, Seat
+from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
+from gm.kernel.model import MailGame
 from gm.pbem.mailer import body_html, body_text
 
 AT = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)

@@ -950,6 +950,26 @@ async def test_games_in_a_game_that_is_over_is_not_called_ignored(world):
         "Not understood": [], "Ignored": ["line 2: draw: the game is over"]}
 
 
+@pytest.mark.parametrize("line", ["Games:", "games ;", "GAMES", "games: ; the list, please"])
+def test_games_written_any_way_the_reply_reads_it_gets_the_list(tmp_path, line):
+    """One reading of the mail: whatever the reply calls the games command,
+    the list it promises comes (the master once read it with a regex of its own)."""
+    @playing
+    async def asked(world):
+        mine, theirs = await mail(world, world.alice, line)
+        assert subjects(mine) == ["[gm g1] Re: your mail", "[gm] Your games"] and theirs == []
+        assert sections(text(mine[0]))["Done"] == ["line 1: games: the list of your games follows in a separate mail"]
+        assert "Your games (alice@example.org):" in text(mine[1])
+
+    asked(tmp_path)
+
+
+@playing
+async def test_games_twice_in_a_mail_sends_one_list(world):
+    mine, _ = await mail(world, world.alice, "games\nGames:")
+    assert subjects(mine) == ["[gm g1] Re: your mail", "[gm] Your games"]
+
+
 def test_challenge_and_accept_in_any_case_and_games_sent_to_the_gms_own_address(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:

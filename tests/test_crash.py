@@ -34,7 +34,7 @@ from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game
 from gm.pbem.archive import prepend_header
 from gm.pbem.mailer import Identity
-from gm.kernel.model import Options
+from gm.kernel.values import Options
 from gm.pbem.store import Store, spool_key
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB

@@ -167,9 +167,11 @@ def test_sub_second_deadlines_fire_and_replay_byte_for_byte(tmp_path):
 def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
     """A deadline spooled while the turn ran early belongs to the old
     deadline and changes nothing, however close the two moments are."""
-    from gm.kernel.engine import DeadlinePassed, _stale
-    from gm.kernel.model import MailGame, Options, Seat
-    from gm.games import game_named
+    from gm.kernel.engine import _stale
+    from gm.kernel.values import DeadlinePassed
+    from gm.kernel.model import MailGame
+    from gm.kernel.values import Options, Seat
+    from gm.kernel.protocol import game_named
 
     game = MailGame("g1", (Seat(1, "a@x", "A"), Seat(2, "b@x", "B")), game_named("spaceships"), Options(), START, "2.6.1")
     game.deadline = START + timedelta(seconds=20, microseconds=5)
@@ -181,7 +183,7 @@ def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
 
 def test_creation_keeps_deadlines_exact_to_the_microsecond():
     from gm.pbem.creation import parse_fields, request_fields, seats_and_options
-    from gm.kernel.model import Options, Seat
+    from gm.kernel.values import Options, Seat
 
     seats = (Seat(1, "a@x", "A"), Seat(2, "b@x", "B"))
     for deadline in (timedelta(seconds=20), timedelta(seconds=20.25), timedelta(days=30), timedelta(microseconds=1_000_001)):

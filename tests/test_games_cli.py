@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from gm.cli import main
-from gm.games import GAMES, game_named
+from gm.games import GAMES
+from gm.kernel.protocol import game_named
 from gmprocess import gm
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +119,7 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
 def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     from datetime import datetime, timezone
 
-    from gm.kernel.model import Options, Seat
+    from gm.kernel.values import Options, Seat
     from gm.pbem.events import event_message
     from gm.pbem.creation import request_fields
     from gm.pbem.mailer import Identity

@@ -7,8 +7,7 @@ from random import Random
 
 from gm.games.gridfighters.bot import random_setup
 from gm.kernel import engine
-from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
-from gm.kernel.model import ENDED, Options, Seat
+from gm.kernel.values import ENDED, Created, DeadlinePassed, Options, PlayerMail, ReminderDue, Seat
 from gm.pbem.mailer import render_text
 from gmtest import START
 
@@ -158,7 +157,7 @@ def test_the_invitations_example_setup_is_legal_in_every_variant_for_both_player
 
 def test_a_reminder_of_a_move_reads_right():
     game, clock = started()
-    (reminder,) = engine.apply(game, engine.ReminderDue(clock()))
+    (reminder,) = engine.apply(game, ReminderDue(clock()))
     written = render_text(reminder.template, reminder.data, "gm.games.gridfighters")
     assert "A reminder: your move 1 has not arrived yet." in written
     assert reminder.subject == "Reminder: your move 1"

@@ -19,8 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.kernel import engine
-from gm.kernel.engine import Created, PlayerMail
-from gm.kernel.model import Options, Seat
+from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.mailer import render_html, render_text
 
 START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=timezone.utc)

@@ -22,8 +22,7 @@ from pathlib import Path
 import pytest
 
 from gm.kernel import engine
-from gm.kernel.engine import Created, PlayerMail
-from gm.kernel.model import Options, Seat
+from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.mailer import body_html, body_text, render_html, render_text
 from gmtest import START
 

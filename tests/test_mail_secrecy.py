@@ -14,9 +14,8 @@ from gm.games.spaceships.fleet import build_fleet
 from gm.games.spaceships.orders import Missile, MissileSelector, Placement
 from gm.kernel import engine
 from gm.pbem.archive import Threads, notice_messages
-from gm.kernel.engine import Created, DeadlinePassed, PlayerMail
+from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.pbem.mailer import Identity
-from gm.kernel.model import Options, Seat
 from gm.games.spaceships.ruleset import ruleset_named
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)

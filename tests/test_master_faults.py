@@ -233,7 +233,7 @@ def test_a_full_disk_when_the_robot_is_due_only_delays_it(small_disk):
     """The robot's event cannot be spooled while the disk is full: the pass
     stops, and once space is back the robot is asked again and answers;
     the fault does not make the daemon forget that the game waits for it."""
-    from gm.kernel.model import Options
+    from gm.kernel.values import Options
     from gm.pbem.admin import request_game
 
     async def scenario():

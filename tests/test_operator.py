@@ -9,8 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from gm.cli import main
-from gm.kernel.engine import AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed
-from gm.kernel.model import ENDED
+from gm.kernel.values import ENDED, AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed
 from gm.pbem.admin import verify_replay
 from gm.pbem.limits import Limits
 from gm.pbem.operator import check_action, request_action
@@ -341,7 +340,7 @@ def test_the_commands_as_processes_against_a_running_daemon(tmp_path):
 
 
 def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
-    from gm.kernel.actions import AddressReplaced
+    from gm.kernel.values import AddressReplaced
     from gm.pbem.operator import request_action
     from gmtest import Player, ALICE
 
@@ -361,7 +360,7 @@ def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
 
 
 def test_the_operator_answers_a_player_and_the_answer_is_an_event_of_the_archive(tmp_path):
-    from gm.kernel.engine import Answered
+    from gm.kernel.values import Answered
 
     async def scenario():
         async with World(tmp_path) as world:
@@ -394,7 +393,7 @@ def test_gm_answer_from_the_command_line_refuses_what_cannot_be_done(tmp_path, c
 def test_the_owner_writes_an_answer_as_a_line():
     from datetime import datetime, timezone
 
-    from gm.kernel.engine import Answered
+    from gm.kernel.values import Answered
     from gm.pbem.operator import read_action
 
     at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=timezone.utc)

@@ -13,11 +13,10 @@ import random
 
 from gm.games.spaceships.bot import random_orders, random_setup
 from gm.games.spaceships.orders import format_orders
-from gm.kernel.model import ENDED
+from gm.kernel.values import ENDED, Options
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game, verify_replay
 from gm.pbem.events import EVENT_HEADER
-from gm.kernel.model import Options
 from gm.games.spaceships.mail import Spaceships
 
 from gmtest import ALICE, SETUP_ALICE, World, run, shunt_reasons, text
@@ -220,7 +219,7 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
 def test_the_operator_can_hand_the_robots_seat_to_a_person(tmp_path):
     """`gm replace GAME --player 2 --address ADDR` on the robot's seat makes
     it a person's: the robot stops, and the person is sent the seat's mail."""
-    from gm.kernel.engine import AddressReplaced
+    from gm.kernel.values import AddressReplaced
     from gm.pbem.operator import request_action
 
     async def scenario():
@@ -248,7 +247,7 @@ def test_a_robot_event_overtaken_by_another_is_dropped_and_asked_again(tmp_path)
     """The robot chose from the game after event N; if another event is
     applied first, its choice is dropped unapplied and it chooses again
     from the game as it then stands: one robot event is archived."""
-    from gm.kernel.engine import Paused
+    from gm.kernel.values import Paused
     from gm.pbem.operator import request_action
 
     async def scenario():

@@ -1,4 +1,5 @@
-"""The package type-checks: `mypy gm` finds nothing (configuration in setup.cfg)."""
+"""The package type-checks: `mypy gm` finds nothing (configuration in setup.cfg), and the
+kernel, with the protocol games implement, passes `mypy --strict`."""
 
 import subprocess
 import sys
@@ -10,5 +11,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_mypy_finds_no_errors_in_gm():
     done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "gm"], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    assert "Success: no issues found" in done.stdout
+
+
+def test_the_kernel_passes_mypy_strict():
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--strict", "gm/kernel"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
     assert "Success: no issues found" in done.stdout

@@ -34,7 +34,7 @@ from random import Random
 import pytest
 
 from browser import Chromium, find_chromium, measured, measuring_page, read_png
-from gm.kernel.model import Options
+from gm.kernel.values import Options
 from gm.kernel.records import referee_record
 from gm.pbem.admin import load_games, request_game
 from gm.pbem.store import Store
@@ -425,7 +425,7 @@ def test_a_game_without_pages_of_its_own_shows_its_result_and_standings():
     """Celestial Empire has no web hooks: the kernel's page, with the result,
     no turns and no record (rendered from a game played through the kernel)."""
     from gm.kernel import engine
-    from gm.kernel.engine import PlayerMail
+    from gm.kernel.values import PlayerMail
     from gm.web.pages import render
     from test_celestial_by_mail import ADDRESSES, engine_game
 
@@ -472,12 +472,13 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
     destination is not kept: any legal one plays the same)."""
     from datetime import datetime, timezone
 
-    from gm.games import game_named
+    from gm.kernel.protocol import game_named
     from gm.games.gridfighters.bot import random_move, random_setup
     from gm.games.gridfighters.game import Grid
     from gm.games.gridfighters.mail import Play
     from gm.games.gridfighters.variants import variant_named
-    from gm.kernel.model import ENDED, MailGame, Outcome, Seat
+    from gm.kernel.model import MailGame
+    from gm.kernel.values import ENDED, EndKind, GameEnd, Seat
 
     spent = 0
     for seed in range(4):
@@ -494,7 +495,8 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
         result = grid.result
         game = MailGame(f"g{seed}", (Seat(1, ALICE, "Ann"), Seat(2, BOB, "Ben")), game_named("gridfighters"),
                         Options(), datetime(2026, 11, 21, tzinfo=timezone.utc), "standard+quiet=20", phase=ENDED,
-                        play=play, outcome=Outcome(result.reason, None, result.winner, result.ended_after_move))
+                        play=play, outcome=GameEnd(EndKind.RULES, result.ended_after_move, winners=(result.winner,) if result.winner else (),
+                                                        clause=result.reason, result=result))
         refereed = referee_record(game.rules.record_text(game))
         assert refereed.exit_status == 0, (seed, refereed.text())
         found = json.loads(refereed.json())["result"]

@@ -9,8 +9,8 @@ import sys
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ..games import game_named
-from ..kernel.model import Options
+from ..kernel.protocol import game_named
+from ..kernel.values import Options
 from ..pbem.admin import describe_game, load_games, pending_requests, request_game
 from .options import data_option, duration, identity, identity_options, store
 

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..kernel.clock import parse_duration
-from ..kernel.engine import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
+from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
 from ..pbem.admin import load_games
 from ..pbem.operator import check_action, clean_address, discard, moment, release, request_action, show
 from ..pbem.owner import shunt_listing

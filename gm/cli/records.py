@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..kernel.errors import NotationError
-from ..kernel.records import EXIT_UNREADABLE, RecordError, referee_record
+from ..kernel.errors import NotationError, RecordError
+from ..kernel.records import EXIT_UNREADABLE, referee_record
 from ..pbem.admin import export_mbox, verify_replay
 from .options import data_option, store
 

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .model import ENDED, MailGame
+from .commands import Command
+from .model import MailGame
 from .text import span
-
-if TYPE_CHECKING:
-    from .commands import Command
-    from .engine import Notice, PlayerMail, Reply
+from .values import ENDED, Notice, PlayerMail, Reply
 
 ABSENCE_EDITION = 2
 """The first edition of gm's mail rules that knows absences; games of an
@@ -89,7 +87,6 @@ def _used(game: MailGame, player: int, at: datetime) -> timedelta:
 
 def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
     """``absent``, ``vacation`` or ``back`` on a line of a player's mail."""
-    from .engine import Notice  # noqa: F811 (the engine imports this module)
     player, keyword, argument = event.player, command.keyword, command.argument.strip()
     where = f"line {command.line}: {keyword}"
     if keyword == "back" or argument.lower() == "cancel":
@@ -161,8 +158,9 @@ def _back(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[N
 def settle(game: MailGame, at: datetime, notices: list[Notice]) -> list[Notice]:
     """After each event of a game that knows absences: drop the absences
     that are over, and extend a deadline that falls inside the absence of a
-    player the game waits for (or restore it when they came back); the
-    notices of the event show the deadline as it now is."""
+    player the game waits for (or restore it when they came back), before
+    the notices of the event are put into words (`gm.kernel.shown`), so
+    that they show the deadline as it now is."""
     for player, (_, end) in list(game.absent.items()):
         if end <= at:
             _close(game, player, end)
@@ -187,25 +185,14 @@ def settle(game: MailGame, at: datetime, notices: list[Notice]) -> list[Notice]:
         target = max(normal, at + game.options.reminder_before)
     elif before > target:
         target = before  # an extension, once made, stands
-    game.deadline = game.extended_deadline = target
-    if target != before:
-        if target - game.options.reminder_before > at:
-            game.reminded.clear()  # the reminder waits for the new deadline
-        _show_deadline(notices, before, target, at)
+    game.decide_deadline(target)
+    game.extended_deadline = target
+    if target != before and target - game.options.reminder_before > at:
+        game.reminded.clear()  # the reminder waits for the new deadline
     return notices + _announce_back(game, at, back)
 
 
-def _show_deadline(notices: list[Notice], before: datetime, after: datetime, at: datetime) -> None:
-    old = before.strftime("%Y-%m-%d %H:%M UTC")
-    for notice in notices:
-        if notice.data.get("deadline") == old:
-            notice.data["deadline"] = after.strftime("%Y-%m-%d %H:%M UTC")
-            notice.data["remaining"] = span(after - at)
-
-
 def _announce_back(game: MailGame, at: datetime, back: set[int]) -> list[Notice]:
-    from .engine import Notice  # noqa: F811 (the engine imports this module)
-
     out = []
     for player in sorted(back):
         if player in game.absent:

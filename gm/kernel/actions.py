@@ -1,77 +1,22 @@
-"""The operator's actions on a game, as events of its archive (`gm pause`,
-`gm resume`, `gm deadline`, `gm replace`, `gm cancel`, `gm answer`, or the
-owner's mail).
+"""What the operator's actions do to a game (`gm pause`, `gm resume`, `gm
+deadline`, `gm replace`, `gm cancel`, `gm answer`, or the owner's mail).
 
-Kept apart from `gm.kernel.engine`, which applies them: each is an event
-like a player's mail, so `gm replay` reproduces what it did.
+The actions are events of the game's archive (`gm.kernel.values`), like a
+player's mail, so `gm replay` reproduces what they did; the engine
+(`gm.kernel.engine`) hands them here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .addresses import is_mail_address
-from .model import ENDED, MailGame, Outcome, Seat
-
-if TYPE_CHECKING:
-    from .engine import Notice
-
-
-@dataclass(frozen=True)
-class Paused:
-    """The operator paused the game: the clock stops until `Resumed`."""
-
-    at: datetime
-
-
-@dataclass(frozen=True)
-class Resumed:
-    """The operator resumed a paused game: the deadline starts again from now."""
-
-    at: datetime
-
-
-@dataclass(frozen=True)
-class DeadlineSet:
-    """The operator set the deadline to ``deadline``, or moved it by ``extend``."""
-
-    at: datetime
-    deadline: datetime | None = None
-    extend: timedelta | None = None
-
-
-@dataclass(frozen=True)
-class AddressReplaced:
-    """The operator gave ``player``'s seat a new address (and so a new secret)."""
-
-    at: datetime
-    player: int
-    address: str
-
-
-@dataclass(frozen=True)
-class Cancelled:
-    """The operator cancelled the game: it ends with no winner."""
-
-    at: datetime
-    reason: str
-
-
-@dataclass(frozen=True)
-class Answered:
-    """The operator answers ``player`` on something the rules leave to the
-    GM (a Celestial Empire research result): the player is sent ``text``,
-    and the game may act on it (`GameRules.answer`)."""
-
-    at: datetime
-    player: int
-    text: str
-
-
-OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
-"""The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
+from .model import MailGame
+from .values import (
+    ENDED, OPERATOR_EVENTS, EndKind, GameEnd, Action, AddressReplaced, Answered, Cancelled, DeadlineSet, Notice, Paused,
+    Resumed, Seat,
+)
 
 
 def operator_refusal(game: MailGame, event: object) -> str | None:
@@ -112,32 +57,29 @@ def operator_refusal(game: MailGame, event: object) -> str | None:
     return None
 
 
-Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
-
-
 def operator(game: MailGame, event: Action) -> list[Notice]:
     if operator_refusal(game, event) is not None:
         return []  # (the daemon refuses it before it is archived)
-    from .engine import Notice  # the engine imports this module
-
     rules = game.rules
 
     def everyone(template: str, subject: str, **data: Any) -> list[Notice]:
         return [Notice(p, template, subject, rules.common(game, p, event.at) | data) for p in game.players]
 
     if isinstance(event, Paused):
-        game.paused, game.deadline = event.at, None
+        game.paused = event.at
+        game.set_deadline(None)
         return everyone("paused", "The game is paused")
     if isinstance(event, Resumed):
         game.paused = None
-        game.deadline = event.at + game.options.deadline
+        game.set_deadline(event.at + game.options.deadline)
         game.reminded.clear()
         return everyone("resumed", "The game goes on")
     if isinstance(event, DeadlineSet):
         before = game.deadline
         assert before is not None
-        game.deadline = event.deadline if event.deadline is not None else _moved(before, event.extend)
-        if game.deadline - game.options.reminder_before > event.at:
+        moved = event.deadline if event.deadline is not None else _moved(before, event.extend)
+        game.set_deadline(moved)
+        if moved - game.options.reminder_before > event.at:
             game.reminded.clear()  # a reminder is due again before the new deadline
         return everyone("deadline_moved", "The deadline has moved", before=before.strftime("%Y-%m-%d %H:%M UTC"))
     if isinstance(event, AddressReplaced):
@@ -152,9 +94,10 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
     if isinstance(event, Answered):
         return rules.answer(game, event.at, event.player, event.text.strip())
     assert isinstance(event, Cancelled)
-    game.phase, game.deadline, game.paused = ENDED, None, None
+    game.phase, game.paused = ENDED, None
+    game.set_deadline(None)
     game.draw_offers.clear()
-    game.outcome = Outcome(f"the GM cancelled the game: {event.reason.strip()}", None, None, game.turn)
+    game.outcome = GameEnd(EndKind.CANCELLED, game.turn, clause=event.reason.strip())
     return everyone("cancelled", "The game is cancelled", reason=event.reason.strip())
 
 
@@ -163,15 +106,9 @@ def _moved(deadline: datetime | None, extend: timedelta | None) -> datetime:
     return deadline + extend
 
 
-def clock_stopped(game: MailGame, notices: list[Notice]) -> list[Notice]:
+def clock_stopped(game: MailGame) -> None:
     """A paused game's clock stays stopped, even when a player's mail made a
-    turn run (which sets a new deadline): no deadline, and none shown. A
-    game that ended meanwhile (a resignation) is no longer paused."""
-    game.deadline = None
+    turn run (`gm.kernel.lifecycle` sets no deadline while it is). A game
+    that ended meanwhile (a resignation) is no longer paused."""
     if game.phase == ENDED:
         game.paused = None
-    for notice in notices:
-        if "deadline" in notice.data:
-            notice.data["deadline"] = None
-            notice.data["remaining"] = None
-    return notices

@@ -20,161 +20,52 @@ Events:
 - `Paused`, `Resumed`, `DeadlineSet`, `AddressReplaced`, `Cancelled`, `Answered`: the
   operator's actions (`OPERATOR_EVENTS`), archived like the clock's.
 
-Each returns `Notice` values: who is told what, as a template name and data
-(``gm.pbem.mailer`` turns them into mail). The answer to a player's mail is
+The events are values (`gm.kernel.values`). Each returns `Notice` values:
+who is told what, as a template name and data (``gm.pbem.mailer`` turns
+them into mail). The answer to a player's mail is
 one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Union
+from datetime import datetime
+from typing import Any
 
-from . import absence, moving
+from . import absence, lifecycle, moving, shown
 from . import observers as watchers
-from .actions import (  # noqa: F401  (the operator's events, here beside the others)
-    OPERATOR_EVENTS, AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed, clock_stopped, operator,
-    operator_refusal,
-)
-
+from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
 from .errors import NotationError
-from .model import ENDED, SETUP, MailGame, Options, Outcome, Seat
+from .model import MailGame
+from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
-
-DEFAULT_GAME = "spaceships"
-"""The game of archives and records that name none."""
-EDITION = 4
-"""The edition of gm's rules for answering mail that new games are made
-under. A game keeps the edition it was made under (`MailGame.edition`), so
-that its archive replays byte for byte after gm changes how it answers:
-edition 1 is every game made before editions were recorded."""
-LIGHT_MAIL_EDITION = 4
-"""The first edition whose mail is light: HTML sheets styled by a ``<style>``
-block and classes in place of per-cell inline styles, and the text and HTML
-parts of the players' mail sent as 7bit, not quoted-printable, when they are
-ASCII in lines of at most 998 characters (`gm.pbem.mailer.build`)."""
-ONE_REPLY_EDITION = 3
-"""The first edition that answers ``help``, ``status`` and ``history`` inside
-the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
-earlier editions sent each in a mail of its own."""
-
-
-@dataclass(frozen=True)
-class Created:
-    at: datetime
-    game_id: str
-    seats: tuple[Seat, ...]
-    variant: str
-    options: Options
-    terms: Any = None
-    """The game's own creation terms (a Spaceships match), if any."""
-    instance: str | None = None
-    game: str = DEFAULT_GAME
-    edition: int = EDITION
-    observers: tuple[str, ...] = ()
-    """Addresses that watch the game (`MailGame.observers`)."""
-    robot_seed: int | None = None
-    """Where the robot seats' choices come from (`MailGame.robot_seed`)."""
-
-
-@dataclass(frozen=True)
-class PlayerMail:
-    at: datetime
-    player: int
-    text: str
-    message_id: str | None = None
-    in_reply_to: str | None = None
-    """The Message-ID the mail says it answers (its In-Reply-To)."""
-    subject: str = ""
-
-
-@dataclass(frozen=True)
-class DeadlinePassed:
-    """The clock reached a deadline. ``at`` is when gm acted on it (later
-    than the deadline when the daemon was down), ``deadline`` the deadline
-    it is for (None in archives written before it was recorded)."""
-
-    at: datetime
-    deadline: datetime | None = None
-
-
-@dataclass(frozen=True)
-class ReminderDue:
-    at: datetime
-
-
-@dataclass(frozen=True)
-class Bouncing:
-    """Mail to ``player`` failed for good: a bounce came back, or the relay
-    refused it. The game goes on as before; the other players are told."""
-
-    at: datetime
-    player: int
-    reason: str
-
-
-Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing,
-              Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered]
-
-
-@dataclass(frozen=True)
-class Notice:
-    """One message the GM sends: to which player, which template, what data.
-
-    ``answers`` is the Message-ID of the player's mail it replies to, if any;
-    ``attach_archive`` asks for the player's own mailbox of the game so far
-    (`gm.pbem.archive.player_mailbox`). A notice to an observer, who holds
-    no seat, has ``player`` 0 and ``observer`` the observer's number (from 1,
-    in `MailGame.observers`)."""
-
-    player: int
-    template: str
-    subject: str
-    data: dict[str, Any] = field(default_factory=dict)
-    answers: str | None = None
-    attach_archive: bool = False
-    observer: int = 0
-    enclosed: tuple["Notice", ...] = ()
-    """Documents sent inside this notice's mail, after its own text (the
-    help, a sheet, the history a player asked for in the mail it answers)."""
-
-
-@dataclass
-class Reply:
-    """The sections of the GM's answer to one mail, and the game's data for it."""
-
-    done: list[str] = field(default_factory=list)
-    not_understood: list[str] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
-    enclosed: list[Notice] = field(default_factory=list)
-    """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
-
-
-def rules_named(name: str):  # -> GameRules; imported late: the games import the kernel
-    from ..games import game_named
-    return game_named(name)
+from .values import (
+    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, PLAY, SETUP, Bouncing, Created, DeadlinePassed, Did, EndKind,
+    Event, GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
+)
 
 
 def create(event: Created) -> tuple[MailGame, list[Notice]]:
     """A new game in its setup phase, and the invitations."""
-    rules = rules_named(event.game)
+    rules = game_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
                     instance=event.instance, edition=event.edition, observers=event.observers,
                     robot_seed=event.robot_seed)
+    if not rules.has_setup:
+        game.phase = PLAY
     game.play = rules.new_play(game, event.terms)
-    game.deadline = event.at + event.options.deadline
+    game.set_deadline(event.at + event.options.deadline)
     game.events = 1
     game.turn_of_event[1] = game.turn
-    return game, _for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at))
+    return game, shown.resolve(_for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at)))
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices:
-    the seats' first, then, in the event that ends the game, the observers'."""
+    the seats' first, then, in the event that ends the game, the observers'.
+    The reply to a player's mail carries what the mail asks of the edge
+    beside it (`Notice.effects`), read from the mail once, here."""
     game.events += 1
     was_over = game.phase == ENDED
     notices = _apply(game, event)
@@ -183,7 +74,7 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    return _for_people(game, notices)
+    return shown.resolve(_for_people(game, notices))
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
@@ -193,7 +84,7 @@ def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
     return [n for n in notices if n.observer or n.player not in robots] if robots else notices
 
 
-def answered_turn(game: MailGame, event: PlayerMail) -> int | None:
+def answered_turn(game: Table[Any], event: PlayerMail) -> int | None:
     """The turn a player's mail answers, if it says: the turn the GM's mail it
     replies to asked for (its Message-ID names the event that sent it), or
     else the last turn its subject names ("Re: [gm g1] Turn 2 results;
@@ -206,7 +97,7 @@ def answered_turn(game: MailGame, event: PlayerMail) -> int | None:
     return int(turns[-1]) if turns else None
 
 
-def late_for(game: MailGame, event: PlayerMail) -> int | None:
+def late_for(game: Table[Any], event: PlayerMail) -> int | None:
     """The turn a player's mail answers if that turn ran before the mail
     came (ruling w), else None. Turn 0 is the setup: orders in answer to it
     are the first turn's."""
@@ -216,7 +107,11 @@ def late_for(game: MailGame, event: PlayerMail) -> int | None:
 
 def _apply(game: MailGame, event: Event) -> list[Notice]:
     if isinstance(event, PlayerMail):
-        return clock_stopped(game, _player_mail(game, event)) if game.paused else _player_mail(game, event)
+        paused = game.paused is not None
+        notices = _player_mail(game, event)
+        if paused:
+            clock_stopped(game)
+        return notices
     if game.phase == ENDED:
         return []
     if isinstance(event, OPERATOR_EVENTS):
@@ -266,7 +161,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         if game.phase == ENDED:
             reply.ignored.append(f"your {rules.orders_word}: the game is over")
         else:
-            later += rules.submit(game, event, mail, reply)
+            later += _submit(game, event, mail, reply)
     for command in mail.commands:
         later += _command(game, event, command, reply)
     if mail.mode and not mail.notation_lines:
@@ -274,18 +169,40 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     elif not (mail.notation_lines or mail.commands or mail.not_understood):
         reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
     header = rules.common(game, event.player, event.at)  # as things stood when the mail came
-    if game.phase != ENDED:
-        later += rules.after_mail(game, event, reply)
+    if game.phase != ENDED and not lifecycle.at_once(game) and lifecycle.due(game):
+        later += lifecycle.completed_by(game, event, reply, None)
     data = header | reply.data | {
         "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
     }
-    subject = rules.reply_subject(game, reply, later)
+    if game.phase == ENDED and not later and rules.ended_reply_subject is not None:
+        subject = rules.ended_reply_subject
+    else:
+        subject = reply.subject() if reply.subject is not None else "Re: your mail"
     if reply.enclosed and _only_asked_to_see(mail, reply):
         subject = "; ".join(notice.subject for notice in reply.enclosed)
     enclosed = tuple(reply.enclosed)
     attach = any(notice.attach_archive for notice in enclosed)
-    return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed),
-            *later]
+    return [Notice(event.player, "reply", subject, data, event.message_id, attach_archive=attach, enclosed=enclosed,
+                   effects=tuple(reply.effects)), *later]
+
+
+def _submit(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    """Hand the mail's notation lines to the game; a move it accepted takes
+    effect at once (`TurnPolicy.ALTERNATING`), and so does the start or the
+    turn it completed in editions that run those at once
+    (`lifecycle.at_once`), before the mail's later commands."""
+    rules, phase = game.rules, game.phase
+    submitted = rules.submit(game, event, mail, reply)
+    if submitted.did is Did.ACCEPTED:
+        game.missed[event.player] = 0
+    later = list(submitted.notices)
+    if submitted.did is Did.ACCEPTED and phase == PLAY and rules.policy is TurnPolicy.ALTERNATING:
+        later += lifecycle.run(game, event.at, [])
+    elif lifecycle.at_once(game) and lifecycle.due(game):
+        later += lifecycle.completed_by(game, event, reply, rules.common(game, event.player, event.at))
+    if submitted.then is not None:
+        submitted.then()
+    return later
 
 
 SHOWN = ("help", "status", "history")
@@ -328,6 +245,8 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         return []
     if keyword == "games":
         reply.done.append(f"{where}: the list of your games follows in a separate mail")
+        if SendGamesList(player) not in reply.effects:
+            reply.effects.append(SendGamesList(player))
         return []
     if keyword == "message":
         if not command.argument:
@@ -350,8 +269,9 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
     if keyword == "resign":
         reply.done.append(f"{where}: you resign this game")
         remaining = game.others(player)
-        winner = remaining[0].player if len(remaining) == 1 else None
-        return rules.end(game, event.at, f"{game.seat(player).alias} resigned", winner, losers=(player,))
+        winners = (remaining[0].player,) if len(remaining) == 1 else ()
+        end = GameEnd(EndKind.RESIGNED, winners=winners, losers=(player,), who=game.seat(player).alias)
+        return lifecycle.ended(game, event.at, rules.end(game, event.at, end))
     if keyword == "draw":
         return _draw(game, event, where, reply)
     if keyword in absence.keywords(game):
@@ -390,7 +310,7 @@ def _draw(game: MailGame, event: PlayerMail, where: str, reply: Reply) -> list[N
     player = event.player
     if game.draw_offers and all(p in game.draw_offers for p in game.rules.playing(game) if p != player):
         reply.done.append(f"{where}: you accept the offer of a draw")
-        return game.rules.end(game, event.at, "a draw was agreed", None)
+        return lifecycle.ended(game, event.at, game.rules.end(game, event.at, GameEnd(EndKind.DRAW_AGREED)))
     game.draw_offers.add(player)
     until = "the game begins" if game.phase == SETUP else game.rules.draw_lapses(game)
     reply.done.append(f"{where}: your offer of a draw stands until {until}")
@@ -420,20 +340,19 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after] if game.rules.forfeit_for_silence else []
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]
-        winner = remaining[0] if len(remaining) == 1 else None
-        names = " and ".join(game.seat(p).alias for p in forfeits)
-        reason = (f"{names} sent nothing for {game.options.forfeit_after} {game.rules.turn_word}s in a row "
-                  f"and forfeit{'s' * (len(forfeits) == 1)}")
-        return game.rules.end(game, at, reason, winner, losers=tuple(forfeits))
+        end = GameEnd(EndKind.FORFEIT, winners=tuple(remaining) if len(remaining) == 1 else (), losers=tuple(forfeits),
+                      who=" and ".join(game.seat(p).alias for p in forfeits), missed=game.options.forfeit_after,
+                      steps=f"{game.rules.turn_word}s")
+        return lifecycle.ended(game, at, game.rules.end(game, at, end))
     if game.phase == SETUP:
-        game.deadline = at + game.options.deadline
+        game.set_deadline(at + game.options.deadline)
         game.reminded.clear()
         return [
             Notice(p, "setup_late", "Deadline passed: your setup is still missing",
                    game.rules.common(game, p, at) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
-    return game.rules.deadline(game, at, missing)
+    return lifecycle.run(game, at, missing)
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:
@@ -444,6 +363,3 @@ def _reminders(game: MailGame, at: datetime) -> list[Notice]:
             what = game.rules.reminder_what(game)
             notices.append(Notice(player, "reminder", f"Reminder: your {what}", game.rules.common(game, player, at) | {"what": what}))
     return notices
-
-
-# The operator's actions

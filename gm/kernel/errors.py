@@ -38,6 +38,10 @@ class NotationError(ValueError):
         return message
 
 
+class RecordError(ValueError):
+    """A game record that cannot be read (``gm referee`` exits with status 2)."""
+
+
 def join_or(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 

@@ -10,63 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .protocol import GameRules
-
-SETUP = "setup"
-PLAY = "play"
-ENDED = "ended"
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A player's place in a game: number, address and the alias the others see."""
-
-    player: int
-    address: str
-    alias: str
-    robot: str | None = None
-    """The level (``easy``, ``normal``, ``hard``) of the GM's robot that holds
-    this seat, or None for a person: a robot seat is sent no mail, and its
-    orders are events of the GM's own (`gm.pbem.robots`)."""
-
-
-@dataclass(frozen=True)
-class Options:
-    """How a game is run by mail."""
-
-    deadline: timedelta = timedelta(hours=72)
-    """Time allowed for each turn, or each move in a game of alternating
-    moves (and for setup)."""
-    wait_for_deadline: bool = False
-    """Run turns only at the deadline, even when every player is in."""
-    reminder_before: timedelta = timedelta(hours=12)
-    """When to remind a player who has not sent orders."""
-    forfeit_after: int = 3
-    """Consecutive deadlines missed after which a player forfeits."""
-    absence_max: timedelta = timedelta(days=14)
-    """The longest absence a player may declare (`gm.kernel.absence`)."""
-    absence_total: timedelta = timedelta(days=28)
-    """How long a player's absences in one game may add up to."""
-    public_each_turn: bool = False
-    """Both players agreed that the web archive (`gm.web`) may show the game
-    while it is played, after each turn: only what an observer may know
-    (`gm.kernel.observers`), nothing hidden. Otherwise a game is shown only
-    once it has ended."""
-
-
-@dataclass
-class Outcome:
-    """How a game by mail ended: the rules' result, or a forfeit or resignation.
-
-    ``scores`` are by seat (None where the game keeps none)."""
-
-    reason: str
-    scores: tuple[int, ...] | None
-    winner: int | None
-    after_turn: int
+from .protocol import GameRules
+from .shown import ShownDeadline
+from .values import ENDED, SETUP, GameEnd, Options, Seat
 
 
 @dataclass
@@ -75,7 +23,7 @@ class MailGame:
 
     id: str
     seats: tuple[Seat, ...]
-    rules: GameRules
+    rules: GameRules[Any]
     options: Options
     created_at: datetime
     variant: str
@@ -85,7 +33,7 @@ class MailGame:
     deadline: datetime | None = None
     reminded: set[int] = field(default_factory=set)
     missed: dict[int, int] = field(default_factory=dict)
-    outcome: Outcome | None = None
+    outcome: GameEnd | None = None
     events: int = 0
     """How many events have been applied."""
     turn_of_event: dict[int, int] = field(default_factory=dict)
@@ -102,7 +50,7 @@ class MailGame:
     """Players whose mail is bouncing, until they next write."""
     edition: int = 1
     """The edition of gm's rules for answering mail the game was made under
-    (`gm.kernel.engine.EDITION`): a game answers as gm did when it was made,
+    (`gm.kernel.values.EDITION`): a game answers as gm did when it was made,
     so that its archive replays byte for byte."""
     instance: str | None = None
     """Makes the game's Message-IDs unique to the installation (see
@@ -131,10 +79,25 @@ class MailGame:
     """How long each player's absences that are over lasted."""
     absence_back: set[int] = field(default_factory=set)
     """Players back early by the event being applied (to tell the others)."""
+    shown: ShownDeadline | None = None
+    """The deadline the notices built since it was last set show, decided
+    once the event is over (`gm.kernel.shown`)."""
     normal_deadline: datetime | None = None
     """The deadline as the game set it, before any absence extended it."""
     extended_deadline: datetime | None = None
     """The deadline as absences last left it (a different one was set afresh)."""
+
+    def set_deadline(self, deadline: datetime | None) -> None:
+        """Set the deadline afresh: the notices built from now on show this one."""
+        self.deadline = deadline
+        self.shown = None if deadline is None else ShownDeadline(deadline)
+
+    def decide_deadline(self, deadline: datetime) -> None:
+        """The event moved the deadline (an absence): the notices built since
+        it was last set show the new one (`gm.kernel.shown`)."""
+        if self.shown is not None and self.shown.decided == self.deadline:
+            self.shown.decided = deadline
+        self.deadline = deadline
 
     def __post_init__(self) -> None:
         if not self.missed:

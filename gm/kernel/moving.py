@@ -1,8 +1,9 @@
 """A player moving their seat to another address, by mail (issue 10, point 9).
 
 ``address NEW`` in a player's mail (games of edition 2 on) asks for it; the
-kernel only checks the line and says what happens next. The GM then mails
-NEW a confirmation (`gm.pbem.moving`), and only a ``confirm`` from NEW moves
+kernel only checks the line, says what happens next, and asks the edge for
+it (a `ConfirmAddress` effect). The GM then mails NEW a confirmation
+(`gm.pbem.moving`), and only a ``confirm`` from NEW moves
 the seat, as the operator's `gm replace` does (an `AddressReplaced` event in
 the game's archive). So a move is confirmed from both addresses: the old one,
 whose mail carries the seat's secret, and the new one.
@@ -10,14 +11,10 @@ whose mail carries the seat's secret, and the new one.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .addresses import is_mail_address
+from .commands import Command
 from .model import MailGame
-
-if TYPE_CHECKING:
-    from .commands import Command
-    from .engine import Notice, PlayerMail, Reply
+from .values import ConfirmAddress, Notice, PlayerMail, Reply
 
 MOVING_EDITION = 2
 KEYWORDS = ("address",)
@@ -39,19 +36,6 @@ def refusal(game: MailGame, player: int, new: str) -> str | None:
     return None
 
 
-def requested(game: MailGame, player: int, text: str) -> str | None:
-    """The address a player's mail asks to move the seat to, read as the
-    engine reads it (`command`): the first ``address`` line it accepts."""
-    from .commands import read_mail
-
-    if not keywords(game):
-        return None
-    for line in read_mail(text, game.rules.is_notation, KEYWORDS).commands:
-        if line.keyword == "address" and refusal(game, player, line.argument.strip()) is None:
-            return line.argument.strip()
-    return None
-
-
 def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -> list[Notice]:
     """Check an ``address NEW`` line and say what happens next."""
     where = f"line {command.line}: address"
@@ -60,6 +44,8 @@ def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -
     if why:
         reply.not_understood.append(f"{where}: {why}")
         return []
+    if not any(isinstance(effect, ConfirmAddress) for effect in reply.effects):  # the first one only
+        reply.effects.append(ConfirmAddress(event.player, new))
     reply.done.append(f"{where}: a mail has gone to {new} to confirm it; your seat moves there once it is "
                       "confirmed from that address, and until then your mail keeps coming here")
     return []

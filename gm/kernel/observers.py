@@ -18,11 +18,10 @@ without observers gets none, so it sends exactly what it sent before.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .engine import Notice
-    from .model import MailGame
+from .model import MailGame
+from .values import Notice
 
 
 def _common(game: MailGame, number: int) -> dict[str, Any]:
@@ -37,8 +36,6 @@ def _common(game: MailGame, number: int) -> dict[str, Any]:
 
 def invited(game: MailGame, at: datetime) -> list[Notice]:
     """The note each observer gets when the game is made."""
-    from .engine import Notice
-
     return [Notice(0, "observer_invitation", f"You may watch a game of {game.rules.title}",
                    _common(game, n) | {"deadline_hours": game.options.deadline.total_seconds() / 3600},
                    observer=n)
@@ -48,8 +45,6 @@ def invited(game: MailGame, at: datetime) -> list[Notice]:
 def game_over(game: MailGame, at: datetime) -> list[Notice]:
     """The one mail each observer gets when the game has ended: the result,
     and every seat's record of the game."""
-    from .engine import Notice
-
     if not game.observers:
         return []
     outcome = game.outcome

@@ -9,29 +9,16 @@ game's own reader names the lines the author wrote.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+
+from .errors import RecordError
+from .protocol import Refereed, game_named
+from .values import DEFAULT_GAME
 
 EXIT_LEGAL = 0
 EXIT_REJECTED = 1
 EXIT_UNREADABLE = 2
 
 _GAME_LINE = re.compile(r"^\s*game\s+(\S+)\s*(;.*)?$", re.I)
-
-
-class RecordError(ValueError):
-    """A record that cannot be read (exit status 2)."""
-
-
-class Refereed(Protocol):
-    """What a game's referee returns: an exit status, and the outcome as
-    text or as one JSON document."""
-
-    @property
-    def exit_status(self) -> int: ...
-
-    def text(self) -> str: ...
-
-    def json(self) -> str: ...
 
 
 def game_of_record(text: str) -> tuple[str | None, str]:
@@ -53,9 +40,6 @@ def game_of_record(text: str) -> tuple[str | None, str]:
 def referee_record(text: str) -> Refereed:
     """Referee a record of whichever game it names; raises `RecordError` (or
     the game's `NotationError`) when it cannot be read."""
-    from ..games import game_named
-    from .engine import DEFAULT_GAME
-
     name, body = game_of_record(text)
     try:
         rules = game_named(name or DEFAULT_GAME)

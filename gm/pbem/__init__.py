@@ -8,3 +8,5 @@ GM sends is kept in the game's archive (`archive`, `events`, `creation`), from
 which `gm replay` rebuilds the game byte for byte; one writer writes all of
 the GM's mail (`writer`, `mailer`, `observers`), and `delivery` sends it.
 """
+
+from .. import games  # noqa: F401  (adds gm's games to the kernel's registry, `gm.kernel.protocol.REGISTRY`)

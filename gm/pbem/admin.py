@@ -11,11 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..games import game_named
 from ..kernel.addresses import is_mail_address
-from ..kernel.engine import DEFAULT_GAME
-from ..kernel.model import MailGame, Options, Seat
-from ..kernel.protocol import GameRules
+from ..kernel.model import MailGame
+from ..kernel.protocol import GameRules, game_named
+from ..kernel.values import DEFAULT_GAME, Options, Seat
 from ..mail.reading import parse_message
 from ..storage import DurableMaildir, unix_lines
 from . import loading

@@ -30,7 +30,7 @@ from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
 from ..storage import DurableMaildir
 from ..kernel import engine
-from ..kernel.engine import Bouncing, Created, Event, Notice, PlayerMail
+from ..kernel.values import Bouncing, Created, Event, Notice, PlayerMail
 from .events import message_time, read_event
 from .mailer import Identity, build, message_id
 from .observers import build_observer

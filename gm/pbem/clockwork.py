@@ -17,7 +17,7 @@ from typing import Callable
 from ..logs import event as log_event
 from .events import event_message
 from .mailer import Identity
-from ..kernel.model import ENDED
+from ..kernel.values import ENDED
 from .resident import Games, GameSummary
 from .store import Store, spool_key
 

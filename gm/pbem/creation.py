@@ -9,8 +9,8 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..kernel.engine import DEFAULT_GAME, EDITION, Created, rules_named
-from ..kernel.model import Options, Seat
+from ..kernel.protocol import game_named
+from ..kernel.values import DEFAULT_GAME, EDITION, Created, Options, Seat
 
 
 def exact_seconds(duration: timedelta) -> str:
@@ -43,7 +43,7 @@ def _options_lines(options: Options) -> list[str]:
 def fresh_terms(game: str, terms: Any) -> Any:
     """The game's terms for a game being requested now, with a seed drawn
     here, at the edge, for a game that needs one (`GameRules.fresh_terms`)."""
-    return rules_named(game).fresh_terms(terms, secrets.randbits(32))
+    return game_named(game).fresh_terms(terms, secrets.randbits(32))
 
 
 def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
@@ -62,7 +62,7 @@ def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, term
         lines.append(f"robot-seed: {secrets.randbits(32) if robot_seed is None else robot_seed}")
     lines += [f"observer-{n}: {address}" for n, address in enumerate(observers, 1)]
     lines.append(f"variant: {variant}")
-    return lines + rules_named(game).creation_fields(terms) + _options_lines(options)
+    return lines + game_named(game).creation_fields(terms) + _options_lines(options)
 
 
 def parse_fields(text: str) -> dict[str, str]:
@@ -92,7 +92,7 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Op
         absence_total=_duration_field(fields, "absence-total", Options.absence_total / timedelta(hours=1)),
         public_each_turn=fields.get("public-each-turn", "no") == "yes",
     )
-    return tuple(seats), fields.get("variant") or rules_named(game_of(fields)).default_variant, options
+    return tuple(seats), fields.get("variant") or game_named(game_of(fields)).default_variant, options
 
 
 def game_of(fields: dict[str, str]) -> str:
@@ -107,6 +107,6 @@ def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created
     observers: list[str] = []
     while f"observer-{len(observers) + 1}" in fields:
         observers.append(fields[f"observer-{len(observers) + 1}"])
-    return Created(at, game_id, seats, variant, options, rules_named(name).creation_terms(fields),
+    return Created(at, game_id, seats, variant, options, game_named(name).creation_terms(fields),
                    fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers),
                    int(fields["robot-seed"]) if "robot-seed" in fields else None)

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage, Message
 from email.utils import format_datetime, parsedate_to_datetime
 
-from ..kernel.engine import (
+from ..kernel.values import (
     AddressReplaced, Answered, Bouncing, Cancelled, DeadlinePassed, DeadlineSet, Event, Paused, PlayerMail,
     ReminderDue, Resumed,
 )

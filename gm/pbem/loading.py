@@ -17,7 +17,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ..kernel.engine import PlayerMail
+from ..kernel.values import PlayerMail
 from ..storage import current_batch
 from .archive import Replayed, is_inbound, replay, spool_key_of
 from .mailer import Identity

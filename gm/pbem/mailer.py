@@ -21,7 +21,7 @@ from typing import Any
 
 import jinja2
 
-from ..kernel.engine import LIGHT_MAIL_EDITION, Notice
+from ..kernel.values import LIGHT_MAIL_EDITION, Notice
 from ..kernel.model import MailGame
 from .tokens import PLACEHOLDER
 from .writer import Mail, _fill

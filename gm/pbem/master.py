@@ -50,7 +50,8 @@ from email.message import EmailMessage
 from typing import Callable
 
 from ..kernel import engine
-from ..kernel.engine import Created, Event, PlayerMail, operator_refusal
+from ..kernel.actions import operator_refusal
+from ..kernel.values import Created, Effect, Event, PlayerMail
 from ..logs import event as log_event
 from ..storage import unix_lines
 from .archive import Threads, notice_messages, to_event
@@ -271,15 +272,17 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
 
     # Applying
 
-    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> None:
+    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> tuple[Effect, ...]:
         """Apply an event and write down what follows. Everything that can
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails
-        leaves the game rebuilt from what its archive holds (see `_recover`)."""
+        leaves the game rebuilt from what its archive holds (see `_recover`).
+        Returns what the event asks of the GM beside the game's mail."""
         live = None if isinstance(event, Created) else self.games.live(game_id)
         number = (live.number if live else 0) + 1
         archive = self.store.archive(game_id)
         try:
+            effects: tuple[Effect, ...] = ()
             if live is None:
                 assert isinstance(event, Created)
                 game, notices = engine.create(event)
@@ -287,6 +290,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
             else:
                 game, threads = live.game, live.threads
                 notices = engine.apply(game, event)
+                effects = tuple(effect for notice in notices for effect in notice.effects)
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
                                        pending=raw)  # (for archives from before the player's mailbox only)
             summary = summary_of(game)
@@ -315,6 +319,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         if isinstance(event, PlayerMail) or notices:
             log_event("event applied", game=game_id, number=number, kind=type(event).__name__, phase=game.phase,
                       turn=game.turn, mails=len(messages))
+        return effects
 
     def _recover(self, game_id: str) -> None:
         """Rebuild a game from its archive after a failure left it half

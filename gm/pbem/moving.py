@@ -15,9 +15,8 @@ import hashlib
 import re
 from email.message import Message
 
-from ..kernel import moving
-from ..kernel.actions import AddressReplaced
-from ..kernel.model import ENDED, MailGame
+from ..kernel.model import MailGame
+from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from .archive import orders_text, prepend_header
 from .operator import request_action
@@ -38,12 +37,12 @@ def move_tag(tags: list[list[str]]) -> tuple[str, str] | None:
     return None
 
 
-def asked(master: Master, key: str, game: MailGame, player: int, text: str) -> None:
-    """After a player's mail was applied: if it asked to move the seat (and
-    the game has the command), mail the new address a confirmation."""
-    new = moving.requested(game, player, text)
-    if new is None or game.phase == ENDED:
-        return  # no such line, or the reply said why it cannot be
+def asked(master: Master, key: str, game: MailGame, player: int, new: str) -> None:
+    """After a player's mail that asked to move the seat to ``new`` was
+    applied (`gm.kernel.values.ConfirmAddress`): mail the new address a
+    confirmation, unless the mail ended the game."""
+    if game.phase == ENDED:
+        return
     move_id = "a" + hashlib.sha256(key.encode()).hexdigest()[:10]  # the same if redone after a crash
     at = time_of(key)
     master.outside.allowed(new, "move", at)  # the daily allowance to an address that plays no game here

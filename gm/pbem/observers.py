@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from email.utils import format_datetime
 
-from ..kernel.engine import Notice
+from ..kernel.values import Notice
 from ..kernel.model import MailGame
 from .mailer import GAME_HEADER, Identity, message_id, render_text
 from .tokens import MASK, PLACEHOLDER

@@ -5,7 +5,7 @@ seat, cancelling it) is never done to the game directly: like ``gm new``'s
 creation request it is a message of the GM's own, with an ``X-GM-Event``
 header naming its kind, written into the spool (origin ``admin``) for the
 daemon, the only writer of games. The daemon checks it against the game as
-it stands (`gm.kernel.engine.operator_refusal`): a refused action goes to
+it stands (`gm.kernel.actions.operator_refusal`): a refused action goes to
 the shunt with the reason and changes nothing; an accepted one is archived
 in the game like any event, so ``gm replay`` repeats it.
 
@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ..kernel.actions import operator_refusal
 from ..kernel.addresses import mail_address
-from ..kernel.engine import (
-    AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed, operator_refusal,
-)
+from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed
 from ..kernel.model import MailGame
 from ..mail.reading import parse_message
 from .events import event_fields, event_message

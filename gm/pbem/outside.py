@@ -26,15 +26,14 @@ from email.utils import format_datetime
 from typing import Any, Protocol
 
 from ..mail.reading import parse_message
-from ..games import game_named
+from ..kernel.protocol import game_named
 from ..kernel.protocol import GameRules
-from ..kernel.engine import DEFAULT_GAME
+from ..kernel.values import DEFAULT_GAME, ENDED, Options
 from .admin import request_game
 from .archive import orders_text, prepend_header
 from .decisions import Shunted
 from .limits import DailyCounts, Limits, normalized
 from .mailer import GAME_HEADER, Identity, render_text
-from ..kernel.model import ENDED, Options
 from .resident import Games
 from .store import Store, time_of
 from .tokens import token, verify

@@ -31,8 +31,7 @@ from datetime import datetime, timedelta
 from email.message import Message
 from typing import Any
 
-from ..kernel.actions import AddressReplaced
-from ..kernel.model import ENDED
+from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from ..storage import DurableMaildir
 from .archive import orders_text

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from ..kernel.model import ENDED, MailGame, Seat
+from ..kernel.model import MailGame
+from ..kernel.values import ENDED, Seat
 from .archive import Threads
 
 CAPACITY = 200

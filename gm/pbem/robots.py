@@ -26,7 +26,8 @@ from __future__ import annotations
 import logging
 from random import Random
 
-from ..kernel.model import ENDED, MailGame
+from ..kernel.model import MailGame
+from ..kernel.values import ENDED
 from ..logs import event as log_event
 from .archive import spool_key_of
 from .events import ROBOT as KIND, event_message

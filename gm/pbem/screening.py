@@ -25,8 +25,10 @@ from typing import Callable, NamedTuple
 
 from flufl.bounce import all_failures
 
-from ..kernel.engine import Bouncing, Event, Notice, PlayerMail
-from ..kernel.model import ENDED, MailGame
+from ..kernel.clock import utc_minute
+from ..kernel.model import MailGame
+from ..kernel.shown import resolve
+from ..kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Notice, PlayerMail, SendGamesList
 from ..logs import event as log_event
 from ..mail.reading import addresses, parse_message
 from ..mail.screening import automatic_reason, is_own_mail
@@ -45,6 +47,9 @@ from .resident import Games
 from .store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from .tokens import reveal, token, verify
 from .writer import as_bytes
+
+_EFFECT_NOT_SENT = {ConfirmAddress: "move confirmation", SendGamesList: "games list"}
+"""How the log names each effect of a player's mail that could not be sent."""
 
 MAX_ATTEMPTS = 3
 """Times the daemon may die while handling one message before it goes to the shunt."""
@@ -117,7 +122,7 @@ class Screening:
     def _gm_event(self, key: str, raw: bytes, message: EmailMessage) -> None:
         raise NotImplementedError  # the GameMaster's
 
-    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> None:
+    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> tuple[Effect, ...]:
         raise NotImplementedError  # the GameMaster's
 
     # The rules, in the order `SCREENING` runs them
@@ -253,18 +258,17 @@ class Screening:
         at = time_of(key)
         accepted = prepend_header(mail.raw, ACCEPTED_HEADER,
                                   f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
-        self._archive_and_apply(game_id, accepted, key, PlayerMail(at, player, text, player_message_id(mail.message),
-                                                                   *answering(mail.message)))
+        effects = self._archive_and_apply(game_id, accepted, key, PlayerMail(
+            at, player, text, player_message_id(mail.message), *answering(mail.message)))
         log_event("mail accepted", game=game_id, player=player, key=key)
-        try:
-            moving.asked(self, key, game, player, text)  # 'address NEW': the new address is asked to confirm
-        except Shunted as reason:  # the mail itself is applied: only the confirmation is not sent
-            log_event("move confirmation not sent", game=game_id, player=player, reason=str(reason))
-        if GAMES.search(text):
+        for effect in effects:  # what the mail asked of the GM beside the game's own mail
             try:
-                self.outside.list_games(key, game.seat(player).address.lower())
-            except Shunted as reason:  # the mail itself is applied: only the list is not sent
-                log_event("games list not sent", game=game_id, player=player, reason=str(reason))
+                if isinstance(effect, ConfirmAddress):  # 'address NEW': the new address is asked to confirm
+                    moving.asked(self, key, game, player, effect.address)
+                elif isinstance(effect, SendGamesList):
+                    self.outside.list_games(key, game.seat(player).address.lower())
+            except Shunted as reason:  # the mail itself is applied: only this is not sent
+                log_event(f"{_EFFECT_NOT_SENT[type(effect)]} not sent", game=game_id, player=player, reason=str(reason))
         return handled(f"applied to {game_id}")
 
     # What the rules share
@@ -328,10 +332,10 @@ class Screening:
         if key in self.store.outbox or key in self.store.sent:
             return
         own = sender.lower() == game.seat(player).address.lower()
-        notice = Notice(player, "forged_warning", "Someone tried to send orders as you",
-                        game.rules.common(game, player, None) | {
-                            # Only the player's own address is named: any other may be another player's.
-                            "address": sender if own else None, "when": self.clock().strftime("%Y-%m-%d %H:%M UTC")})
+        (notice,) = resolve([Notice(player, "forged_warning", "Someone tried to send orders as you",
+                                    game.rules.common(game, player, None) | {
+                                        # Only the player's own address is named: any other may be another player's.
+                                        "address": sender if own else None, "when": utc_minute(self.clock())})])
         message = build(notice, game, self.identity, 0, 0, self.clock(), [],
                         given_id=f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>")
         self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject_of(player), player)), key)

@@ -48,8 +48,8 @@ def code_fingerprint() -> str:
     """A digest of the Python version and of every file of the installed gm
     package (code, grammars, templates): a snapshot pickled by other code
     may not mean the same state, so only one written by exactly this gm is
-    used. (A game registered from outside gm, `gm.games.register`, is not
-    covered: change its name when its rules change.)"""
+    used. (A game registered from outside gm, `gm.kernel.protocol.REGISTRY`,
+    is not covered: change its name when its rules change.)"""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(sys.version.encode() + b"\0")
     for folder, dirs, files in sorted(os.walk(root, followlinks=True)):

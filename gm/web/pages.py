@@ -31,7 +31,8 @@ from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 
-from ..kernel.model import ENDED, SETUP, MailGame
+from ..kernel.model import MailGame
+from ..kernel.values import ENDED, SETUP, EndKind
 from ..mail.reading import parse_message
 from ..pbem import loading, snapshots
 from ..pbem.archive import identity_of, is_outbound
@@ -78,7 +79,9 @@ def result_words(game: MailGame) -> str:
     if outcome is None:
         return "The game ended without a result."
     aliases = {seat.player: seat.alias for seat in game.seats}
-    reason = re.sub(r"\bplayer (\d+)\b", lambda m: aliases.get(int(m[1]), m[0]), outcome.reason)
+    reason = outcome.reason
+    if outcome.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2 has no ships"
+        reason = re.sub(r"\bplayer (\d+)\b", lambda m: aliases.get(int(m[1]), m[0]), reason)
     reason = reason[:1].upper() + reason[1:]
     if outcome.winner is not None:
         return f"{reason}. {aliases[outcome.winner]} wins."

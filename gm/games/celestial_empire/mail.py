@@ -16,14 +16,14 @@ rebuilds the same galaxy and the same turns.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, late_for, syntax_data
-from ...kernel.model import ENDED, PLAY, MailGame, Outcome
-from ...kernel.protocol import GameRules, TurnPolicy
+from ...kernel.engine import late_for, syntax_data
+from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
+from ...kernel.protocol import GameRules, Table, TurnPolicy
 from . import sheets
 from .command_help import COMMANDS_HELP
 from .galaxy import generate
@@ -81,7 +81,13 @@ class Play:
     the rules leave to the GM (R-66, R-67), by empire."""
 
 
-class CelestialEmpire(GameRules):
+def _received(turn: int, reply: Reply) -> str:
+    """The reply's subject: the turn, and how many lines of the whole mail were not understood."""
+    unread = len(reply.not_understood)
+    return f"Turn {turn}: orders received" + (f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
+
+
+class CelestialEmpire(GameRules[Play]):
     """Celestial Empire: 2 to 9 empires, simultaneous turns."""
 
     name = "celestial-empire"
@@ -91,6 +97,8 @@ class CelestialEmpire(GameRules):
     default_variant = "standard"
     templates = "gm.games.celestial_empire"
     forfeit_for_silence = False
+    has_setup = False
+    """No setup: every empire starts from its home planet."""
 
     def describe_variant(self, variant: str) -> str:
         """The variant's rules in words, for invitations (its conditions of victory and length)."""
@@ -123,19 +131,18 @@ class CelestialEmpire(GameRules):
         """The seed read back from the creation event's lines (None if it has none)."""
         return Terms(int(fields["seed"])) if "seed" in fields else None
 
-    def new_play(self, game: MailGame, terms: Any) -> Play:
+    def new_play(self, game: Table[Play], terms: Any) -> Play:
         """Turn 1: the galaxy from the seed, each empire at its home with its five ships, and
         whether the empires vote on the length (R-72)."""
         if not isinstance(terms, Terms):
             raise ValueError("a game of Celestial Empire is made with a seed (its creation event has none)")
         galaxy = generate(terms.seed, len(game.seats))
-        game.phase = PLAY  # no setup: every empire starts from its home planet
         variant = variant_named(game.variant)
         state = new_game(galaxy, [s.alias for s in game.seats])
         state.voting = variant.conditions.length is Length.VOTED
         return Play(terms, variant, state)
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         """Each empire's turn-1 sheet: there is no setup, so the first mail is the first sheet."""
         return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})
                 for p in game.players]
@@ -149,7 +156,7 @@ class CelestialEmpire(GameRules):
         """Research orders are written as comments, ``;RP219 LINK 220`` (l.1798, R-67)."""
         return is_research_line(line)
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
+    def submit(self, game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
         """Read the mail's orders line by line: the lines that read stand,
         each line that does not is answered with its line and column. A mail
         with any readable order replaces all the empire sent before (R-12)."""
@@ -157,17 +164,18 @@ class CelestialEmpire(GameRules):
         empire = event.player
         if empire in play.resigned:
             reply.ignored.append("your orders: you resigned; your empire plays on by its standing orders")
-            return []
+            return Submitted(Did.IGNORED)
         answered = late_for(game, event)
         if answered is not None and mail.mode != "check":
             reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, so "
                                  f"they were not used for turn {play.state.turn}; to use them, send them again "
                                  f"in reply to the turn {play.state.turn} sheet (ruling R-12)")
-            reply.data["turn"] = play.state.turn
+            reply.data["turn"] = turn = play.state.turn
             reply.data["late"] = answered
+            reply.subject = lambda: f"Turn {turn}: your mail answers turn {answered}: not used"
             reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
             reply.data["waiting_for"] = []
-            return []
+            return Submitted(Did.LATE)
         lines = parse_orders(mail.notation)
         orders = [line.order for line in lines if line.order is not None]
         errors = [line.error for line in lines if line.error is not None]
@@ -181,99 +189,101 @@ class CelestialEmpire(GameRules):
         if mail.mode == "check":
             reply.data["checked"] = [str(order) for order in orders]
             reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)}: not submitted, as you asked")
-            return []
+            return Submitted(Did.CHECKED)
+        did = Did.ACCEPTED
         if orders:
             play.pending[empire] = orders
             play.research[empire] = research
-            game.missed[empire] = 0
             reply.done.append(f"your orders for turn {play.state.turn}: {len(orders)} read"
                               + (f", {len(errors)} not" if errors else "") + ", replacing all you sent before")
         elif research:  # research lines alone replace only the research lines sent before (R-12)
             play.research[empire] = research
             play.pending.setdefault(empire, [])
-            game.missed[empire] = 0
             reply.done.append(f"your research orders for turn {play.state.turn}: {len(research)}, replacing "
                               "the research orders you sent before; your other orders stand")
-        elif errors:
-            reply.ignored.append("no order could be read, so the orders you sent before stand")
-        reply.data["turn"] = play.state.turn
+        else:
+            if errors:
+                reply.ignored.append("no order could be read, so the orders you sent before stand")
+            did = Did.REJECTED
+        reply.data["turn"] = turn = play.state.turn
+        reply.subject = lambda: _received(turn, reply)
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
         reply.data["waiting_for"] = waiting
         reply.data["waits_for_deadline"] = game.options.wait_for_deadline
         reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
-        return []
+        return Submitted(did)
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
-        """The turn runs as soon as every empire still played has sent orders, unless the game waits
-        for its deadline."""
-        if game.phase == PLAY and not self.waiting_for(game) and not game.options.wait_for_deadline:
-            return self._run(game, event.at)
-        return []
+    def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
+        """Every empire still played has sent orders (the kernel runs the turn after the mail's
+        commands), or the deadline passed: the turn runs without the missing empires' orders; their
+        standing orders, defences, mining and score go on (R-84)."""
+        play: Play = game.play
+        after, report = run_turn(play.state, play.pending, play.research)
+        play.state = after
+        play.reports.append(report)
+        play.awaiting += [(empire, what) for empire, what in report.operator]
+        play.pending.clear()
+        play.research.clear()
+        result = play.variant.result(after, report, frozenset(play.resigned))
+        if result is not None:
+            reason, winners = result
+            end = GameEnd(EndKind.RULES, report.turn, tuple(winners), clause=reason, result=result)
+            return self._final(game, at, end, report)
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
+                                    self._sheet(game, p, at, report)) for p in game.players])
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
-        """The reply's subject says the turn, whether the orders were taken or only checked, and how
-        many lines were not understood."""
-        if "turn" not in reply.data:
-            return "Re: your mail"
-        if "late" in reply.data:
-            return f"Turn {reply.data['turn']}: your mail answers turn {reply.data['late']}: not used"
-        state = "checked" if "checked" in reply.data else "received"
-        some = f", {len(reply.not_understood)} line{'s' * (len(reply.not_understood) != 1)} not understood" \
-            if reply.not_understood else ""
-        return f"Turn {reply.data['turn']}: orders {state}{some}"
-
-    def playing(self, game: MailGame) -> list[int]:
+    def playing(self, game: Table[Play]) -> list[int]:
         """The empires not resigned: a resigned empire stays in the game on its standing orders, but
         has no say (R-84)."""
         return [p for p in game.players if p not in game.play.resigned]
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table[Play]) -> list[int]:
         """The empires still played whose orders for this turn are not in."""
         play: Play = game.play
         if game.phase != PLAY:
             return []
         return [p for p in game.players if p not in play.pending and p not in play.resigned]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table[Play]) -> int:
         """The turn the orders are collected for."""
         return int(game.play.state.turn)
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table[Play], player: int, at: datetime | None) -> dict[str, Any]:
         """The kernel's header, with the empire's name, the variant's rules and the turn, which
         every sheet shows."""
         play: Play = game.play
         return super().common(game, player, at) | {
             "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         """The help sheet: the commands, and every order's form with its meaning and an example."""
         return self.common(game, player, at) | {
             "commands": [("check", "check the orders in this mail without submitting them"), *COMMANDS],
             "forms": [(form.syntax, form.meaning, form.example) for form in COMMANDS_HELP]}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         """The empire's sheet again, as of the last turn run (the final one once the game is over)."""
         play: Play = game.play
         last = play.reports[-1] if play.reports else None
         subject = "The game is over: your final sheet" if game.phase == ENDED else f"Turn {play.state.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, self._sheet(game, player, at, last))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         """Every turn's command history and events of this empire, and only its own (spec section 8)."""
         play: Play = game.play
         turns = [{"turn": r.turn, "entries": r.history.get(player, []), "seen": r.seen.get(player, [])}
                  for r in play.reports]
         return self.common(game, player, at) | {"turns": turns}
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
+    def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         """A resignation leaves the empire in play, run by its standing
         orders (R-84), while two or more empires are still played; an agreed
         draw, or the last resignation but one, ends the game."""
         play: Play = game.play
+        losers = end.losers
         if losers and all(p in play.resigned for p in losers):
-            return []  # resigned already
+            return Turn(list)  # resigned already
         playing = [p for p in game.players if p not in play.resigned and p not in losers]
         if losers and len(playing) >= 2:
             play.resigned.update(losers)
@@ -281,21 +291,18 @@ class CelestialEmpire(GameRules):
                 play.pending.pop(p, None)
                 play.research.pop(p, None)
             names = " and ".join(game.seat(p).alias for p in losers)
-            notices = [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
-                       for p in game.players]
-            if not self.waiting_for(game) and not game.options.wait_for_deadline:
-                notices += self._run(game, at)
-            return notices
-        if winner is None and losers and len(playing) == 1:
-            winner = playing[0]
-        return self._finish(game, at, Outcome(reason, None, winner, play.state.turn - 1))
+            return Turn(lambda: [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
+                                 for p in game.players])
+        if end.winner is None and losers and len(playing) == 1:
+            end = replace(end, winners=(playing[0],))
+        return self._final(game, at, replace(end, after_turn=play.state.turn - 1))
 
-    def awaiting_operator(self, game: MailGame) -> list[str]:
+    def awaiting_operator(self, game: Table[Play]) -> list[str]:
         """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""
         play: Play = game.play
         return [f"player {empire} ({game.seat(empire).alias}): {what}" for empire, what in play.awaiting]
 
-    def answer(self, game: MailGame, at: datetime, player: int, text: str) -> list[Notice]:
+    def answer(self, game: Table[Play], at: datetime, player: int, text: str) -> list[Notice]:
         """The operator's answer to what the empire asked of the GM: mailed to
         it, and the empire's questions count as answered (R-67)."""
         play: Play = game.play
@@ -304,51 +311,23 @@ class CelestialEmpire(GameRules):
         return [Notice(player, "answer", "The GM answers your research order" if asked else "The GM answers you",
                        self.common(game, player, at) | {"text": text, "asked": asked})]
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table[Play]) -> str:
         """An offer of a draw lapses when the turn runs."""
         return f"turn {game.play.state.turn} runs"
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
-        """The turn runs without the missing empires' orders: their standing
-        orders, defences, mining and score go on (R-84)."""
-        return self._run(game, at)
-
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table[Play]) -> str:
         """A reminder asks for the orders of the turn being collected."""
         return f"orders for turn {game.play.state.turn}"
 
-    # The turn
-
-    def _run(self, game: MailGame, at: datetime) -> list[Notice]:
+    def _final(self, game: Table[Play], at: datetime, end: GameEnd, report: Report | None = None) -> Turn:
+        """The game is over: each empire's final sheet, with the game's mailbox."""
         play: Play = game.play
-        after, report = run_turn(play.state, play.pending, play.research)
-        play.state = after
-        play.reports.append(report)
-        play.awaiting += [(empire, what) for empire, what in report.operator]
-        play.pending.clear()
-        play.research.clear()
-        game.draw_offers.clear()
-        game.reminded.clear()
-        result = play.variant.result(after, report, frozenset(play.resigned))
-        if result is not None:
-            reason, winners = result
-            winner = winners[0] if len(winners) == 1 else None
-            return self._finish(game, at, Outcome(reason, None, winner, report.turn), report)
-        game.deadline = at + game.options.deadline
-        return [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
-                       self._sheet(game, p, at, report)) for p in game.players]
-
-    def _finish(self, game: MailGame, at: datetime, outcome: Outcome, report: Report | None = None) -> list[Notice]:
-        play: Play = game.play
-        game.outcome = outcome
-        game.phase = ENDED
-        game.deadline = None
         last = report or (play.reports[-1] if play.reports else None)
-        return [Notice(p, "turn_sheet", "The game is over: your final sheet",
-                       self._sheet(game, p, at, last) | {"outcome": outcome.reason}, attach_archive=True)
-                for p in game.players]
+        return Turn(lambda: [Notice(p, "turn_sheet", "The game is over: your final sheet",
+                                    self._sheet(game, p, at, last) | {"outcome": end.reason}, attach_archive=True)
+                             for p in game.players], end)
 
-    def _sheet(self, game: MailGame, player: int, at: datetime, report: Report | None) -> dict[str, Any]:
+    def _sheet(self, game: Table[Play], player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play
         return self.common(game, player, at) | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

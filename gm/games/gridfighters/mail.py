@@ -11,17 +11,17 @@ the move (ruling 19), and missing ``forfeit_after`` in a row forfeits.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import Notice, PlayerMail, Reply, syntax_data
+from ...kernel.engine import syntax_data
+from ...kernel.values import ENDED, SETUP, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from ...kernel.errors import NotationError
-from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
-from ...kernel.protocol import GameRules, TurnPolicy
-from . import sheets, web
+from ...kernel.protocol import GameRules, Table, TurnPolicy
+from . import robot_seat, sheets, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
 from .notation import NOTATION_HELP, Placement, parse_move, parse_setup
@@ -65,7 +65,7 @@ def help_commands() -> list[tuple[str, str]]:
     ]
 
 
-class GridFighters(GameRules):
+class GridFighters(GameRules[Play]):
     """Grid Fighters: two seats, a simultaneous setup, then alternating hidden moves."""
 
     name = "gridfighters"
@@ -76,58 +76,73 @@ class GridFighters(GameRules):
     turn_word = "move"
     orders_word = "move"
     templates = "gm.games.gridfighters"
+    ended_reply_subject = "This game is over"
 
     def describe_variant(self, variant: str) -> str:
         return variant_named(variant).describe()
 
-    def new_play(self, game: MailGame, terms: Any) -> Play:
+    def new_play(self, game: Table[Play], terms: Any) -> Play:
         return Play(variant_named(game.variant))
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         return [_invitation(game, p, at) for p in game.players]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
-        """A setup waits for the other's; a move is made, and announced, at
-        once: before any ``draw`` or ``resign`` later in the same mail, so
-        an offer standing before the move lapses with it (ruling 19), and a
-        move that ends the game ends it before those lines are read."""
+    def submit(self, game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
+        """A setup waits for the other's; a move is made at once, and the
+        kernel announces it (`run`) before any ``draw`` or ``resign`` later
+        in the same mail, so an offer standing before the move lapses with
+        it (ruling 19), and a move that ends the game ends it before those
+        lines are read."""
         if game.phase == SETUP:
-            _setup(game, event, mail, reply)
-            return []
-        if game.phase == PLAY:
-            report = _move(game, event, mail, reply)
-            if report is not None:
-                return _moved(game, event.at, report)
-        return []
+            return Submitted(_setup(game, event, mail, reply))
+        return Submitted(_move(game, event, mail, reply))
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
+    def start(self, game: Table[Play], at: datetime) -> Turn:
+        """Both setups are in: the grid, and the first move's sheets."""
         play: Play = game.play
-        if game.phase == SETUP and len(play.setups) == 2:
-            return _start(game, event.at)
-        return []
+        play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
+        if play.grid.result is not None:
+            return _by_rules(game, at, None)
+        return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
+                             for p in game.players])
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
-        if game.phase == ENDED and not later:
-            return "This game is over"
-        if "move" in reply.data:
-            move = reply.data["move"]
-            state = ("checked" if move["checked"] else "rejected" if move["rejected"] else
-                     "spent" if move["spent"] else "made")
-            return f"Move {move['n']}: your move {state}"
-        if "setup" in reply.data:
-            setup = reply.data["setup"]
-            return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
-        if "syntax" in reply.data:
-            return "Your setup could not be read" if game.phase == SETUP else f"Move {game.turn}: your move could not be read"
-        return "Re: your mail"
+    def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
+        """The move just made, told to both players: the mover's sheet with
+        the whole report, the opponent's with what they may know of it. Or,
+        at a deadline, the player to move let it pass: the move goes to the
+        other player (ruling 19)."""
+        play: Play = game.play
+        assert play.grid is not None
+        if missing:
+            before = play.grid.moves
+            play.grid, passes = play.grid.missed()
+            play.log.append(Missed(before, missing[0], passes))
+            if play.grid.result is not None:
+                return _by_rules(game, at, None)
+            note = {"passes": list(passes), "late": missing}
+            return Turn(lambda: [
+                Notice(p, "turn_sheet", _subject(game, p, f"{sheets.side(missing[0])} missed the deadline"),
+                       sheets.sheet(game, p, at, None) | {"deadline_passed": sheets.passes_lines(game, p, note)})
+                for p in game.players])
+        report = play.log[-1]
+        assert isinstance(report, MoveReport)
+        if play.grid.result is not None:
+            return _by_rules(game, at, report)
+        mover = report.by
+        return Turn(lambda: [
+            Notice(p, "turn_sheet",
+                   _subject(game, p, f"Move {report.n}: " + (f"you moved {report.piece} from {report.frm}" if p == mover
+                                                              else sheets.announcement(report))),
+                   sheets.sheet(game, p, at, report))
+            for p in game.players])
 
-    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+    def nothing_with_mode(self, game: Table[Play], mode: str) -> str:
         return f"{mode}: there was no {'setup' if game.phase == SETUP else 'move'} with it"
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table[Play]) -> list[int]:
         play: Play = game.play
         if game.phase == SETUP:
             return [p for p in game.players if p not in play.setups]
@@ -135,17 +150,17 @@ class GridFighters(GameRules):
             return []
         return [play.grid.to_move]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table[Play]) -> int:
         grid = game.play.grid
         return 0 if grid is None else grid.moves + (grid.result is None)
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table[Play], player: int, at: datetime | None) -> dict[str, Any]:
         return sheets.common(game, player, at)
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         return sheets.common(game, player, at) | {"commands": help_commands(), "notation": NOTATION_HELP}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.grid is None and game.phase == ENDED:
             return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | sheets.outcome(game, player))
@@ -153,7 +168,7 @@ class GridFighters(GameRules):
             return _invitation(game, player, at)
         return Notice(player, "turn_sheet", f"Move {game.turn}: your sheet", sheets.sheet(game, player, at, None))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
@@ -162,55 +177,34 @@ class GridFighters(GameRules):
                          for entry in play.log]
         return data
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
+    def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         play: Play = game.play
-        if play.grid is not None and play.grid.result is None and winner is None and not losers:
+        if play.grid is not None and play.grid.result is None and end.kind is EndKind.DRAW_AGREED:
             play.grid = play.grid.agreed_draw()
         after = play.grid.moves if play.grid is not None else 0
-        return _finish(game, at, Outcome(reason, None, winner, after), None)
+        return _final(game, at, replace(end, after_turn=after), None)
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table[Play]) -> str:
         return "the next move is made"
-
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
-        """The player to move let the deadline pass: the move goes to the
-        other player (ruling 19)."""
-        play: Play = game.play
-        assert play.grid is not None
-        before = play.grid.moves
-        play.grid, passes = play.grid.missed()
-        play.log.append(Missed(before, missing[0], passes))
-        game.draw_offers.clear()
-        game.reminded.clear()
-        if play.grid.result is not None:
-            return _finish_by_rules(game, at, None)
-        game.deadline = at + game.options.deadline
-        note = {"passes": list(passes), "late": missing}
-        return [Notice(p, "turn_sheet", _subject(game, p, f"{sheets.side(missing[0])} missed the deadline"),
-                       sheets.sheet(game, p, at, None) | {"deadline_passed": sheets.passes_lines(game, p, note)})
-                for p in game.players]
 
     robot_levels = ("easy", "normal", "hard")
 
-    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
-        from .robot_seat import robot_text
-
-        return robot_text(game, player, level, rng)
+    def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
+        return robot_seat.robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> "_Refereed":
         return _Refereed(referee_text(record))
 
-    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+    def web_page(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_page(game)
 
-    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+    def web_public(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_public(game)
 
-    def record_text(self, game: MailGame) -> str | None:
+    def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
 
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"move {game.turn}"
 
 
@@ -231,21 +225,21 @@ class _Refereed:
         return str(self.outcome.json_text())
 
 
-def _subject(game: MailGame, player: int, what: str) -> str:
+def _subject(game: Table[Play], player: int, what: str) -> str:
     grid = game.play.grid
     if grid is None or grid.result is not None:
         return f"{what}: the game is over"
     return f"{what}; {'your move' if grid.to_move == player else 'waiting for ' + game.seat(3 - player).alias}"
 
 
-def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+def _invitation(game: Table[Play], player: int, at: datetime) -> Notice:
     variant = game.play.variant
     data = sheets.common(game, player, at) | {"pieces": list(variant.pieces), "homes": variant.homes,
                                               "example": sheets.example_setup(player, variant)}
     return Notice(player, "invitation", "Invitation to a game: send your setup", data)
 
 
-def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     try:
@@ -256,28 +250,37 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
                 reply.not_understood.append(f"your move: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("your move: the game has not begun; send your setup first")
-            return
+            return Did.REJECTED
         reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.subject = lambda: _unread(game)
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
-        return
+        return Did.REJECTED
     problems = setup_problems(player, placements, play.variant)
     if problems:
         reply.data["setup"] = {"accepted": False, "had_setup": player in play.setups,
                                "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}" for p in problems]}
+        reply.subject = lambda: "Your setup breaks the rules"
         reply.not_understood.append("your setup breaks the rules (see below)")
-        return
+        return Did.REJECTED
     board = sheets.setup_board(player, placements)
     if mail.mode == "check":
         reply.data["setup"] = {"accepted": True, "checked": True, "board": board}
+        reply.subject = lambda: "Setup checked"
         reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
-        return
+        return Did.CHECKED
     replaced = player in play.setups
     play.setups[player] = placements
-    game.missed[player] = 0
     reply.data["setup"] = {"accepted": True, "board": board, "replaced": replaced,
                            "waiting_for_opponent": (3 - player) not in play.setups}
+    reply.subject = lambda: "Setup accepted"
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
+    return Did.ACCEPTED
+
+
+def _unread(game: Table[Play]) -> str:
+    """The reply's subject when the setup or move could not be read."""
+    return "Your setup could not be read" if game.phase == SETUP else f"Move {game.turn}: your move could not be read"
 
 
 def _is_a_move(notation: str) -> bool:
@@ -289,93 +292,66 @@ def _is_a_move(notation: str) -> bool:
     return True
 
 
-def _move(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> MoveReport | None:
-    """Read, check and make the move of a mail; the report if it was made."""
+def _move(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
+    """Read, check and make the move of a mail (its report the last of ``Play.log``)."""
     play: Play = game.play
     player = event.player
     assert play.grid is not None
     if play.grid.to_move != player:
         reply.ignored.append(f"your move: it is {game.seat(3 - player).alias}'s move, not yours; "
                              "send yours when the GM tells you it is your move")
-        return None
+        return Did.REJECTED
     try:
         move = parse_move(mail.notation)
     except NotationError as error:
         reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.subject = lambda: _unread(game)
         reply.not_understood.append(f"your move: line {error.line}, column {error.column}")
-        return None
+        return Did.REJECTED
     n = play.grid.moves + 1
     written = f"{move.piece} {move.frm}-{move.to}"
     reason = play.grid.check(player, move)
     if reason is not None:
         reply.data["move"] = {"n": n, "written": written, "rejected": reason, "checked": False, "spent": False}
+        reply.subject = lambda: f"Move {n}: your move rejected"
         reply.not_understood.append(f"line {move.line}: {written}: rejected; it is still your move")
-        return None
+        return Did.REJECTED
     if mail.mode == "check":
         reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": True, "spent": False}
+        reply.subject = lambda: f"Move {n}: your move checked"
         reply.done.append(f"checked your move {written}: it is legal (not made, as you asked)")
-        return None
+        return Did.CHECKED
     try:
         grid, report = play.grid.push(player, move)
     except IllegalMove as error:  # check() said yes; kept for safety, as the rules core decides
         reply.data["move"] = {"n": n, "written": written, "rejected": error.reason, "checked": False, "spent": False}
-        return None
+        reply.subject = lambda: f"Move {n}: your move rejected"
+        return Did.REJECTED
     play.grid = grid
     play.log.append(report)
-    game.missed[player] = 0
     reply.data["move"] = {"n": n, "written": written, "rejected": None, "checked": False, "spent": report.spent}
+    reply.subject = lambda: f"Move {n}: your move {'spent' if report.spent else 'made'}"
     reply.done.append(f"your move {n}: {written}" + (" (spent: see below)" if report.spent else ""))
-    return report
+    return Did.ACCEPTED
 
 
-def _start(game: MailGame, at: datetime) -> list[Notice]:
-    play: Play = game.play
-    play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
-    game.phase = PLAY
-    game.deadline = at + game.options.deadline
-    game.reminded.clear()
-    game.missed = {p: 0 for p in game.players}
-    game.draw_offers.clear()
-    if play.grid.result is not None:
-        return _finish_by_rules(game, at, None)
-    return [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
-            for p in game.players]
-
-
-def _moved(game: MailGame, at: datetime, report: MoveReport) -> list[Notice]:
-    """After a move: both players' sheets, the mover's with the whole
-    report, the opponent's with what they may know of it."""
-    play: Play = game.play
-    assert play.grid is not None
-    game.reminded.clear()
-    game.draw_offers.clear()
-    if play.grid.result is not None:
-        return _finish_by_rules(game, at, report)
-    game.deadline = at + game.options.deadline
-    mover = report.by
-    return [Notice(p, "turn_sheet",
-                   _subject(game, p, f"Move {report.n}: " + (f"you moved {report.piece} from {report.frm}" if p == mover
-                                                              else sheets.announcement(report))),
-                   sheets.sheet(game, p, at, report))
-            for p in game.players]
-
-
-def _finish_by_rules(game: MailGame, at: datetime, report: MoveReport | None) -> list[Notice]:
+def _by_rules(game: Table[Play], at: datetime, report: MoveReport | None) -> Turn:
     """The game ended as the rules core says (``grid.result``)."""
+    assert game.play.grid is not None and game.play.grid.result is not None
     result = game.play.grid.result
-    return _finish(game, at, Outcome(result.reason, None, result.winner, result.ended_after_move), report)
+    winners = () if result.winner is None else (result.winner,)
+    return _final(game, at, GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
+                  report)
 
 
-def _finish(game: MailGame, at: datetime, outcome: Outcome, report: MoveReport | None) -> list[Notice]:
+def _final(game: Table[Play], at: datetime, end: GameEnd, report: MoveReport | None) -> Turn:
+    """The game is over: each player's final sheet, with the game's mailbox."""
     play: Play = game.play
-    game.outcome = outcome
-    game.phase = ENDED
-    game.deadline = None
-    notices = []
-    for p in game.players:
+
+    def final(p: int) -> Notice:
         if play.grid is not None:
             subject = f"Move {report.n}: the game is over" if report is not None else "The game is over"
-            notices.append(Notice(p, "turn_sheet", subject, sheets.sheet(game, p, at, report), attach_archive=True))
-        else:
-            notices.append(Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | sheets.outcome(game, p)))
-    return notices
+            return Notice(p, "turn_sheet", subject, sheets.sheet(game, p, at, report), attach_archive=True)
+        return Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | sheets.outcome(game, p))
+
+    return Turn(lambda: [final(p) for p in game.players], end)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from random import Random
 
-from ...kernel.model import PLAY, SETUP, MailGame
+from ...kernel.protocol import Table
+from ...kernel.values import PLAY, SETUP
 from .robot import robot_move, robot_setup, seat_view
 
 
-def robot_text(game: MailGame, player: int, level: str, rng: Random) -> str | None:
+def robot_text(game: Table, player: int, level: str, rng: Random) -> str | None:
     """The robot's setup (in the setup phase) or its move; None when it has
     nothing to send (its setup is in, or it is not its move)."""
     play = game.play

@@ -12,9 +12,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Sequence
 
-from ...kernel.clock import utc_minute
-from ...kernel.model import ENDED, MailGame, Seat
-from ...kernel.text import span
+from ...kernel.protocol import Table
+from ...kernel.values import ENDED, EndKind, Seat
+from ...kernel import shown
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
 from .notation import Placement
@@ -29,12 +29,12 @@ def side(player: int) -> str:
     return SIDES[player]
 
 
-def opponent(game: MailGame, player: int) -> Seat:
+def opponent(game: Table, player: int) -> Seat:
     """Grid Fighters has two seats: the other one."""
     return game.seat(3 - player)
 
 
-def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
+def common(game: Table, player: int, at: datetime | None = None) -> dict[str, Any]:
     """What every message's header shows."""
     grid = game.play.grid
     to_move = None if grid is None or grid.to_move is None else grid.to_move
@@ -51,8 +51,7 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "turn": game.turn,
         "phase": game.phase,
         "your_move": to_move == player,
-        "deadline": None if game.deadline is None else utc_minute(game.deadline),
-        "remaining": None if game.deadline is None or at is None else span(game.deadline - at),
+        **shown.fields(game, at),
     }
 
 
@@ -67,7 +66,7 @@ def announcement(report: MoveReport) -> str:
     return f"{side(report.by)} {report.piece} departs {report.frm}"
 
 
-def happened(report: MoveReport, player: int, game: MailGame) -> dict[str, Any]:
+def happened(report: MoveReport, player: int, game: Table) -> dict[str, Any]:
     """One move as ``player`` may know it: the announcement (with the
     destination for its mover), the collisions, what was revealed to them,
     the passes and the end."""
@@ -91,7 +90,7 @@ def happened(report: MoveReport, player: int, game: MailGame) -> dict[str, Any]:
     return {"n": seen.n, "by": seen.by, "lines": lines}
 
 
-def passes_lines(game: MailGame, player: int, note: dict[str, Any]) -> list[str]:
+def passes_lines(game: Table, player: int, note: dict[str, Any]) -> list[str]:
     """What a missed deadline did: who lost their move, who then passed."""
     late = note["late"][0]
     lines = [f"{side(late)} sent no move by the deadline: the move passes (ruling 19)."]
@@ -168,7 +167,7 @@ def _view_board(view: View) -> list[tuple[str, list[str]]]:
     return board_rows(view.player, own, theirs)
 
 
-def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) -> dict[str, Any]:
+def sheet(game: Table, player: int, at: datetime, report: MoveReport | None) -> dict[str, Any]:
     """A player's whole sheet after ``report`` (None: at the start, or on request)."""
     grid = game.play.grid
     assert grid is not None
@@ -212,11 +211,12 @@ def sheet(game: MailGame, player: int, at: datetime, report: MoveReport | None) 
     return data
 
 
-def outcome(game: MailGame, player: int) -> dict[str, Any]:
+def outcome(game: Table, player: int) -> dict[str, Any]:
     result = game.outcome
     if result is None:
         return {"outcome": None}
     reason = result.reason
-    for p in (1, 2):
-        reason = reason.replace(f"player {p}'s", "your" if p == player else f"{game.seat(p).alias}'s")
+    if result.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2's flag"
+        for p in (1, 2):
+            reason = reason.replace(f"player {p}'s", "your" if p == player else f"{game.seat(p).alias}'s")
     return {"outcome": {"reason": reason, "draw": result.winner is None, "you_won": result.winner == player}}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kernel.model import MailGame
+from ...kernel.protocol import Table
 from .board import Square
 from .events import MoveReport
 from .game import Grid
@@ -19,7 +19,7 @@ from .notation import Move
 from .sheets import ROWS, SIDES, happened, name
 
 
-def _replayed(game: MailGame) -> list[tuple[Grid, Any]] | None:
+def _replayed(game: Table) -> list[tuple[Grid, Any]] | None:
     """Each position from the start, with the log entry that led to it (None
     for the first); None when the game never began."""
     play = game.play
@@ -62,7 +62,7 @@ def _board(grid: Grid) -> list[dict[str, Any]]:
     return rows
 
 
-def web_page(game: MailGame) -> dict[str, Any] | None:
+def web_page(game: Table) -> dict[str, Any] | None:
     """The page's data: one entry a position (0 is the setups), each with
     the board, both sides revealed, and what the move did."""
     positions = _replayed(game)
@@ -90,7 +90,7 @@ def web_page(game: MailGame) -> dict[str, Any] | None:
     return {"turns": turns, "ruleset": game.play.variant.describe(), "sides": sides}
 
 
-def web_public(game: MailGame) -> dict[str, Any] | None:
+def web_public(game: Table) -> dict[str, Any] | None:
     """What anyone may know of a game in progress: each move as both
     players were told it (`MoveReport.public`: the piece and its departure,
     collisions, what was destroyed, passes), never a destination or what
@@ -110,7 +110,7 @@ def web_public(game: MailGame) -> dict[str, Any] | None:
     return {"turns": turns}
 
 
-def record_text(game: MailGame) -> str | None:
+def record_text(game: Table) -> str | None:
     """The record (docs/record-format.md, ruling 18): the variant, both
     setups, who moved first, and every move made. None for a game in which a
     deadline passed a move over (ruling 19): a record has no line for it."""

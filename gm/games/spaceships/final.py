@@ -11,7 +11,7 @@ format allows it).
 
 from __future__ import annotations
 
-from ...kernel.model import MailGame
+from ...kernel.protocol import Table
 from ...kernel.text import wrap
 from .checking import Accepted, Rejected
 
@@ -19,7 +19,7 @@ END = "; end of the record"
 """The record's last line, so that a player knows where to cut."""
 
 
-def _who(game: MailGame, player: int, seat: int) -> str:
+def _who(game: Table, player: int, seat: int) -> str:
     return "you" if seat == player else game.seat(seat).alias
 
 
@@ -27,7 +27,7 @@ def _tagged(comment: str, line: str, column: int = 24) -> str:
     return f"{line:<{column - 1}} ; {comment}"
 
 
-def record_lines(game: MailGame, player: int) -> list[str]:
+def record_lines(game: Table, player: int) -> list[str]:
     """The game's record as ``player`` receives it, line by line."""
     play = game.play
     assert play.game is not None

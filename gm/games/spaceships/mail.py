@@ -10,18 +10,20 @@ Every mail it makes is the same, byte for byte, as before the kernel existed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import LIGHT_MAIL_EDITION, Notice, PlayerMail, Reply, late_for, syntax_data
+from ...kernel.engine import late_for, syntax_data
+from ...kernel.values import (
+    ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, Did, EndKind, GameEnd, NextGame, Notice, PlayerMail, Reply, Submitted, Turn,
+)
 from ...kernel.errors import NotationError
-from ...kernel.model import ENDED, PLAY, SETUP, MailGame, Outcome
-from ...kernel.protocol import GameRules, TurnPolicy
+from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ..numbers import TOO_LARGE, whole_number
-from . import sheets, web
+from . import robot_seat, sheets, web
 from .checking import check_orders
 from .fleet import SetupError, build_fleet
 from .game import Game
@@ -49,7 +51,7 @@ class Play:
     """Orders in force for the coming turn, by player: the last valid ones sent."""
     match: MatchTerms | None = None
     """The match this game is part of [9], [10], if any: its games are played
-    one after another in this same MailGame."""
+    one after another in this same Table."""
     match_scores: list[tuple[int, int]] = field(default_factory=list)
     """The scores of the match's games that have ended [9.4]."""
     additional_costs: tuple[int, int] = (0, 0)
@@ -70,7 +72,7 @@ def help_commands() -> list[tuple[str, str]]:
     ]
 
 
-class Spaceships(GameRules):
+class Spaceships(GameRules[Play]):
     """Spaceships 2.6.1 and its variants: two seats, simultaneous turns."""
 
     name = "spaceships"
@@ -79,6 +81,7 @@ class Spaceships(GameRules):
     policy = TurnPolicy.SIMULTANEOUS
     default_variant = "2.6.1"
     templates = "gm.games.spaceships"
+    ended_reply_subject = "This game is over"
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """Edition 1's turn sheets are kept as they were in templates/edition1,
@@ -128,95 +131,98 @@ class Spaceships(GameRules):
             return ""
         return f"{terms.kind} match, " + (f"{terms.games} games" if terms.games else f"first to {terms.target} points")
 
-    def new_play(self, game: MailGame, terms: Any) -> Play:
+    def new_play(self, game: Table[Play], terms: Any) -> Play:
         return Play(ruleset_named(game.variant), match=terms)
 
-    def invitations(self, game: MailGame, at: datetime) -> list[Notice]:
+    def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         return [_invitation(game, p, at) for p in (1, 2)]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
 
-    def submit(self, game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list[Notice]:
-        """Setups and orders are recorded; the one that completes them starts
-        the game or runs the turn at once, before the mail's commands: a
-        ``draw`` offered in the mail that completes a turn stands until the
-        next turn runs, and reaches the opponent after their sheet. (Games
-        of edition 1 ran it after the commands, in `after_mail`.)"""
-        play: Play = game.play
+    completes_at_once_from = 2
+    """The setup or the orders that complete what the game waits for start
+    the game or run the turn at once, before the mail's commands: a
+    ``draw`` offered in the mail that completes a turn stands until the
+    next turn runs, and reaches the opponent after their sheet. Games of
+    edition 1 ran it after the commands."""
+
+    def submit(self, game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Submitted:
+        """Setups and orders are recorded [2.1], [11.5]; orders that answer
+        a turn that has run are not used (edition 2 on) [ruling w]."""
         if game.phase == SETUP:
-            _setup(game, event, mail, reply)
-            if len(play.setups) == 2 and game.edition >= 2:
-                reply.data.update(sheets.common(game, event.player, event.at))  # the reply's header: before
-                return _start(game, event.at)
-        elif game.phase == PLAY:
-            if game.edition >= 2 and _late(game, event, reply):
-                return [self.status(game, event.player, event.at)]
-            _orders(game, event, mail, reply)
-            if game.edition < 2:
-                return []
-            later = []
-            if len(play.pending) == 2 and not game.options.wait_for_deadline:
-                reply.data.update(sheets.common(game, event.player, event.at))  # the turn the orders were for
-                later = _run_turn(game, event.at)
-                reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
-            if game.phase == PLAY:  # every reply that touches orders ends with those in force now
-                pending = play.pending.get(event.player)
-                reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
-            return later
-        return []
+            return Submitted(_setup(game, event, mail, reply))
+        if game.edition >= 2 and _late(game, event, reply):
+            return Submitted(Did.LATE, (self.status(game, event.player, event.at),))
+        did = _orders(game, event, mail, reply)
+        if game.edition < 2:
+            return Submitted(did)
+        return Submitted(did, then=lambda: _in_force(game, event.player, reply))
 
-    def after_mail(self, game: MailGame, event: PlayerMail, reply: Reply) -> list[Notice]:
-        """Edition 1: the setup or turn a mail completed ran after its commands."""
+    def start(self, game: Table[Play], at: datetime) -> Turn:
+        """Both setups are in: the fleets, and turn 1's sheets."""
         play: Play = game.play
-        if game.edition >= 2:
-            return []
-        if game.phase == SETUP and len(play.setups) == 2:
-            return _start(game, event.at)
-        if game.phase == PLAY and len(play.pending) == 2 and not game.options.wait_for_deadline:
-            later = _run_turn(game, event.at)
-            reply.done.append("both players' orders are in: the turn has run, and your sheet follows")
-            return later
-        return []
+        fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
+        play.game = Game(fleets[0], fleets[1], play.ruleset)
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None))
+                             for p in (1, 2)])
 
-    def reply_subject(self, game: MailGame, reply: Reply, later: list[Notice]) -> str:
-        if game.phase == ENDED and not later:
-            return "This game is over"
-        if "late" in reply.data:
-            return f"Turn {reply.data['late']['answered']} had run: your orders were not used"
-        if "orders" in reply.data:
-            rejected = reply.data["rejected_count"]
-            unread = 1 + len(reply.data["syntax_more"]) if "syntax" in reply.data else 0
-            state = "checked" if reply.data.get("checked") else "received"
-            some = (f", {rejected} rejected" if rejected else "") + (
-                f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
-            return f"Turn {reply.data['orders_turn']}: orders {state}{some if game.edition >= 2 else ''}"
-        if "setup" in reply.data:
-            setup = reply.data["setup"]
-            return ("Setup checked" if setup.get("checked") else "Setup accepted") if setup["accepted"] else "Your setup breaks the rules"
-        if "syntax" in reply.data:
-            return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
-        return "Re: your mail"
+    def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
+        """Both players' orders are in, or the deadline passed: the turn runs
+        with the orders in force, none for a player who sent none [2.2]."""
+        play: Play = game.play
+        assert play.game is not None
+        report = play.game.push(play.pending.get(1, []), play.pending.get(2, []))
+        play.pending.clear()
+        done = ("both players' orders are in: the turn has run, and your sheet follows",)
+        if report.result is not None:
+            r = report.result
+            winners = () if r.winner is None else (r.winner,)
+            end = GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, clause=r.reason, result=r)
+            return _final(game, at, end, report, done)
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}",
+                                    sheets.sheet(game, p, at, report)) for p in (1, 2)], done=done)
 
-    def nothing_with_mode(self, game: MailGame, mode: str) -> str:
+    def next_game(self, game: Table[Play], at: datetime, end: GameEnd) -> NextGame | None:
+        """Record the game's scores in the match; set up the next game unless
+        the agreed end has come [9.3.1], [10.6.1]. A forfeit ends the match."""
+        play: Play = game.play
+        if play.match is None:
+            return None
+        scores = end.scores or (0, 0)
+        play.match_scores.append((scores[0], scores[1]))
+        forfeit = end.kind is EndKind.FORFEIT
+        if forfeit or match_over(play.match, play.match_scores):
+            winner = end.winner if forfeit else match_winner(play.match, play.match_scores)
+            play.match_result = winner
+            return NextGame(lambda: [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
+                "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
+                "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
+            }) for p in (1, 2)], begins=False)
+        play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
+        play.setups = {}
+        play.game = None
+        return NextGame(lambda: [_invitation(game, p, at) for p in (1, 2)], begins=True)
+
+    def nothing_with_mode(self, game: Table[Play], mode: str) -> str:
         return f"{mode}: there were no {'setup lines' if game.phase == SETUP else 'orders'} with it"
 
-    def waiting_for(self, game: MailGame) -> list[int]:
+    def waiting_for(self, game: Table[Play]) -> list[int]:
         play: Play = game.play
         if game.phase == SETUP:
             return [p for p in (1, 2) if p not in play.setups]
         return [p for p in (1, 2) if p not in play.pending]
 
-    def turn(self, game: MailGame) -> int:
+    def turn(self, game: Table[Play]) -> int:
         return game.play.game.turn if game.play.game else 0
 
-    def common(self, game: MailGame, player: int, at: datetime | None) -> dict[str, Any]:
+    def common(self, game: Table[Play], player: int, at: datetime | None) -> dict[str, Any]:
         return sheets.common(game, player, at)
 
-    def help_data(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         return sheets.common(game, player, at) | {"commands": help_commands(), "notation": notation_help()}
 
-    def status(self, game: MailGame, player: int, at: datetime) -> Notice:
+    def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.game is None and game.phase == ENDED:
             return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
@@ -227,7 +233,7 @@ class Spaceships(GameRules):
         subject = "The game is over: your final sheet" if ended else f"Turn {game.turn}: your sheet"
         return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
 
-    def history(self, game: MailGame, player: int, at: datetime) -> dict[str, Any]:
+    def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
         data = sheets.common(game, player, at)
         turns = []
@@ -237,49 +243,43 @@ class Spaceships(GameRules):
         data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
         return data
 
-    def end(self, game: MailGame, at: datetime, reason: str, winner: int | None,
-            losers: tuple[int, ...] = ()) -> list[Notice]:
-        if len(losers) == 1:
-            scores = _scores_if_destroyed(game, losers[0])
-        elif losers:
+    def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
+        if len(end.losers) == 1:
+            scores = _scores_if_destroyed(game, end.losers[0])
+        elif end.losers:
             scores = (0, 0) if game.play.game else None
         else:
             scores = _current_scores(game)
         after = game.play.game.turn - 1 if game.play.game else 0
-        return _finish(game, at, Outcome(reason, scores, winner, after), None)
+        return _final(game, at, replace(end, scores=scores, after_turn=after), None)
 
-    def draw_lapses(self, game: MailGame) -> str:
+    def draw_lapses(self, game: Table[Play]) -> str:
         """Named by its number, so that an offer made in the mail that ran a
         turn is plainly the next turn's."""
         return f"turn {game.turn} runs" if game.edition >= 2 else "the turn runs"
 
-    def deadline(self, game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
-        return _run_turn(game, at)
-
     robot_levels = ("easy", "normal", "hard")
 
-    def robot_text(self, game: MailGame, player: int, level: str, rng: Random) -> str | None:
-        from .robot_seat import robot_text
-
-        return robot_text(game, player, level, rng)
+    def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
+        return robot_seat.robot_text(game, player, level, rng)
 
     def referee(self, record: str) -> RefereeOutcome:
         return referee_text(record)
 
-    def web_page(self, game: MailGame) -> dict[str, Any] | None:
+    def web_page(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_page(game)
 
-    def web_public(self, game: MailGame) -> dict[str, Any] | None:
+    def web_public(self, game: Table[Play]) -> dict[str, Any] | None:
         return web.web_public(game)
 
-    def record_text(self, game: MailGame) -> str | None:
+    def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
 
-    def reminder_what(self, game: MailGame) -> str:
+    def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
 
 
-def _invitation(game: MailGame, player: int, at: datetime) -> Notice:
+def _invitation(game: Table[Play], player: int, at: datetime) -> Notice:
     data = sheets.common(game, player, at) | {"fleet_cost": game.play.ruleset.fleet_cost}
     what = "the next game of your match" if game.play.match_scores else "a game"
     return Notice(player, "invitation", f"Invitation to {what}: send your setup", data)
@@ -301,7 +301,7 @@ def _looks_like_orders(notation: str) -> bool:
     return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
 
 
-def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     try:
@@ -312,12 +312,13 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
                 reply.not_understood.append(f"orders: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
-            return
+            return Did.REJECTED
         reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.subject = lambda: _unread(game)
         reply.data["previous"] = None
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
-        return
+        return Did.REJECTED
     try:
         fleet = build_fleet(placements, play.ruleset, play.additional_costs[player - 1])
     except SetupError as error:
@@ -329,18 +330,26 @@ def _setup(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
                 placement = placements[problem.line]
                 problems.append(f"line {placement.line}: {placement}: {problem.reason}")
         reply.data["setup"] = {"accepted": False, "problems": problems, "had_setup": player in play.setups}
+        reply.subject = lambda: "Your setup breaks the rules"
         reply.not_understood.append("your setup breaks the rules (see below)")
-        return
+        return Did.REJECTED
     if mail.mode == "check":
         reply.data["setup"] = {"accepted": True, "checked": True, "fleet": fleet.setup_lines()}
+        reply.subject = lambda: "Setup checked"
         reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
-        return
+        return Did.CHECKED
     replaced = player in play.setups
     play.setups[player] = placements
-    game.missed[player] = 0
     reply.data["setup"] = {"accepted": True, "fleet": fleet.setup_lines(), "replaced": replaced,
                            "waiting_for_opponent": (3 - player) not in play.setups}
+    reply.subject = lambda: "Setup accepted"
     reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
+    return Did.ACCEPTED
+
+
+def _unread(game: Table[Play]) -> str:
+    """The reply's subject when the setup or orders could not be read."""
+    return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
 
 
 def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError]]:
@@ -358,7 +367,7 @@ def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError
     return orders, errors
 
 
-def _late(game: MailGame, event: PlayerMail, reply: Reply) -> bool:
+def _late(game: Table[Play], event: PlayerMail, reply: Reply) -> bool:
     """Orders that answer a turn that has run are not taken for the next
     one without a word [ruling w]: the reply says so, and what is in force."""
     answered = late_for(game, event)
@@ -366,6 +375,7 @@ def _late(game: MailGame, event: PlayerMail, reply: Reply) -> bool:
         return False
     pending = game.play.pending.get(event.player)
     reply.data["late"] = {"answered": answered, "turn": game.turn}
+    reply.subject = lambda: f"Turn {answered} had run: your orders were not used"
     reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
     reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, "
                          f"so they were not used for turn {game.turn}")
@@ -380,22 +390,23 @@ def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]
         return [], [error]
 
 
-def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None:
+def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     play: Play = game.play
     player = event.player
     previous = play.pending.get(player)
     if _looks_like_setup(mail.notation):
         reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
-        return
+        return Did.REJECTED
     orders, errors = _read_orders_by_line(mail.notation) if game.edition >= 2 else _read_orders_whole(mail.notation)
     if errors:
         reply.data["syntax"] = syntax_data(errors[0], mail.lines)
         reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+        reply.subject = lambda: _unread(game)
         for error in errors:
             reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
     if not orders:  # nothing could be read: what was in force stays [ruling v]
         reply.data["previous"] = None if previous is None else format_orders(previous)
-        return
+        return Did.REJECTED
     assert play.game is not None
     state = play.game.state
     check = check_orders(state.side(player), state.entitlement(player), orders, play.ruleset)
@@ -403,56 +414,32 @@ def _orders(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> None
     reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
                       next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
                       rejected_count=len(check.rejected))
+    turn, unread = game.turn, len(errors)
+    said = "checked" if checked else "received"
+    some = (f", {len(check.rejected)} rejected" if check.rejected else "") + (
+        f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
+    reply.subject = lambda: f"Turn {turn}: orders {said}{some if game.edition >= 2 else ''}"
     if checked:
         reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
         reply.data["previous"] = None if previous is None else format_orders(previous)
-        return
+        return Did.CHECKED
     play.pending[player] = orders
-    game.missed[player] = 0
     reply.data["replaced"] = previous is not None
     reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
     reply.done.append(f"your orders for turn {game.turn}" + (", replacing all you sent before" if previous is not None else ""))
+    return Did.ACCEPTED
 
 
 # Setting up and playing [2.1], [2.2]
 
-def _start(game: MailGame, at: datetime) -> list[Notice]:
-    play: Play = game.play
-    fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
-    play.game = Game(fleets[0], fleets[1], play.ruleset)
-    game.phase = PLAY
-    game.deadline = at + game.options.deadline
-    game.reminded.clear()
-    game.missed = {1: 0, 2: 0}
-    game.draw_offers.clear()
-    return [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None)) for p in (1, 2)]
-
-
-def _run_turn(game: MailGame, at: datetime) -> list[Notice]:
-    play: Play = game.play
-    assert play.game is not None
-    report = play.game.push(play.pending.get(1, []), play.pending.get(2, []))
-    play.pending.clear()
-    game.reminded.clear()
-    game.draw_offers.clear()
-    if report.result is not None:
-        r = report.result
-        return _finish(game, at, Outcome(r.reason, r.scores, r.winner, r.ended_after_turn), report)
-    game.deadline = at + game.options.deadline
-    return [
-        Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}", sheets.sheet(game, p, at, report))
-        for p in (1, 2)
-    ]
-
-
-def _current_scores(game: MailGame) -> tuple[int, int] | None:
+def _current_scores(game: Table[Play]) -> tuple[int, int] | None:
     play: Play = game.play
     if play.game is None:
         return None
     return (play.game.state.side(1).remaining_materiel, play.game.state.side(2).remaining_materiel)
 
 
-def _scores_if_destroyed(game: MailGame, loser: int) -> tuple[int, int] | None:
+def _scores_if_destroyed(game: Table[Play], loser: int) -> tuple[int, int] | None:
     """A resignation or forfeit scores as if the loser's fleet were destroyed."""
     scores = _current_scores(game)
     if scores is None:
@@ -460,47 +447,23 @@ def _scores_if_destroyed(game: MailGame, loser: int) -> tuple[int, int] | None:
     return (0, scores[1]) if loser == 1 else (scores[0], 0)
 
 
-def _finish(game: MailGame, at: datetime, outcome: Outcome, report) -> list[Notice]:
-    """A game has ended: the final sheets, and in a match the next game."""
+def _in_force(game: Table[Play], player: int, reply: Reply) -> None:
+    """Every reply that touches orders ends with those in force now (edition 2 on)."""
+    if game.phase == PLAY:
+        pending = game.play.pending.get(player)
+        reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
+
+
+def _final(game: Table[Play], at: datetime, end: GameEnd, report: Any, done: tuple[str, ...] = ()) -> Turn:
+    """A game has ended: the final sheets (in a match, `Spaceships.next_game` follows)."""
     play: Play = game.play
-    game.outcome = outcome
-    game.phase = ENDED
-    game.deadline = None
     play.pending.clear()
-    notices = []
-    for p in (1, 2):
+
+    def final(p: int) -> Notice:
         if play.game is not None:
-            data = sheets.sheet(game, p, at, report)
             subject = f"Turn {report.turn}: the game is over" if report is not None else "The game is over"
-            notices.append(Notice(p, "turn_sheet", subject, data, attach_archive=True))
-        else:
-            notices.append(Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)}))
-    if play.match is not None:
-        notices += _next_in_match(game, at, outcome)
-    return notices
+            return Notice(p, "turn_sheet", subject, sheets.sheet(game, p, at, report), attach_archive=True)
+        return Notice(p, "game_over", "The game is over",
+                      sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)})
 
-
-def _next_in_match(game: MailGame, at: datetime, outcome: Outcome) -> list[Notice]:
-    """Record the game's scores in the match; start the next game unless the
-    agreed end has come [9.3.1], [10.6.1]."""
-    play: Play = game.play
-    assert play.match is not None
-    scores = outcome.scores or (0, 0)
-    play.match_scores.append((scores[0], scores[1]))
-    game.series = len(play.match_scores) + 1
-    if "forfeit" in outcome.reason or match_over(play.match, play.match_scores):
-        winner = outcome.winner if "forfeit" in outcome.reason else match_winner(play.match, play.match_scores)
-        play.match_result = winner
-        return [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
-            "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
-            "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
-        }) for p in (1, 2)]
-    play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
-    game.phase = SETUP
-    play.setups = {}
-    play.game = None
-    game.outcome = None
-    game.missed = {1: 0, 2: 0}
-    game.reminded.clear()
-    game.deadline = at + game.options.deadline
-    return [_invitation(game, p, at) for p in (1, 2)]
+    return Turn(lambda: [final(p) for p in (1, 2)], end, done)

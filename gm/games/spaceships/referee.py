@@ -17,7 +17,8 @@ from .notation import Record, parse_record
 from .orders import format_orders
 from .ruleset import Ruleset, ruleset_named
 
-from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE, RecordError
+from ...kernel.errors import RecordError
+from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE
 
 __all__ = ["EXIT_LEGAL", "EXIT_REJECTED", "EXIT_UNREADABLE", "RecordError", "RefereeOutcome", "referee",
            "referee_text", "render_json", "render_text"]

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from random import Random
 
-from ...kernel.model import PLAY, SETUP, MailGame
+from ...kernel.protocol import Table
+from ...kernel.values import PLAY, SETUP
 from .orders import format_orders
 from .robot import robot_orders, robot_setup, seat_view
 
 
-def robot_text(game: MailGame, player: int, level: str, rng: Random) -> str | None:
+def robot_text(game: Table, player: int, level: str, rng: Random) -> str | None:
     """The robot's setup (in the setup phase) or orders for the turn being
     collected; None when it has sent them already."""
     play = game.play

@@ -13,26 +13,24 @@ from typing import Any
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
-from .geometry import cells_of
-from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, known_mark, legend_lines,
+from .geometry import COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
+from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, grid_rows, known_mark, legend_lines,
                     legend_opponent, own_mark, text_grids)
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
-from ...kernel.clock import utc_minute
-from ...kernel.model import ENDED, MailGame, Seat
-from ...kernel.text import span, wrap
+from ...kernel.protocol import Table
+from ...kernel.values import ENDED, EndKind, Seat
+from ...kernel import shown
+from ...kernel.text import wrap
 
 
-def opponent(game: MailGame, player: int) -> Seat:
+def opponent(game: Table, player: int) -> Seat:
     """Spaceships has two seats: the other one."""
     return game.seat(3 - player)
 
 
-def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str, Any]:
+def common(game: Table, player: int, at: datetime | None = None) -> dict[str, Any]:
     """What every message's header shows."""
-    remaining = None
-    if game.deadline is not None and at is not None:
-        remaining = span(game.deadline - at)
     return {
         "game": game.id,
         "player": player,
@@ -42,15 +40,14 @@ def common(game: MailGame, player: int, at: datetime | None = None) -> dict[str,
         "variant": game.variant,
         "turn": game.turn,
         "phase": game.phase,
-        "deadline": None if game.deadline is None else utc_minute(game.deadline),
-        "remaining": remaining,
+        **shown.fields(game, at),
         "wait_for_deadline": game.options.wait_for_deadline,
         "match": match_standing(game, player),
         "early": game.play.ruleset.early,
     }
 
 
-def match_standing(game: MailGame, player: int) -> dict[str, Any] | None:
+def match_standing(game: Table, player: int) -> dict[str, Any] | None:
     """The match so far, if this game is part of one [9], [10]."""
     if game.play.match is None:
         return None
@@ -135,7 +132,7 @@ def command_history(check: OrderCheck) -> list[dict[str, Any]]:
     return rows
 
 
-def next_turn(game: MailGame, player: int) -> dict[str, Any]:
+def next_turn(game: Table, player: int) -> dict[str, Any]:
     """What the player may do in the coming turn, ship by ship."""
     assert game.play.game is not None
     state = game.play.game.state
@@ -192,7 +189,7 @@ def fill_in(next: dict[str, Any]) -> list[str]:
     return lines or ["; (no strikes and no scans this turn)"]
 
 
-def in_force(game: MailGame, player: int) -> list[dict[str, Any]] | None:
+def in_force(game: Table, player: int) -> list[dict[str, Any]] | None:
     """The player's orders in force for the coming turn, each as it will be
     carried out or why it will not (None when none are in force)."""
     orders = game.play.pending.get(player)
@@ -205,8 +202,6 @@ def in_force(game: MailGame, player: int) -> list[dict[str, Any]] | None:
 def _direction_name(d: tuple[int, int, int]) -> str:
     """A line direction as the axes it runs along, with an example beam
     through the middle of the space, e.g. ``letter (bYw3Yy3)``."""
-    from .geometry import STANDARD, Cell
-
     axes: list[str] = []
     for value, name in zip(d, ("colour", "letter", "number")):
         if value:
@@ -217,7 +212,7 @@ def _direction_name(d: tuple[int, int, int]) -> str:
     return f"{'+'.join(axes).replace('+-', '-')} (b{start}{end})"
 
 
-def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
+def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
     """How each cell of both spaces is drawn: the player's own, and the
     opponent's as the player knows it."""
     assert game.play.game is not None
@@ -228,9 +223,6 @@ def marks(game: MailGame, player: int, views: list[PlayerView]) -> tuple[dict, d
 
 def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
-    from .geometry import COLOUR_NAMES, COLOURS
-    from .grids import grid_rows
-
     return {
         "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
         "legend_own": LEGEND_OWN,
@@ -238,7 +230,7 @@ def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     }
 
 
-def _records_edition_1(game: MailGame) -> dict[str, Any]:
+def _records_edition_1(game: Table) -> dict[str, Any]:
     """Both players' complete records [1.4.1], as edition 1 showed them."""
     assert game.play.game is not None
     return {
@@ -250,7 +242,7 @@ def _records_edition_1(game: MailGame) -> dict[str, Any]:
     }
 
 
-def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
+def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> dict[str, Any]:
     """A full turn sheet: header, what happened, grids, command history,
     what the player may do next, and at the end the result and both records."""
     assert game.play.game is not None
@@ -279,12 +271,14 @@ def sheet(game: MailGame, player: int, at: datetime, report: TurnReport | None) 
     return data
 
 
-def outcome_data(game: MailGame, player: int) -> dict[str, Any]:
+def outcome_data(game: Table, player: int) -> dict[str, Any]:
     outcome = game.outcome
     assert outcome is not None
-    reason = outcome.reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
-    for p in (1, 2):
-        reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
+    reason = outcome.reason
+    if outcome.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2 has no ships"
+        reason = reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
+        for p in (1, 2):
+            reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
     reason = reason[:1].upper() + reason[1:]
     scores: Any = None
     if outcome.scores is not None and game.edition < 2:

@@ -4,7 +4,7 @@ game as a record for ``gm referee``.
 
 Pure, and built from the finished game alone: the spaces are drawn with the
 turn sheets' own marks (`gm.games.spaceships.grids`), and seats are named by
-alias. Of a match (several games in one `MailGame`), the last game is shown:
+alias. Of a match (several games in one `Table`), the last game is shown:
 the earlier games' states are not kept once the next game begins.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kernel.model import MailGame
+from ...kernel.protocol import Table
 from .events import Announcement, Result, TurnReport
 from .final import record_lines
 from .geometry import COLOUR_NAMES, COLOURS, Cell
@@ -50,7 +50,7 @@ def _announcement(a: Announcement, alias: dict[int, str]) -> list[dict[str, Any]
     return items
 
 
-def web_page(game: MailGame) -> dict[str, Any] | None:
+def web_page(game: Table) -> dict[str, Any] | None:
     """The page's data: one entry a turn (0 is the position after both
     setups), each with both spaces, the orders that ran and what was
     announced; None when the game ended before it began."""
@@ -84,7 +84,7 @@ def web_page(game: MailGame) -> dict[str, Any] | None:
     return {"turns": turns, "ruleset": play.ruleset.describe(), "match": match, "legend_own": LEGEND_OWN_ENTRIES}
 
 
-def web_public(game: MailGame) -> dict[str, Any] | None:
+def web_public(game: Table) -> dict[str, Any] | None:
     """What anyone may know of a game in progress: each completed turn's
     announcements, which both players heard [2.2.2]-[2.2.4], and who
     reported first. No space, no orders, no burnt-out beam (each told only
@@ -99,7 +99,7 @@ def web_public(game: MailGame) -> dict[str, Any] | None:
                       for report in play.game.reports]}
 
 
-def record_text(game: MailGame) -> str | None:
+def record_text(game: Table) -> str | None:
     """Both setups and every turn's orders that ran, as the final sheet's
     record (`gm.games.spaceships.final`) written for no seat in particular."""
     if game.play.game is None:

@@ -15,7 +15,7 @@ from test_gridfighters_by_mail import setup_text, play_to_the_end
 async def spaceships(tmp):
     async with World(tmp) as world:
         from gm.pbem.admin import request_game
-        from gm.kernel.model import Options
+        from gm.kernel.values import Options
         from gmtest import ALICE, BOB
         request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(), observers=["carol@example.com"])
         await world.settle()

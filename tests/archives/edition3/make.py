@@ -22,7 +22,7 @@ SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 async def spaceships(tmp):
     async with World(tmp) as world:
         from gm.pbem.admin import request_game
-        from gm.kernel.model import Options
+        from gm.kernel.values import Options
         from gmtest import ALICE, BOB
         request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(),
                      observers=["carol@example.com"])
@@ -56,7 +56,7 @@ async def gridfighters(tmp):
 
 async def celestial(tmp):
     from gm.pbem.admin import request_game
-    from gm.kernel.model import Options
+    from gm.kernel.values import Options
     from datetime import timedelta
     addresses = ("ann@example.org", "bea@example.net")
     async with World(tmp) as world:

@@ -1,0 +1,376 @@
+"""The kernel's values: what games, the kernel and the mail edge pass each other.
+
+Plain data, no behaviour: the phases of a game, a seat, the options a game
+is run by, how a game ended, the events a game's archive holds (players'
+mail, the GM's clock, the operator's actions), and what the GM says
+(`Notice`, `Reply`). The engine (`gm.kernel.engine`) gives them meaning;
+games (`gm.games`) and the edge (`gm.pbem`) import them from here.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Callable, Union
+
+SETUP = "setup"
+PLAY = "play"
+ENDED = "ended"
+
+DEFAULT_GAME = "spaceships"
+"""The game of archives and records that name none."""
+EDITION = 4
+"""The edition of gm's rules for answering mail that new games are made
+under. A game keeps the edition it was made under (`MailGame.edition`), so
+that its archive replays byte for byte after gm changes how it answers:
+edition 1 is every game made before editions were recorded."""
+LIGHT_MAIL_EDITION = 4
+"""The first edition whose mail is light: HTML sheets styled by a ``<style>``
+block and classes in place of per-cell inline styles, and the text and HTML
+parts of the players' mail sent as 7bit, not quoted-printable, when they are
+ASCII in lines of at most 998 characters (`gm.pbem.mailer.build`)."""
+ONE_REPLY_EDITION = 3
+"""The first edition that answers ``help``, ``status`` and ``history`` inside
+the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
+earlier editions sent each in a mail of its own."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player's place in a game: number, address and the alias the others see."""
+
+    player: int
+    address: str
+    alias: str
+    robot: str | None = None
+    """The level (``easy``, ``normal``, ``hard``) of the GM's robot that holds
+    this seat, or None for a person: a robot seat is sent no mail, and its
+    orders are events of the GM's own (`gm.pbem.robots`)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a game is run by mail."""
+
+    deadline: timedelta = timedelta(hours=72)
+    """Time allowed for each turn, or each move in a game of alternating
+    moves (and for setup)."""
+    wait_for_deadline: bool = False
+    """Run turns only at the deadline, even when every player is in."""
+    reminder_before: timedelta = timedelta(hours=12)
+    """When to remind a player who has not sent orders."""
+    forfeit_after: int = 3
+    """Consecutive deadlines missed after which a player forfeits."""
+    absence_max: timedelta = timedelta(days=14)
+    """The longest absence a player may declare (`gm.kernel.absence`)."""
+    absence_total: timedelta = timedelta(days=28)
+    """How long a player's absences in one game may add up to."""
+    public_each_turn: bool = False
+    """Both players agreed that the web archive (`gm.web`) may show the game
+    while it is played, after each turn: only what an observer may know
+    (`gm.kernel.observers`), nothing hidden. Otherwise a game is shown only
+    once it has ended."""
+
+
+class EndKind(enum.Enum):
+    """Why a game ended."""
+
+    RULES = "rules"
+    """The rules say so (a fleet destroyed, a flag taken, the length ran out)."""
+    RESIGNED = "resigned"
+    FORFEIT = "forfeit"
+    """Seats sent nothing for `Options.forfeit_after` deadlines in a row."""
+    DRAW_AGREED = "draw agreed"
+    CANCELLED = "cancelled"
+    """The operator cancelled the game (`Cancelled`)."""
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game by mail ended: what decides anything reads ``kind``, never
+    the words, which `reason` alone makes.
+
+    ``scores`` are by seat (None where the game keeps none); ``after_turn``
+    is the last turn (or move) played."""
+
+    kind: EndKind
+    after_turn: int = 0
+    winners: tuple[int, ...] = ()
+    losers: tuple[int, ...] = ()
+    """The seats that resigned or forfeited."""
+    scores: tuple[int, ...] | None = None
+    clause: str = ""
+    """The rules' own words for a `EndKind.RULES` end ("player 1 has no
+    ships left [2.3.1]"), or the operator's for a `EndKind.CANCELLED` one."""
+    who: str = ""
+    """The losers' aliases, joined ("Ann and Cy")."""
+    missed: int = 0
+    """How many deadlines in a row a `EndKind.FORFEIT` end's losers missed."""
+    steps: str = "turns"
+    """What those deadlines were for, in the plural: "turns", "moves"."""
+    result: Any = None
+    """A `EndKind.RULES` end's result as the rules core gave it."""
+
+    @property
+    def winner(self) -> int | None:
+        """The one winner, or None (a draw, or more than one)."""
+        return self.winners[0] if len(self.winners) == 1 else None
+
+    @property
+    def reason(self) -> str:
+        """The end in words, as every mail, page and record says it."""
+        if self.kind is EndKind.RESIGNED:
+            return f"{self.who} resigned"
+        if self.kind is EndKind.FORFEIT:
+            return (f"{self.who} sent nothing for {self.missed} {self.steps} in a row "
+                    f"and forfeit{'s' * (len(self.losers) == 1)}")
+        if self.kind is EndKind.DRAW_AGREED:
+            return "a draw was agreed"
+        if self.kind is EndKind.CANCELLED:
+            return f"the GM cancelled the game: {self.clause}"
+        return self.clause
+
+
+# The events of a game's archive
+
+@dataclass(frozen=True)
+class Created:
+    """A game (or a match of games) is set up between its players (``gm
+    new``, or a challenge accepted by mail)."""
+
+    at: datetime
+    game_id: str
+    seats: tuple[Seat, ...]
+    variant: str
+    options: Options
+    terms: Any = None
+    """The game's own creation terms (a Spaceships match), if any."""
+    instance: str | None = None
+    game: str = DEFAULT_GAME
+    edition: int = EDITION
+    observers: tuple[str, ...] = ()
+    """Addresses that watch the game (`MailGame.observers`)."""
+    robot_seed: int | None = None
+    """Where the robot seats' choices come from (`MailGame.robot_seed`)."""
+
+
+@dataclass(frozen=True)
+class PlayerMail:
+    """An authenticated player's own text, from a mail, read as commands and
+    notation (`gm.kernel.commands`)."""
+
+    at: datetime
+    player: int
+    text: str
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    """The Message-ID the mail says it answers (its In-Reply-To)."""
+    subject: str = ""
+
+
+@dataclass(frozen=True)
+class DeadlinePassed:
+    """The clock reached a deadline. ``at`` is when gm acted on it (later
+    than the deadline when the daemon was down), ``deadline`` the deadline
+    it is for (None in archives written before it was recorded)."""
+
+    at: datetime
+    deadline: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ReminderDue:
+    """The clock reached the time to remind the players the game waits for."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Bouncing:
+    """Mail to ``player`` failed for good: a bounce came back, or the relay
+    refused it. The game goes on as before; the other players are told."""
+
+    at: datetime
+    player: int
+    reason: str
+
+
+# The operator's actions (`gm pause`, `gm resume`, `gm deadline`, `gm
+# replace`, `gm cancel`, `gm answer`, or the owner's mail): events of the
+# archive like a player's mail, so `gm replay` reproduces what they did.
+
+@dataclass(frozen=True)
+class Paused:
+    """The operator paused the game: the clock stops until `Resumed`."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The operator resumed a paused game: the deadline starts again from now."""
+
+    at: datetime
+
+
+@dataclass(frozen=True)
+class DeadlineSet:
+    """The operator set the deadline to ``deadline``, or moved it by ``extend``."""
+
+    at: datetime
+    deadline: datetime | None = None
+    extend: timedelta | None = None
+
+
+@dataclass(frozen=True)
+class AddressReplaced:
+    """The operator gave ``player``'s seat a new address (and so a new secret)."""
+
+    at: datetime
+    player: int
+    address: str
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The operator cancelled the game: it ends with no winner."""
+
+    at: datetime
+    reason: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The operator answers ``player`` on something the rules leave to the
+    GM (a Celestial Empire research result): the player is sent ``text``,
+    and the game may act on it (`GameRules.answer`)."""
+
+    at: datetime
+    player: int
+    text: str
+
+
+OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
+"""The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
+Action = Union[Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered]
+Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing, Action]
+
+
+# What the GM says
+
+@dataclass(frozen=True)
+class Notice:
+    """One message the GM sends: to which player, which template, what data.
+
+    ``answers`` is the Message-ID of the player's mail it replies to, if any;
+    ``attach_archive`` asks for the player's own mailbox of the game so far
+    (`gm.pbem.archive.player_mailbox`). A notice to an observer, who holds
+    no seat, has ``player`` 0 and ``observer`` the observer's number (from 1,
+    in `MailGame.observers`)."""
+
+    player: int
+    template: str
+    subject: str
+    data: dict[str, Any] = field(default_factory=dict)
+    answers: str | None = None
+    attach_archive: bool = False
+    observer: int = 0
+    enclosed: tuple["Notice", ...] = ()
+    """Documents sent inside this notice's mail, after its own text (the
+    help, a sheet, the history a player asked for in the mail it answers)."""
+    effects: tuple["Effect", ...] = ()
+    """In the reply to a player's mail: what the mail asks of the edge
+    beside the game's own mail (the games list, an address to confirm)."""
+
+
+@dataclass(frozen=True)
+class SendGamesList:
+    """A player's mail asked for the list of their games (``games``): the
+    edge mails it apart, as it is no mail of this game's."""
+
+    player: int
+
+
+@dataclass(frozen=True)
+class ConfirmAddress:
+    """A player's mail asked to move their seat to ``address`` (``address
+    NEW``, `gm.kernel.moving`): the edge mails that address for its
+    confirmation, which only then moves the seat."""
+
+    player: int
+    address: str
+
+
+Effect = Union[SendGamesList, ConfirmAddress]
+"""What a player's mail asks of the edge beside the game's own mail (`Notice.effects`)."""
+
+
+@dataclass
+class Reply:
+    """The sections of the GM's answer to one mail, and the game's data for it."""
+
+    done: list[str] = field(default_factory=list)
+    not_understood: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    enclosed: list[Notice] = field(default_factory=list)
+    """What the mail asked to see (`ONE_REPLY_EDITION`), sent inside the reply."""
+    effects: list[Effect] = field(default_factory=list)
+    """What the mail asks of the edge: the games list, an address to confirm."""
+    subject: Callable[[], str] | None = None
+    """How the game names the reply, worked out once the whole mail is read
+    (``Move 3: your move made``); "Re: your mail" when it names none."""
+
+
+# What a game's hooks tell the kernel (`gm.kernel.protocol.GameRules`)
+
+class Did(enum.Enum):
+    """What a player's notation lines (setup, orders, a move) did."""
+
+    ACCEPTED = "accepted"
+    """In force now: the seat is no longer missing, and its count of
+    deadlines missed in a row starts again."""
+    CHECKED = "checked"
+    """Checked as the mail asked (``check``), not submitted."""
+    REJECTED = "rejected"
+    """Not taken: unreadable, against the rules, or not the seat's move."""
+    LATE = "late"
+    """Written for a turn that ran before the mail came: not used."""
+    IGNORED = "ignored"
+    """Nothing the seat may do now (a resigned empire's orders)."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What the game did with a mail's notation lines: ``did`` and the
+    notices to send at once, after the reply (a late mail's current sheet).
+    ``then`` adds the game's last words to the reply once the kernel has
+    acted on the submission (started the game or run the turn it completed)."""
+
+    did: Did
+    notices: tuple[Notice, ...] = ()
+    then: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What starting the game, running a turn (or making a move), or a
+    resignation produced: ``end`` when the game ended, and ``sheets``, the
+    seats' notices, built only once the kernel has set the phase and the
+    deadline they show. ``done`` is what the reply to the mail that made it
+    run says of it."""
+
+    sheets: Callable[[], list[Notice]]
+    end: GameEnd | None = None
+    done: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NextGame:
+    """A game of a series (a Spaceships match) has ended: the notices that
+    say what follows, built once the kernel has set the series up, and
+    whether another game of the series begins (in its setup phase)."""
+
+    notices: Callable[[], list[Notice]]
+    begins: bool
