@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from random import Random
 
 from gm.kernel.commands import read_mail
-from gm.kernel.engine import apply, create
+from gm.kernel.engine import answered_turn, apply, create
 from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.admin import verify_replay
 from gmtest import ALICE, BOB, START, World, run, started_game, text
@@ -214,3 +214,32 @@ def test_replacing_a_long_absence_by_a_short_one_does_not_keep_the_long_extensio
             # the allowance spent is minutes, yet the deadline stays two weeks away:
             assert game.deadline <= max(normal, world.clock() + timedelta(hours=13)), (game.deadline, normal, used)
     run(scenario())
+
+
+def test_an_absence_far_too_long_is_refused_in_words_not_a_failed_mail(tmp_path):
+    """`vacation 99999999999d` overflowed a timedelta and a length of 5,000
+    digits passed Python's limit on int(): the whole mail failed (issue 21,
+    row 6). It is refused as too long, and the mail's other lines stand."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            for length in ("99999999999d", "9" * 5000 + "h"):
+                await world.act(world.bob.reply, f"vacation {length}\nRv1")
+                answer = flat(world.bob.latest())
+                assert "refused: until 9999-12-31 23:59 UTC is too long" in answer, answer
+                assert "your orders for turn 1" in answer
+            assert game_of(world).absent == {}
+        replays(tmp_path)
+    run(scenario())
+
+
+def test_a_subject_or_reference_with_a_huge_turn_number_is_read_as_no_turn():
+    """The turn a mail answers is read from its subject and In-Reply-To. The
+    edge cuts a subject to 200 characters and takes only a well-formed
+    Message-ID, but the engine is pure and takes any PlayerMail: a number
+    past Python's limit on int() must read as no turn, not raise."""
+    game, _ = create(Created(START, "g1", (Seat(1, ALICE, "Player 1"), Seat(2, BOB, "Player 2")), "2.6.1", Options()))
+    huge = "9" * 5000
+    assert answered_turn(game, PlayerMail(START, 2, "Rv1", subject=f"Re: turn {huge}")) is None
+    assert answered_turn(game, PlayerMail(START, 2, "Rv1", in_reply_to=f"<g1.{huge}.1@example.org>")) is None
+    assert answered_turn(game, PlayerMail(START, 2, "Rv1", subject="Re: [gm g1] Turn 2 results; orders for turn 3")) == 3

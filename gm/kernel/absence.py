@@ -27,6 +27,7 @@ import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
+from .clock import utc_minute
 from .commands import Command
 from .model import MailGame
 from .text import span
@@ -39,6 +40,9 @@ KEYWORDS = ("absent", "vacation", "back")
 
 _DURATION = re.compile(r"^(\d+)\s*(d|h|days?|hours?)$", re.I)
 _DATE = re.compile(r"^(?:until\s+)?(\d{4})-(\d{2})-(\d{2})$", re.I)
+LONGEST_DIGITS = 6
+"""The most digits an absence's length is read with: a million days is past
+the year 4700, longer than any absence a game allows."""
 USAGE = "write: absent until YYYY-MM-DD, vacation 10d (or 72h), or absent cancel"
 
 
@@ -51,7 +55,7 @@ def when(moment: datetime) -> str:
     """An absence's end in words: a whole day's end by its day."""
     if moment.time() == time(0):
         return f"the end of {(moment - timedelta(days=1)).strftime('%Y-%m-%d')} (UTC)"
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return utc_minute(moment)
 
 
 def _days(length: timedelta) -> str:
@@ -71,6 +75,8 @@ def _end(argument: str, at: datetime) -> datetime | None:
     duration = _DURATION.match(text)
     if duration:
         unit = "days" if duration[2].lower().startswith("d") else "hours"
+        if len(duration[1]) > LONGEST_DIGITS:  # longer than any absence: say so, past any date gm can write
+            return datetime.max.replace(tzinfo=at.tzinfo)
         return at + timedelta(**{unit: int(duration[1])})
     return None
 

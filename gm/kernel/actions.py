@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from .clock import utc_minute
 from .addresses import is_mail_address
 from .model import MailGame
 from .values import (
@@ -39,7 +40,7 @@ def operator_refusal(game: MailGame, event: object) -> str | None:
             return "give a new deadline, or a time to extend the deadline by"
         moved = event.deadline if event.deadline is not None else _moved(game.deadline, event.extend)
         if moved <= event.at:
-            return f"the new deadline {moved.strftime('%Y-%m-%d %H:%M UTC')} is not in the future"
+            return f"the new deadline {utc_minute(moved)} is not in the future"
     if isinstance(event, AddressReplaced):
         if not 1 <= event.player <= len(game.seats):
             return f"game {game.id} has no player {event.player}: its players are 1 to {len(game.seats)}"
@@ -81,7 +82,7 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
         game.set_deadline(moved)
         if moved - game.options.reminder_before > event.at:
             game.reminded.clear()  # a reminder is due again before the new deadline
-        return everyone("deadline_moved", "The deadline has moved", before=before.strftime("%Y-%m-%d %H:%M UTC"))
+        return everyone("deadline_moved", "The deadline has moved", before=utc_minute(before))
     if isinstance(event, AddressReplaced):
         old = game.seat(event.player)
         game.seats = tuple(Seat(s.player, event.address, s.alias) if s.player == event.player else s

@@ -90,10 +90,10 @@ def answered_turn(game: Table[Any], event: PlayerMail) -> int | None:
     else the last turn its subject names ("Re: [gm g1] Turn 2 results;
     orders for turn 3" answers turn 3)."""
     if event.in_reply_to:
-        found = re.match(rf"<{re.escape(game.id)}\.(\d+)\.\d+[.@]", event.in_reply_to)
+        found = re.match(rf"<{re.escape(game.id)}\.(\d{{1,18}})\.\d+[.@]", event.in_reply_to)
         if found and int(found.group(1)) in game.turn_of_event:
             return game.turn_of_event[int(found.group(1))]
-    turns = re.findall(r"\bturn (\d+)\b", event.subject, re.I)
+    turns = re.findall(r"\bturn (\d{1,9})\b", event.subject, re.I)
     return int(turns[-1]) if turns else None
 
 

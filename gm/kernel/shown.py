@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from .clock import utc_minute
 from .text import span
 from .values import Notice
 
@@ -37,7 +38,7 @@ class Shown:
 
     def text(self, decided: bool) -> str:
         when = self.deadline.decided if decided else self.built
-        return span(when - self.at) if self.at is not None else when.strftime("%Y-%m-%d %H:%M UTC")
+        return span(when - self.at) if self.at is not None else utc_minute(when)
 
 
 class Showing(Protocol):

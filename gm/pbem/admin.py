@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..kernel.clock import utc_minute
 from ..kernel.addresses import is_mail_address
 from ..kernel.model import MailGame
 from ..kernel.protocol import GameRules, game_named
@@ -153,11 +154,11 @@ def describe_game(game: MailGame) -> dict:
         "variant": game.variant,
         "phase": game.phase,
         "turn": game.turn,
-        "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
+        "deadline": utc_minute(game.deadline) if game.deadline else None,
         "waiting_for": [game.seat(p).alias for p in game.waiting_for],
         "bouncing": [game.seat(p).alias for p in sorted(game.bouncing)],
-        "paused": None if game.paused is None else game.paused.strftime("%Y-%m-%d %H:%M UTC"),
-        "absent": {game.seat(p).alias: until.strftime("%Y-%m-%d %H:%M UTC") for p, (_, until) in sorted(game.absent.items())},
+        "paused": None if game.paused is None else utc_minute(game.paused),
+        "absent": {game.seat(p).alias: utc_minute(until) for p, (_, until) in sorted(game.absent.items())},
         "observers": list(game.observers),
         "awaiting_operator": game.rules.awaiting_operator(game),
         "outcome": None if game.outcome is None else {

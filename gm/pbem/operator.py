@@ -27,9 +27,10 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any
 
+from ..kernel.clock import parse_duration
 from ..kernel.actions import operator_refusal
 from ..kernel.addresses import mail_address
 from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed
@@ -61,16 +62,6 @@ def check_action(games: Mapping[str, MailGame], game_id: str, event: Event) -> s
 
 # Reading an action written as a line: `pause g1`, `deadline g1 +24h`, ...
 
-_DURATION = re.compile(r"^\+?(\d+(?:\.\d+)?)([dhms])$")
-_UNITS = {"d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
-
-
-def duration(text: str) -> timedelta:
-    """``24h``, ``+3d``, ``90m`` or ``45s``; ValueError otherwise."""
-    found = _DURATION.match(text.strip().lower())
-    if not found:
-        raise ValueError(f"{text!r}: give a number and a unit, such as 24h, 3d or 90m")
-    return timedelta(**{_UNITS[found[2]]: float(found[1])})
 
 
 def moment(text: str) -> datetime:
@@ -133,7 +124,7 @@ def read_action(line: str, at: datetime) -> Action:
             raise wrong
         given = words[2]
         if given.startswith("+"):
-            return Action(line, game, DeadlineSet(at, extend=duration(given)))
+            return Action(line, game, DeadlineSet(at, extend=parse_duration(given, example="24h")))
         return Action(line, game, DeadlineSet(at, deadline=moment(given)))
     if word == "replace":
         if len(words) != 4 or not words[2].isdigit():

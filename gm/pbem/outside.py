@@ -25,6 +25,7 @@ from email.message import Message
 from email.utils import format_datetime
 from typing import Any, Protocol
 
+from ..kernel.clock import utc_minute
 from ..mail.reading import parse_message
 from ..kernel.protocol import game_named
 from ..kernel.protocol import GameRules
@@ -158,7 +159,7 @@ class OutsideMail:
             reply_to = master.identity.reply_address(game.id, seat.player, secret)
             found.append({"game": game.id, "alias": seat.alias, "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
-                          "deadline": game.deadline.strftime("%Y-%m-%d %H:%M UTC") if game.deadline else None,
+                          "deadline": utc_minute(game.deadline) if game.deadline else None,
                           "waiting": seat.player in game.waiting_for})
         return found
 

@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from email.message import Message
 from typing import Any
 
+from ..kernel.clock import utc_minute
 from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from ..storage import DurableMaildir
@@ -220,9 +221,9 @@ class OwnerMail:
                     failing.append(f"{game.id} player {seat.player} <{seat.address}>: {', '.join(why)}")
             awaiting += [f"{game.id}: {what}" for what in game.awaiting]
             if game.paused is not None:
-                paused.append(f"{game.id}: paused since {game.paused.strftime('%Y-%m-%d %H:%M UTC')}")
+                paused.append(f"{game.id}: paused since {utc_minute(game.paused)}")
             elif game.deadline is not None and (game.id in master.stuck or game.deadline < now - STALLED_AFTER):
-                stalled.append(f"{game.id}: its deadline {game.deadline.strftime('%Y-%m-%d %H:%M UTC')} has not run"
+                stalled.append(f"{game.id}: its deadline {utc_minute(game.deadline)} has not run"
                                + (" (its deadline event is in the shunt)" if game.id in master.stuck else ""))
         shunted = [f"{e['key']}\n      {e['reason'][:150]}" for e in shunt_entries(store)]
         return {"shunted": shunted, "failing": failing, "stalled": stalled, "paused": paused, "awaiting": awaiting}
