@@ -45,7 +45,7 @@ from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage, Message
 from typing import Callable
 
-from ..mail.reading import addresses, parse_message
+from ..mail.reading import addresses, parse_message, sender_trouble
 from .addressing import envelope_from, plus_tags
 from ..mail.screening import automatic_reason, is_own_mail
 from ..kernel import engine
@@ -282,7 +282,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats):
             raise Shunted(f"automatic mail, never answered: {why}")
         sender = normalized((addresses(message, "From") or [""])[0])
         if not sender:
-            raise Shunted("no sender address")
+            raise Shunted(sender_trouble(message))
         tags = plus_tags(message, self.identity)
         challenge = challenge_tag(tags)
         if challenge:
