@@ -159,6 +159,41 @@ def _order(port: int, sender: str, original, body: str) -> tuple[int, int]:
     return rcpt, data
 
 
+def test_half_open_http_connections_past_the_handle_limit_do_not_stop_the_mail(tmp_path):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < HALF_OPEN + 200:  # the test's own end of each connection
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+    data, smtp, http = tmp_path / "data", free_port(), free_port()
+    held: list[socket.socket] = []
+    log = tmp_path / "daemon.log"
+    with _daemon_under_low_limit(data, smtp, http, tmp_path, log):
+        try:
+            made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB, cwd=tmp_path)
+            assert made.returncode == 0, made.stderr
+            invitations = wait_for("the invitations", lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE), inbox(data, BOB)))
+
+            held = _half_open(http, HALF_OPEN)
+            assert len(held) > HANDLES, f"only {len(held)} connections could be made"
+
+            assert _order(smtp, ALICE, invitations[0][-1], SETUP_ALICE) == (250, 250)
+            assert _order(smtp, BOB, invitations[1][-1], SETUP_BOB) == (250, 250)
+            wait_for("the game to begin", lambda: [m for m in inbox(data, ALICE) if "the game begins" in str(m["Subject"])])
+            assert _still_held(held), "the mail was answered only once the flood was over"
+
+            still_open, answers = _closed_within(held, HEAD_SECONDS + 10)
+            assert not still_open, f"{len(still_open)} half-open connections still held"
+            refused = [a for a in answers if a.startswith(b"HTTP/1.1 503 ")]
+            assert refused, "no connection past the cap was refused"
+            assert all(b"\r\nX-Content-Type-Options: nosniff\r\n" in a for a in refused)
+        finally:
+            for sock in held:
+                sock.close()
+    logged = log.read_text()
+    assert "Too many open files" not in logged, logged[-3000:]
+    assert f"listening proto=http addr=127.0.0.1:{http} max-connections={HANDLES // 4}\n" in logged, logged
+    assert logged.count(f"connection refused proto=http client=127.0.0.1 cap=all limit={HANDLES // 4}") == 1, logged
+
+
 # --------------------------------------------------------------------------
 # Row 5: one client's idle SMTP sessions
 
@@ -270,3 +305,19 @@ def test_a_flood_of_refusals_is_logged_once_a_minute_with_a_count(caplog):
         "connection refused proto=http", "connection refused proto=http unlogged=119",
         "connection refused proto=http unlogged=119"]
 
+
+def test_the_systemd_unit_leaves_the_mail_most_of_a_raised_file_handle_limit(monkeypatch):
+    import configparser
+
+    from gm.pbem.daemon import Config
+    from gm.web import site
+
+    unit = configparser.ConfigParser(interpolation=None)
+    unit.optionxform = str
+    unit.read(Path(__file__).resolve().parent.parent / "contrib" / "gm.service")
+    limit = int(unit["Service"]["LimitNOFILE"])
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (limit, limit))
+    assert site.max_connections() == site.MAX_CONNECTIONS
+    assert limit >= 16 * (site.MAX_CONNECTIONS + Config().max_connections)
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (HANDLES, HANDLES))
+    assert site.max_connections() == HANDLES // 4

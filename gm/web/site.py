@@ -16,6 +16,14 @@ production. The routes are few and stable:
 Only GET and HEAD are answered (anything else: 405); anything else, and
 every game in progress that its players did not agree to show, is 404. Pages are built in a worker thread
 (`gm.web.pages`), and nothing here writes to the data directory.
+
+Its clients are strangers, and the site shares the process, and so its file
+handles, with the mail: it must never take what the mail needs. So it holds
+at most `max_connections` connections (past that a connection is answered
+503 and closed at once), and a client that has not sent a whole request
+head `HEAD_SECONDS` after it connected, or after its last answer, is
+disconnected (`Connection`). Every answer carries the `SECURITY` headers,
+also aiohttp's own answer to a request it cannot parse.
 """
 
 from __future__ import annotations
@@ -25,15 +33,17 @@ import hashlib
 import logging
 import os
 import re
+import resource
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from http import HTTPStatus
 from importlib.resources import files
 from typing import Awaitable, Callable, TypeVar
 
 from aiohttp import web
 
-from ..logs import event
+from ..logs import Throttled, event
 from .pages import Archive, Page, render_list
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -54,6 +64,40 @@ data directory loads every game) never holds up the daemon's mail, whose
 work runs in the loop's default executor."""
 log = logging.getLogger("gm")
 STATIC = {"/web.css": ("web.css", "text/css"), "/web.js": ("web.js", "text/javascript")}
+MAX_CONNECTIONS = 256
+"""The site's connections open at once, at most; and at most a quarter of
+the process's file handle limit (`max_connections`), so that the rest is
+the mail's whatever the web's clients do."""
+HEAD_SECONDS = 15.0
+"""How long a client may take to send a whole request head, from when it
+connected or had its last answer; then it is disconnected. A slowloris
+holds connections open by sending its heads slowly, or not at all."""
+_PLAIN = {"Content-Type": "text/plain; charset=utf-8", "Server": "gm", **SECURITY}
+_WORDS = {400: "the request could not be read", 500: "the page could not be made"}
+
+
+def max_connections() -> int:
+    """`MAX_CONNECTIONS`, or a quarter of the file handle limit if less."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(1, min(MAX_CONNECTIONS, soft // 4))
+
+
+def _plain_answer(status: int) -> str:
+    """The text of an error answer: its status and a few words, nothing of the request."""
+    return f"{status}: {_WORDS.get(status) or HTTPStatus(status).phrase.lower()}\n"
+
+
+def _busy_answer() -> bytes:
+    body = _plain_answer(503).encode()
+    head = {**_PLAIN, "Content-Length": str(len(body)), "Retry-After": "10", "Connection": "close"}
+    return ("HTTP/1.1 503 Service Unavailable\r\n" + "".join(f"{k}: {v}\r\n" for k, v in head.items())
+            + "\r\n").encode() + body
+
+
+BUSY = _busy_answer()
+"""The whole answer to a connection past `max_connections`."""
 
 
 def _answer(request: web.Request, body: bytes, content_type: str, cache: str,
@@ -119,6 +163,8 @@ def _static(name: str, content_type: str) -> Callable[[web.Request], Awaitable[w
 @web.middleware
 async def _headers(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """The security headers on every answer, errors included; no Server line."""
+    if isinstance(request.protocol, Connection):
+        request.protocol.head_read()
     try:
         response = await handler(request)
     except web.HTTPException as error:
@@ -156,25 +202,124 @@ def make_app(archive: Archive) -> web.Application:
     return app
 
 
-async def start(data: str, host: str, port: int) -> tuple[web.AppRunner, tuple[str, int]]:
+class Connection(web.RequestHandler):
+    """aiohttp's protocol for one HTTP connection, with gm's deadline for the
+    first request head and gm's answers where aiohttp answers by itself.
+
+    aiohttp's keep-alive timeout (set to `HEAD_SECONDS`) closes a connection
+    that has not sent a whole head that long after its last answer; whether
+    it also counts from the connection's start depends on aiohttp's
+    version, so the first head has a deadline of its own here, which a
+    complete head (`head_read`) lifts."""
+
+    def __init__(self, manager: web.Server, closings: Throttled):
+        # access_log=None: no access log (aiohttp documents it; its annotation says Logger only)
+        super().__init__(manager, loop=asyncio.get_running_loop(), keepalive_timeout=HEAD_SECONDS,
+                         access_log=None)  # type: ignore[arg-type]
+        self._closings = closings
+        self._head_deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._head_deadline = asyncio.get_running_loop().call_later(HEAD_SECONDS, self._head_too_slow, transport)
+
+    def head_read(self) -> None:
+        """A whole request head has come: its deadline is lifted."""
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.head_read()
+        super().connection_lost(exc)
+
+    def _head_too_slow(self, transport: asyncio.BaseTransport) -> None:
+        self._head_deadline = None
+        peer = transport.get_extra_info("peername")
+        self._closings.log("connection closed", proto="http", client=peer[0] if peer else None,
+                           reason=f"no request within {HEAD_SECONDS:g} s")
+        self.force_close()
+
+    def handle_error(self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """aiohttp's answer to a request it cannot parse (400), or to a
+        failure past gm's middleware: that status with gm's headers, a few
+        words and nothing of the request; then the connection is closed.
+        A 400 is the client's doing and is not logged (strangers would
+        fill the log); anything else is."""
+        self.head_read()
+        if status != 400:
+            log.error("the web archive failed on a request (%d)", status, exc_info=exc)
+        if request.writer.output_size > 0:  # an answer was begun: the connection cannot carry another
+            raise ConnectionError("an answer was sent already")
+        response = web.Response(status=status, text=_plain_answer(status), headers=_PLAIN)
+        response.force_close()
+        return response
+
+
+class _Busy(asyncio.Protocol):
+    """A connection past `max_connections`: answered `BUSY` and closed
+    before anything of it is read."""
+
+    def __init__(self, refusals: Throttled, limit: int):
+        self._refusals = refusals
+        self._limit = limit
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self._refusals.log("connection refused", proto="http", client=peer[0] if peer else None, cap="all",
+                           limit=self._limit)
+        transport.write(BUSY)  # type: ignore[attr-defined]
+        transport.close()
+
+
+class Site:
+    """The web archive being served: its listening socket and aiohttp's runner."""
+
+    def __init__(self, runner: web.AppRunner, listener: asyncio.Server):
+        self.runner = runner
+        self.listener = listener
+
+    async def cleanup(self) -> None:
+        """Stop serving: take no more connections, then close the open ones
+        (aiohttp's shutdown) and the site's worker threads."""
+        self.listener.close()
+        await self.runner.cleanup()
+
+
+def _connections(server: web.Server, limit: int) -> Callable[[], asyncio.Protocol]:
+    """The protocol factory of the site's listening socket: a `Connection`
+    while fewer than ``limit`` are open, else `_Busy`."""
+    refusals, closings = Throttled(), Throttled(logging.INFO)
+
+    def connection() -> asyncio.Protocol:
+        if len(server.connections) >= limit:
+            return _Busy(refusals, limit)
+        return Connection(server, closings)
+    return connection
+
+
+async def start(data: str, host: str, port: int) -> tuple[Site, tuple[str, int]]:
     """Serve the finished games of the data directory ``data`` on
-    host:port; returns the runner (``await runner.cleanup()`` stops it) and
+    host:port; returns the `Site` (``await site.cleanup()`` stops it) and
     the address bound. Raises `MissingDataDirectory` for a data directory
     that does not exist, and OSError when it cannot listen."""
-    runner = web.AppRunner(make_app(Archive(data)), access_log=None, handle_signals=False)
+    runner = web.AppRunner(make_app(Archive(data)), handle_signals=False)
     await runner.setup()
-    site = web.TCPSite(runner, host, port, reuse_address=True)
+    assert runner.server is not None  # made by setup()
+    limit = max_connections()
     try:
-        await site.start()
+        listener = await asyncio.get_running_loop().create_server(_connections(runner.server, limit), host, port,
+                                                                   reuse_address=True)
     except OSError:
         await runner.cleanup()
         raise
-    bound = tuple(runner.addresses[0][:2])
-    event("listening", proto="http", addr="%s:%s" % bound)
-    return runner, bound
+    bound = tuple(listener.sockets[0].getsockname()[:2])
+    event("listening", proto="http", addr="%s:%s" % bound, max_connections=limit)
+    return Site(runner, listener), bound
 
 
-async def start_or_fail(data: str, address: tuple[str, int]) -> tuple[web.AppRunner, tuple[str, int]]:
+async def start_or_fail(data: str, address: tuple[str, int]) -> tuple[Site, tuple[str, int]]:
     """`start`, with the daemon's `StartError` (one line for the operator)
     when the data directory is missing or the address cannot be listened on."""
     from ..pbem.daemon import StartError
@@ -206,11 +351,11 @@ async def serve_alone(data: str, address: tuple[str, int]) -> str:
     for number in STOP_SIGNALS:
         loop.add_signal_handler(number, on_signal, number)
     try:
-        runner, _ = await start_or_fail(data, address)
+        site, _ = await start_or_fail(data, address)
         try:
             await stopping.wait()
         finally:
-            await runner.cleanup()
+            await site.cleanup()
         event("stopped", signal=received[0])
         return received[0]
     finally:
