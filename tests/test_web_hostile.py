@@ -48,11 +48,11 @@ def _answer_to(tmp_path, request: bytes) -> bytes:
     Store(str(tmp_path / "data"))
 
     async def scenario() -> bytes:
-        runner, address = await start(str(tmp_path / "data"), "127.0.0.1", 0)
+        site, address = await start(str(tmp_path / "data"), "127.0.0.1", 0)
         try:
             return await _exchange(address, request)
         finally:
-            await runner.cleanup()
+            await site.cleanup()
     return run(scenario())
 
 
