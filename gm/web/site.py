@@ -29,12 +29,14 @@ also aiohttp's own answer to a request it cannot parse.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
 import re
 import resource
 import signal
+import socket
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
@@ -97,7 +99,7 @@ def _busy_answer() -> bytes:
 
 
 BUSY = _busy_answer()
-"""The whole answer to a connection past `max_connections`."""
+"""The whole answer to a connection past `max_connections`, sent as it is accepted."""
 
 
 def _answer(request: web.Request, body: bytes, content_type: str, cache: str,
@@ -257,46 +259,86 @@ class Connection(web.RequestHandler):
         return response
 
 
-class _Busy(asyncio.Protocol):
-    """A connection past `max_connections`: answered `BUSY` and closed
-    before anything of it is read."""
+BACKLOG = 64
+"""Connections the kernel queues for the site while gm takes none (the
+listening sockets' backlog)."""
+ACCEPT_RETRY_SECONDS = 1.0
+"""The pause before accepting again after the process ran out of file handles."""
 
-    def __init__(self, refusals: Throttled, limit: int):
-        self._refusals = refusals
-        self._limit = limit
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        peer = transport.get_extra_info("peername")
-        self._refusals.log("connection refused", proto="http", client=peer[0] if peer else None, cap="all",
-                           limit=self._limit)
-        transport.write(BUSY)  # type: ignore[attr-defined]
-        transport.close()
+async def _listening(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on every address ``host`` names, made as asyncio's
+    ``create_server`` makes them (address reuse; IPv6 sockets for IPv6 only)."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                                         flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(BACKLOG)
+            sock.setblocking(False)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
 
 class Site:
-    """The web archive being served: its listening socket and aiohttp's runner."""
+    """The web archive being served: its listening sockets, the tasks that
+    accept on them, and aiohttp's runner.
 
-    def __init__(self, runner: web.AppRunner, listener: asyncio.Server):
+    gm accepts connections itself (asyncio's server would accept a hundred
+    at a time before any could be refused, each taking a file handle): one
+    at a time, each becomes a `Connection` while fewer than ``limit`` are
+    open; past that it is answered `BUSY` and closed at once, so that the
+    site never holds more than ``limit`` handles and one more."""
+
+    def __init__(self, runner: web.AppRunner, sockets: list[socket.socket], limit: int):
+        assert runner.server is not None  # made by runner.setup()
         self.runner = runner
-        self.listener = listener
+        self.server: web.Server = runner.server
+        self.sockets = sockets
+        self.limit = limit
+        self._refusals = Throttled()
+        self._closings = Throttled(logging.INFO)
+        self._no_handles = Throttled(logging.ERROR)
+        self._accepting = [asyncio.create_task(self._accept(sock), name="http-accept") for sock in sockets]
+
+    async def _accept(self, listening: socket.socket) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                connection, peer = await loop.sock_accept(listening)
+            except OSError as error:  # out of file handles, most likely: the mail's are not touched
+                self._no_handles.log("cannot accept a connection", proto="http", reason=os.strerror(error.errno or 0))
+                await asyncio.sleep(ACCEPT_RETRY_SECONDS)
+                continue
+            if len(self.server.connections) >= self.limit:
+                self._refusals.log("connection refused", proto="http", client=peer[0], cap="all", limit=self.limit)
+                with contextlib.suppress(OSError):
+                    connection.send(BUSY)
+                connection.close()
+                continue
+            try:
+                await loop.connect_accepted_socket(lambda: Connection(self.server, self._closings), connection)
+            except OSError:
+                connection.close()
 
     async def cleanup(self) -> None:
         """Stop serving: take no more connections, then close the open ones
         (aiohttp's shutdown) and the site's worker threads."""
-        self.listener.close()
+        for task in self._accepting:
+            task.cancel()
+        await asyncio.gather(*self._accepting, return_exceptions=True)
+        for sock in self.sockets:
+            sock.close()
         await self.runner.cleanup()
-
-
-def _connections(server: web.Server, limit: int) -> Callable[[], asyncio.Protocol]:
-    """The protocol factory of the site's listening socket: a `Connection`
-    while fewer than ``limit`` are open, else `_Busy`."""
-    refusals, closings = Throttled(), Throttled(logging.INFO)
-
-    def connection() -> asyncio.Protocol:
-        if len(server.connections) >= limit:
-            return _Busy(refusals, limit)
-        return Connection(server, closings)
-    return connection
 
 
 async def start(data: str, host: str, port: int) -> tuple[Site, tuple[str, int]]:
@@ -306,17 +348,15 @@ async def start(data: str, host: str, port: int) -> tuple[Site, tuple[str, int]]
     that does not exist, and OSError when it cannot listen."""
     runner = web.AppRunner(make_app(Archive(data)), handle_signals=False)
     await runner.setup()
-    assert runner.server is not None  # made by setup()
-    limit = max_connections()
     try:
-        listener = await asyncio.get_running_loop().create_server(_connections(runner.server, limit), host, port,
-                                                                   reuse_address=True)
+        sockets = await _listening(host, port)
     except OSError:
         await runner.cleanup()
         raise
-    bound = tuple(listener.sockets[0].getsockname()[:2])
+    limit = max_connections()
+    bound = tuple(sockets[0].getsockname()[:2])
     event("listening", proto="http", addr="%s:%s" % bound, max_connections=limit)
-    return Site(runner, listener), bound
+    return Site(runner, sockets, limit), bound
 
 
 async def start_or_fail(data: str, address: tuple[str, int]) -> tuple[Site, tuple[str, int]]:
