@@ -170,14 +170,16 @@ def test_half_open_http_connections_past_the_handle_limit_do_not_stop_the_mail(t
         try:
             made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB, cwd=tmp_path)
             assert made.returncode == 0, made.stderr
-            invitations = wait_for("the invitations", lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE), inbox(data, BOB)))
+            invitations = wait_for("the invitations",
+                                   lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE), inbox(data, BOB)))
 
             held = _half_open(http, HALF_OPEN)
             assert len(held) > HANDLES, f"only {len(held)} connections could be made"
 
             assert _order(smtp, ALICE, invitations[0][-1], SETUP_ALICE) == (250, 250)
             assert _order(smtp, BOB, invitations[1][-1], SETUP_BOB) == (250, 250)
-            wait_for("the game to begin", lambda: [m for m in inbox(data, ALICE) if "the game begins" in str(m["Subject"])])
+            wait_for("the game to begin",
+                     lambda: [m for m in inbox(data, ALICE) if "the game begins" in str(m["Subject"])])
             assert _still_held(held), "the mail was answered only once the flood was over"
 
             still_open, answers = _closed_within(held, HEAD_SECONDS + 10)

@@ -74,6 +74,11 @@ HEAD_SECONDS = 15.0
 """How long a client may take to send a whole request head, from when it
 connected or had its last answer; then it is disconnected. A slowloris
 holds connections open by sending its heads slowly, or not at all."""
+BACKLOG = 64
+"""Connections the kernel queues for the site while gm takes none (the
+listening sockets' backlog)."""
+ACCEPT_RETRY_SECONDS = 1.0
+"""The pause before accepting again after the process ran out of file handles."""
 _PLAIN = {"Content-Type": "text/plain; charset=utf-8", "Server": "gm", **SECURITY}
 _WORDS = {400: "the request could not be read", 500: "the page could not be made"}
 
@@ -259,13 +264,6 @@ class Connection(web.RequestHandler):
         return response
 
 
-BACKLOG = 64
-"""Connections the kernel queues for the site while gm takes none (the
-listening sockets' backlog)."""
-ACCEPT_RETRY_SECONDS = 1.0
-"""The pause before accepting again after the process ran out of file handles."""
-
-
 async def _listening(host: str, port: int) -> list[socket.socket]:
     """Listening sockets on every address ``host`` names, made as asyncio's
     ``create_server`` makes them (address reuse; IPv6 sockets for IPv6 only)."""
@@ -316,7 +314,8 @@ class Site:
             try:
                 connection, peer = await loop.sock_accept(listening)
             except OSError as error:  # out of file handles, most likely: the mail's are not touched
-                self._no_handles.log("cannot accept a connection", proto="http", reason=os.strerror(error.errno or 0))
+                self._no_handles.log("cannot accept a connection", proto="http",
+                                     reason=(error.strerror or str(error)).lower())
                 await asyncio.sleep(ACCEPT_RETRY_SECONDS)
                 continue
             if len(self.server.connections) >= self.limit:
