@@ -26,8 +26,9 @@ import logging
 import os
 import re
 import sys
+import time
 from datetime import datetime
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 log = logging.getLogger("gm")
 
@@ -159,3 +160,28 @@ def event(name: str, level: int = logging.INFO, **values: Any) -> None:
     """Log ``name k=v k=v`` on the ``gm`` logger: one of gm's own events."""
     detail = fields(**values)
     log.log(level, "%s %s", name, detail) if detail else log.log(level, "%s", name)
+
+
+class Throttled:
+    """One event that may come thousands of times a second (a refused
+    connection in a flood), logged at ``level`` at most once every ``every``
+    seconds: the first at once, each later one with ``unlogged=N``, the
+    number left out since the last line."""
+
+    def __init__(self, level: int = logging.WARNING, every: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.level = level
+        self.every = every
+        self.clock = clock
+        self._next = float("-inf")
+        self._unlogged = 0
+
+    def log(self, name: str, **values: Any) -> None:
+        """`event` ``name`` with ``values``, unless one was logged less than ``every`` seconds ago."""
+        now = self.clock()
+        if now < self._next:
+            self._unlogged += 1
+            return
+        event(name, level=self.level, **values, unlogged=self._unlogged or None)
+        self._next = now + self.every
+        self._unlogged = 0

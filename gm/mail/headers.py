@@ -10,7 +10,8 @@ may be 5,000 characters of junk. So:
 * `message_id_of` gives a syntactically valid ``<left@right>`` msg-id or
   None; it is the only form of a player's header gm may copy into its own
   headers (In-Reply-To, References);
-* `addresses` gives addr-specs without control characters;
+* `addresses` gives addr-specs without control characters, and
+  `from_trouble` says in a few words why the From field gave none;
 * `clean_subject` strips reply and forward prefixes but keeps ``[tags]``.
 """
 
@@ -20,7 +21,8 @@ import re
 from email.headerregistry import HeaderRegistry
 from email.message import Message
 
-__all__ = ["addresses", "clean_subject", "header_text", "message_id_of", "MAX_HEADER_CHARS", "MAX_MESSAGE_ID_CHARS"]
+__all__ = ["addresses", "clean_subject", "from_trouble", "header_text", "message_id_of", "MAX_HEADER_CHARS",
+           "MAX_MESSAGE_ID_CHARS"]
 
 _REGISTRY = HeaderRegistry()
 MAX_HEADER_CHARS = 998
@@ -132,6 +134,34 @@ def addresses(message: Message, header: str) -> list[str]:
     `_mailboxes`); a header that cannot be parsed at all gives ``[]``.
     """
     return [f"{local}@{domain}" for local, domain in _mailboxes(message, header, strict=True) if domain]
+
+
+def from_trouble(message: Message) -> str:
+    """Why the From field of ``message`` names no sender gm can answer, in a
+    few words for the log and the shunt (never the field's own text): no
+    From field; a line break or other control character in it, also one
+    hidden in an encoded word; a quoted name that does not end (a line
+    break in it ends the field); no address in it; an address `email` reads
+    differently from a mail client (see `_mailboxes`); an address without a
+    domain; else an address that cannot be replied to."""
+    raw = _raw_values(message, "From")
+    if not raw:
+        return "no From field"
+    decoded = "".join(_decode_header_text(value) for value in raw)
+    if "\r" in decoded or "\n" in decoded:
+        return "the From field cannot be read: a line break (CR or LF) in it"
+    if _ANY_CONTROL.search(decoded.replace("\t", " ")):
+        return "the From field cannot be read: a control character in it"
+    if any(re.sub(r"\\.", "", value).count('"') % 2 for value in raw):
+        return "the From field ends inside a quoted name (a line break in the name?)"
+    if not _mailboxes(message, "From"):
+        return "the From field names no address"
+    strict = _mailboxes(message, "From", strict=True)
+    if not strict:
+        return "the From field cannot be read as one address"
+    if not any(domain for _, domain in strict):
+        return "the From address has no domain"
+    return "the From address cannot be replied to"
 
 
 # --------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 Pure: no I/O, no network, no clock. Everything here is tolerant: garbage in
 gives something (possibly empty) out, never an exception.
 
-`parse_message` turns raw bytes into an `email.message.EmailMessage`.
+`parse_message` turns raw bytes into an `email.message.EmailMessage`, and
+`sender_trouble` says why a message has no sender gm can answer (a mail it
+could not parse at all has none).
 `body_text` picks the text the player typed: the first text/plain part that
 is not an attachment, else the first text/html part converted to text;
 charsets, quoted-printable and base64 are decoded, format=flowed (RFC 3676)
@@ -58,13 +60,14 @@ import codecs
 import email
 import email.policy
 import re
+from email.errors import MessageDefect
 from email.message import EmailMessage, Message
 
-from .headers import addresses, clean_subject, header_text, message_id_of
+from .headers import addresses, clean_subject, from_trouble, header_text, message_id_of
 from .htmltext import MAX_TEXT_CHARS, MAX_TEXT_LINES, html_to_text
 
 __all__ = ["parse_message", "body_text", "new_lines", "clean_subject", "player_text", "addresses", "header_text",
-           "message_id_of", "html_to_text", "unflow"]
+           "message_id_of", "html_to_text", "unflow", "sender_trouble", "Unparsable"]
 
 _POLICY = email.policy.default
 
@@ -73,12 +76,18 @@ _POLICY = email.policy.default
 # Parsing
 
 
+class Unparsable(MessageDefect):
+    """The defect `parse_message` records on the stand-in it gives for a
+    mail it could not parse at all; its text says why."""
+
+
 def parse_message(raw: bytes) -> EmailMessage:
     """The message in ``raw`` (RFC 5322 bytes), parsed with policy=default.
 
     Never raises: broken MIME is recorded as defects by `email`; if the parser
-    fails outright, the bytes (read as latin-1) become the body of an
-    otherwise empty text/plain message.
+    fails outright (parts nested a few hundred deep exhaust its recursion),
+    the bytes (read as latin-1) become the body of an otherwise empty
+    text/plain message, with an `Unparsable` defect that says why.
     """
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
@@ -90,14 +99,28 @@ def parse_message(raw: bytes) -> EmailMessage:
         message = email.message_from_bytes(raw, _class=EmailMessage, policy=_POLICY)
         if isinstance(message, EmailMessage):
             return message
-    except Exception:
-        pass
+        why = f"the parser gave a {type(message).__name__}"
+    except RecursionError:
+        why = "its MIME parts nest too deeply"
+    except Exception as error:
+        why = f"{type(error).__name__} in the parser"
     fallback = EmailMessage(policy=_POLICY)
     try:
         fallback.set_content(raw.decode("latin-1"))
     except Exception:
         pass
+    fallback.defects.append(Unparsable(why))
     return fallback
+
+
+def sender_trouble(message: Message) -> str:
+    """Why ``message`` has no sender gm can answer, in a few words for the
+    log and the shunt: it could not be parsed at all (`Unparsable`), or
+    what is wrong with its From field (`gm.mail.headers.from_trouble`)."""
+    for defect in _safe(lambda: list(message.defects), []):
+        if isinstance(defect, Unparsable):
+            return f"the mail could not be parsed ({defect}), so it has no sender"
+    return from_trouble(message)
 
 
 def _safe(function, default):

@@ -1,11 +1,18 @@
 """The SMTP and LMTP protocols the daemon listens with: aiosmtpd's, guarded.
 
-Two changes to aiosmtpd's `SMTP` and `LMTP`:
+Three changes to aiosmtpd's `SMTP` and `LMTP`:
 
-* **A cap on concurrent connections**, shared by every listener of one
-  daemon (`ConnectionGate`). A connection past the cap is answered
-  ``421 4.7.0 Too many connections, try again later`` and closed at once
-  (RFC 5321 4.3.2: 421 is a temporary refusal, so the sender tries again).
+* **Caps on concurrent connections**, shared by every listener of one
+  daemon (`ConnectionGate`): at most ``Config.max_connections`` in all, and at most
+  `PER_CLIENT` from one client (one IPv4 address, or one IPv6 /64, which a
+  single host may hold whole), so that one client holding idle sessions
+  cannot lock the others out. A connection past either cap is answered
+  ``421 4.7.0 Too many connections[ from your address], try again later``
+  and closed at once (RFC 5321 4.3.2: 421 is a temporary refusal, so the
+  sender tries again). The refusals are logged, at most one line a minute
+  (a flood would otherwise fill the log).
+* **An idle timeout** of `IDLE_SECONDS`: a session that sends no command
+  for that long is closed (aiosmtpd's ``timeout``, set here so it is gm's).
 * **Long lines.** aiosmtpd refuses a message with a line over 1000 bytes
   (RFC 5321 4.5.3.1.6) with a permanent ``500 Line too long``. Mail clients
   and MTAs do send such mail, and mail with bare LF line ends arrives as one
@@ -21,23 +28,72 @@ Two changes to aiosmtpd's `SMTP` and `LMTP`:
 from __future__ import annotations
 
 import asyncio
-import logging
+import ipaddress
 from typing import Any
 
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
-log = logging.getLogger("gm")
+from ..logs import Throttled
 
 TOO_MANY = b"421 4.7.0 Too many connections, try again later\r\n"
+TOO_MANY_FROM_YOU = b"421 4.7.0 Too many connections from your address, try again later\r\n"
+PER_CLIENT = 20
+"""SMTP and LMTP connections open at once from one client. An MTA in front
+of gm opens several: Postfix at most 20 to one destination by default
+(``default_destination_concurrency_limit``)."""
+IDLE_SECONDS = 300.0
+"""A session that sends no command for this long is closed: the five
+minutes RFC 5321 4.5.3.2.7 asks a server to wait for the next command."""
+
+
+def client_of(peer: Any) -> str:
+    """Whom a connection from ``peer`` (a socket's peer name) counts
+    against: its IPv4 address (also when mapped into IPv6), or its IPv6
+    /64 network."""
+    host = str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 class ConnectionGate:
-    """How many connections are open across a daemon's listeners, and the cap."""
+    """How many connections are open across a daemon's listeners, in all and
+    from each client (`client_of`), and the caps on both."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, per_client: int = PER_CLIENT):
         self.limit = limit
+        self.per_client = per_client
         self.open = 0
+        self.by_client: dict[str, int] = {}
+        self._refusals = Throttled()
+
+    def admit(self, client: str, proto: str) -> bytes | None:
+        """Count a new connection from ``client``, or refuse it: None, or
+        the 421 line to send before closing it."""
+        if self.open >= self.limit:
+            self._refusals.log("connection refused", proto=proto, client=client, cap="all", limit=self.limit)
+            return TOO_MANY
+        if self.by_client.get(client, 0) >= self.per_client:
+            self._refusals.log("connection refused", proto=proto, client=client, cap="client",
+                               limit=self.per_client)
+            return TOO_MANY_FROM_YOU
+        self.open += 1
+        self.by_client[client] = self.by_client.get(client, 0) + 1
+        return None
+
+    def leave(self, client: str) -> None:
+        """A connection `admit` counted has closed."""
+        self.open -= 1
+        left = self.by_client.pop(client) - 1
+        if left:
+            self.by_client[client] = left
 
 
 class _Guarded:
@@ -47,20 +103,21 @@ class _Guarded:
         # SMTP.__init__ sizes its stream reader from this attribute.
         self.line_length_limit = max(SMTP.line_length_limit, (data_size_limit or 0) + 3)
         self._gate = gate
+        self._client = ""
         self._counted = False
         self._refused = False
+        kwargs.setdefault("timeout", IDLE_SECONDS)
         super().__init__(handler, data_size_limit=data_size_limit, **kwargs)  # type: ignore[call-arg]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        if not self._counted:
-            if self._gate.open >= self._gate.limit:
+        if not self._counted:  # else STARTTLS made a new transport for this connection
+            self._client = client_of(transport.get_extra_info("peername"))
+            refusal = self._gate.admit(self._client, "lmtp" if isinstance(self, LMTP) else "smtp")
+            if refusal is not None:
                 self._refused = True
-                log.warning("refused a connection from %s: %d open already",
-                            transport.get_extra_info("peername"), self._gate.open)
-                transport.write(TOO_MANY)  # type: ignore[attr-defined]
+                transport.write(refusal)  # type: ignore[attr-defined]
                 transport.close()
                 return
-            self._gate.open += 1
             self._counted = True
         super().connection_made(transport)  # type: ignore[misc]
 
@@ -68,7 +125,7 @@ class _Guarded:
         if self._refused:
             return
         if self._counted:
-            self._gate.open -= 1
+            self._gate.leave(self._client)
             self._counted = False
         super().connection_lost(error)  # type: ignore[misc]
 
@@ -83,11 +140,12 @@ class _Guarded:
 
 
 class GuardedSMTP(_Guarded, SMTP):
-    """aiosmtpd's SMTP with a connection cap and lines as long as a message."""
+    """aiosmtpd's SMTP with connection caps, gm's idle timeout and lines as long as a message."""
 
 
 class GuardedLMTP(_Guarded, LMTP):
-    """aiosmtpd's LMTP with a connection cap and lines as long as a message."""
+    """aiosmtpd's LMTP with connection caps, gm's idle timeout and lines as long as a message."""
 
 
-__all__ = ["ConnectionGate", "GuardedLMTP", "GuardedSMTP", "TOO_MANY"]
+__all__ = ["ConnectionGate", "GuardedLMTP", "GuardedSMTP", "IDLE_SECONDS", "PER_CLIENT",
+           "TOO_MANY", "TOO_MANY_FROM_YOU", "client_of"]

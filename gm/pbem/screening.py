@@ -30,7 +30,7 @@ from ..kernel.model import MailGame
 from ..kernel.shown import resolve
 from ..kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Notice, PlayerMail, SendGamesList
 from ..logs import event as log_event
-from ..mail.reading import addresses, parse_message
+from ..mail.reading import addresses, parse_message, sender_trouble
 from ..mail.screening import automatic_reason, is_own_mail
 from . import moving
 from .addressing import envelope_from, plus_tags
@@ -161,7 +161,7 @@ class Screening:
         return None
 
     def _no_sender(self, mail: Incoming) -> Decision | None:
-        return None if mail.sender else shunted("no sender address")
+        return None if mail.sender else shunted(sender_trouble(mail.message))
 
     def _challenge_reply(self, mail: Incoming) -> Decision | None:
         challenge = challenge_tag(mail.tags)
