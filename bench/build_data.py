@@ -50,23 +50,23 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
 from pathlib import Path
-from typing import Callable
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game, verify_replay
 from gm.pbem import loading, snapshots
+from gm.pbem.admin import request_game, verify_replay
 from gm.pbem.archive import identity_of, is_inbound, prepend_header, replay, without_gm_headers
 from gm.pbem.events import exact_time
-from gm.pbem.resident import summary_of
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now
+from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key, time_of
 from gm.pbem.tokens import instance_tag, token
 

@@ -93,7 +93,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime, make_msgid
@@ -103,12 +103,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 import gm  # as installed: scripts/setup-venv installs this work tree into .venv
 from gm.games.spaceships.geometry import COLOURS, LETTERS, NUMBERS
+from gm.kernel.values import PLAY, Options
 from gm.pbem.admin import request_game
 from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler
 from gm.pbem.delivery import Deliverer
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now
-from gm.kernel.values import PLAY, Options
 from gm.pbem.store import Store
 from gm.storage import DurableMaildir
 
@@ -235,7 +235,7 @@ def reply(original, body: str, threaded: bool = True) -> bytes:
     message["From"] = sender
     message["To"] = str(original["Reply-To"])
     message["Subject"] = "Re: " + str(original["Subject"]) if threaded else f"[gm {original['X-GM-Game']}] orders"
-    message["Date"] = format_datetime(datetime.now(timezone.utc))
+    message["Date"] = format_datetime(datetime.now(UTC))
     message["Message-ID"] = make_msgid(idstring=secrets.token_hex(6), domain=sender.split("@")[1])
     if threaded:
         message["In-Reply-To"] = str(original["Message-ID"])
@@ -332,7 +332,7 @@ def stranger_mail() -> Mail:
     """A mail to the GM that belongs to no game: handled (shunted) once the games are loaded."""
     message_id = make_msgid(domain="bench.example")
     raw = (f"From: someone@bench.example\r\nTo: {GM_ADDRESS}\r\nSubject: hello\r\nMessage-ID: {message_id}\r\n"
-           f"Date: {format_datetime(datetime.now(timezone.utc))}\r\n\r\nhello\r\n").encode()
+           f"Date: {format_datetime(datetime.now(UTC))}\r\n\r\nhello\r\n").encode()
     return Mail("someone@bench.example", GM_ADDRESS, raw, message_id, ack_key="")
 
 
@@ -421,7 +421,7 @@ def handled(data: Path, mail: Mail) -> bool:
     return (data / "outbox" / "new" / mail.ack_key).exists() or (data / "delivered" / "new" / mail.ack_key).exists()
 
 
-def wait_handled(data: Path, mail: Mail, server: "Server", timeout: float) -> float | None:
+def wait_handled(data: Path, mail: Mail, server: Server, timeout: float) -> float | None:
     """Seconds from sending ``mail`` until gm handled it, or None."""
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline and server.process.poll() is None:
@@ -495,7 +495,7 @@ class Server:
                 self.process.wait(STOP_SECONDS)
         self._log.close()
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -33,13 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build_data import GM_ADDRESS, STEP, play  # noqa: E402
-
-import gm.pbem.creation  # noqa: E402
-from gm.kernel.values import EDITION  # noqa: E402
-from gm.pbem.mailer import Identity  # noqa: E402
-from gm.pbem.master import GameMaster, Limits, utc_now  # noqa: E402
-from gm.pbem.store import Store  # noqa: E402
+import gm.pbem.creation
+from build_data import GM_ADDRESS, STEP, play
+from gm.kernel.values import EDITION
+from gm.pbem.mailer import Identity
+from gm.pbem.master import GameMaster, Limits, utc_now
+from gm.pbem.store import Store
 
 
 @dataclass

@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -97,7 +97,7 @@ def child(data: str, timeout: float) -> int:
     reply_to = f"gm+{game}.1.{token(with_store.key, game, 1)}@example.org"
     sender = f"{game}.p1@players.example"
     raw = (f"From: {sender}\r\nTo: {reply_to}\r\nSubject: [gm {game}] orders\r\n"
-           f"Date: {format_datetime(datetime.now(timezone.utc))}\r\nMessage-ID: <startup-{time.time_ns()}@players.example>\r\n"
+           f"Date: {format_datetime(datetime.now(UTC))}\r\nMessage-ID: <startup-{time.time_ns()}@players.example>\r\n"
            f"\r\nRv1\r\n").encode()
     del with_store
     places = [root / "outbox" / "new" / ack, root / "delivered" / "new" / ack]

@@ -89,10 +89,11 @@ import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Protocol
 
 _HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
 
@@ -358,7 +359,7 @@ def finish_interrupted(manifest: Path, root: Path) -> int:
 _local = threading.local()
 
 
-def current_batch() -> "Batch | None":
+def current_batch() -> Batch | None:
     """The batch open in this thread, if any."""
     return getattr(_local, "batch", None)
 
@@ -396,7 +397,7 @@ class Batch:
     removed: dict[tuple[str, str], tuple[_Place, Path]] = field(default_factory=dict)
     _manifest_durable: bool = False
 
-    def __enter__(self) -> "Batch":
+    def __enter__(self) -> Batch:
         if current_batch() is not None:
             raise RuntimeError("a batch is already open in this thread")
         _local.batch = self

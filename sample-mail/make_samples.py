@@ -40,24 +40,24 @@ import smtplib
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
+from gm.kernel.values import Options  # noqa: E402
 from gm.mail.reading import parse_message  # noqa: E402
 from gm.pbem.admin import request_game, verify_replay  # noqa: E402
 from gm.pbem.daemon import Config, Daemon  # noqa: E402
 from gm.pbem.mailer import Identity  # noqa: E402
-from gm.kernel.values import Options  # noqa: E402
 
 GM = "gm@example.org"
-CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 """When the game is created (``gm new``); the GM's first two mails carry this Date."""
 KEY_SEED = b"gm sample-mail demo server key, public, never use for a real game"
 KEY_FILE = "demo-server.key"
@@ -101,7 +101,7 @@ class Mail:
     who: Person
     date: str
     message_id: str
-    client: Callable[["Mail", EmailMessage], bytes]
+    client: Callable[[Mail, EmailMessage], bytes]
     text: str
 
     @property

@@ -20,10 +20,10 @@ import random
 from collections import deque
 from collections.abc import Callable
 
+from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.research import is_research_turn
 from gm.games.celestial_empire.state import GameState, Planet, Ship, new_game
-from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 
 NAMES = ("Grok", "Winter", "Master", "Assassins", "PsiNinja", "Warlord", "Zed", "Orion", "Vega")
 LONG = "Wwwwwwwwwwwwwwwwwwwwwww"

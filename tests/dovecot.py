@@ -51,9 +51,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from gmprocess import read_greeting
-
 import pytest
+
+from gmprocess import read_greeting
 
 HOST = "127.0.0.1"
 DEFAULT_USER = "gm@example.test"

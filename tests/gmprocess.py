@@ -10,8 +10,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 WAIT = 30.0
 """Seconds any one wait may take before a test gives up."""

@@ -7,7 +7,7 @@ in it."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -26,7 +26,7 @@ from gmtest import Player, World, run, started_game, text
 TAKEN = ["carol@example.org", "you@localhost", "friend@host", "Bob.Smith+games@mail-1.Example.NET", "x@a.b.c.example"]
 REFUSED = ["not-an-address", "you@", "@localhost", "a b@example.org", "a@b@c.example", "a@-x.example", "a@x..example",
            "a@x_y.example", "a@x.example, b@y.example", '"a b"@x.example', "a@[127.0.0.1]", "robot", ""]
-NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_the_policy_reads_one_address_as_a_header_or_a_line_writes_it():

@@ -11,17 +11,28 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celestial_text import history, orders
 from gm.games.celestial_empire.battle import battle
 from gm.games.celestial_empire.damage import pdu_passage_fire
 from gm.games.celestial_empire.formulas import absorbed, mass, pdu_shots, shots
 from gm.games.celestial_empire.orders import AllianceLevel
-from gm.games.celestial_empire.spacemines import spacemine_attack
-from gm.games.celestial_empire.state import (NEUTRAL, START_MINIMUM_BIDS, START_PRICES, START_SCORE_PER_CREDIT,
-                                             START_STOCK, Cargo, Empire, GameState, Market, Planet, Ship)
 from gm.games.celestial_empire.report import Report
+from gm.games.celestial_empire.spacemines import spacemine_attack
+from gm.games.celestial_empire.state import (
+    NEUTRAL,
+    START_MINIMUM_BIDS,
+    START_PRICES,
+    START_SCORE_PER_CREDIT,
+    START_STOCK,
+    Cargo,
+    Empire,
+    GameState,
+    Market,
+    Planet,
+    Ship,
+)
 from gm.games.celestial_empire.steps import END_OF_TURN, end_of_turn_in_order
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 EARTH = 105
 GROK, WINTER, MASTER = 1, 2, 3

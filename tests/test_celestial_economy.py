@@ -11,20 +11,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celestial_text import history, orders
 from gm.games.celestial_empire import earth as market_model
 from gm.games.celestial_empire.earth import contracting, earth_market, trading
 from gm.games.celestial_empire.galaxy import generate
-from gm.games.celestial_empire.industry import (planet_building, ship_building, ship_cost, transmutation,
-                                                unbuilding, unit_cost)
+from gm.games.celestial_empire.industry import (
+    planet_building,
+    ship_building,
+    ship_cost,
+    transmutation,
+    unbuilding,
+    unit_cost,
+)
 from gm.games.celestial_empire.notation import parse_order, parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel, Unit
-from gm.games.celestial_empire.orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs,
-                                                     BuildSpacemines, BuildUnits, Transmute, Unbuild)
+from gm.games.celestial_empire.orders_empire import (
+    BuildHyperdrives,
+    BuildIndustry,
+    BuildMines,
+    BuildPDUs,
+    BuildSpacemines,
+    BuildUnits,
+    Transmute,
+    Unbuild,
+)
 from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 START = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
 for _planet in START.planets.values():  # no mining at the end of the turn: the steps' ore is all there is
@@ -283,7 +297,7 @@ def test_buying_is_cut_by_cargo_space_and_earths_stock(state):
     state.market.stock[3] = 12
     after, report = run_turn(state, {1: orders(f"S{ship.number}P15R3\nS{ship.number}P15R1\n")})
     assert after.ships[ship.number].hold.ore[3] == 12 and after.ships[ship.number].hold.ore[1] == 8
-    assert ["R3", "C"] == [done.split("cut by ")[1].split(":")[0] for _, done, _ in history(report)]
+    assert [done.split("cut by ")[1].split(":")[0] for _, done, _ in history(report)] == ["R3", "C"]
 
 
 def test_trade_needs_your_own_ship_over_earth_r5(state):

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celestial_text import history, orders
 from gm.games.celestial_empire.cargo import SIZE, Item, loading, tending, unloading
 from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 from gm.games.celestial_empire.notation import parse_orders
@@ -18,7 +19,6 @@ from gm.games.celestial_empire.orders import AllianceLevel, LoadAll, LoadMines, 
 from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 GROK, MASTER, WARLORD = 1, 2, 3
 

@@ -8,15 +8,15 @@ import copy
 
 import pytest
 
+from celestial_text import history, orders
+from gm.games.celestial_empire import orders_empire  # noqa: F401 (defines the rest of the order kinds)
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.notation import parse_orders
-from gm.games.celestial_empire import orders_empire  # noqa: F401 (defines the rest of the order kinds)
 from gm.games.celestial_empire.orders import AllianceLevel, Order, Phase
 from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.steps import END_OF_TURN, STEPS
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from pathlib import Path
 
@@ -15,7 +15,7 @@ import pytest
 
 from gm.pbem.admin import verify_replay
 from gm.pbem.tokens import token
-from gmtest import ALICE, BOB, GM, World
+from gmtest import ALICE, BOB, World
 
 FORMAT1 = Path(__file__).resolve().parent / "archives" / "format1"
 
@@ -43,7 +43,7 @@ def test_a_game_in_play_at_the_upgrade_ends_with_the_players_own_mailbox(tmp_pat
 
     async def scenario():
         world = World(tmp_path)
-        world.clock.now = datetime(2026, 11, 24, 13, 0, 0, 250_000, tzinfo=timezone.utc)  # after g2's deadline ran
+        world.clock.now = datetime(2026, 11, 24, 13, 0, 0, 250_000, tzinfo=UTC)  # after g2's deadline ran
         async with world:
             game = world.daemon.master.games["g2"]
             assert game.turn == 2 and game.instance is None

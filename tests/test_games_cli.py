@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -117,11 +118,11 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
 
 
 def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.kernel.values import Options, Seat
-    from gm.pbem.events import event_message
     from gm.pbem.creation import request_fields
+    from gm.pbem.events import event_message
     from gm.pbem.mailer import Identity
     from gm.pbem.store import Store, spool_key
 
@@ -133,8 +134,8 @@ def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     (key,) = [k for k in store.spool.keys()] or [None]  # nothing left in the spool
     assert key is None
     seats = (Seat(1, "x@example.org", "X"), Seat(2, "y@example.org", "Y"))
-    key = spool_key(datetime.now(timezone.utc), "admin", "again")
-    raw = event_message(Identity(), "create", datetime.now(timezone.utc), f"<{key}@localhost>", None,
+    key = spool_key(datetime.now(UTC), "admin", "again")
+    raw = event_message(Identity(), "create", datetime.now(UTC), f"<{key}@localhost>", None,
                         ["id: g1", *request_fields(seats, "2.6.1", Options())])
     store.spool.add(raw, key)
     daemon_step(data)

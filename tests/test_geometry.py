@@ -4,7 +4,17 @@ from itertools import product
 
 import pytest
 
-from gm.games.spaceships.geometry import ALL_CELLS, LINE_DIRECTIONS, STANDARD, STEPS, Cell, Geometry, cells_of, is_axis, mask_of
+from gm.games.spaceships.geometry import (
+    ALL_CELLS,
+    LINE_DIRECTIONS,
+    STANDARD,
+    STEPS,
+    Cell,
+    Geometry,
+    cells_of,
+    is_axis,
+    mask_of,
+)
 from support import cells
 
 

@@ -12,17 +12,18 @@ pure engine, so hypothesis can try many.
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from random import Random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.mailer import render_html, render_text
 
-START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=timezone.utc)
+START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.org", "Bob"))
 PACKAGE = "gm.games.gridfighters"
 

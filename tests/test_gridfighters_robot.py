@@ -6,8 +6,9 @@ truth, and the same game from the same seed."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from random import Random
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

@@ -8,7 +8,17 @@ from dataclasses import replace
 import pytest
 
 from gm.games.gridfighters import (
-    PIECES, Grid, IllegalMove, SetupError, Square, collide, kind, parse_move, path, pieces_for, variant_named,
+    PIECES,
+    Grid,
+    IllegalMove,
+    SetupError,
+    Square,
+    collide,
+    kind,
+    parse_move,
+    path,
+    pieces_for,
+    variant_named,
 )
 from gm.games.gridfighters.game import Piece
 

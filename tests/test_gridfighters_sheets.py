@@ -15,15 +15,15 @@ regeneration cannot hide a regression.
 from __future__ import annotations
 
 import os
-from html.parser import HTMLParser
 from datetime import timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
-from gm.pbem.mailer import body_html, body_text, render_html, render_text
+from gm.pbem.mailer import body_html, body_text
 from gmtest import START
 
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "gridfighters"

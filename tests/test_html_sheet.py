@@ -477,7 +477,7 @@ def test_grids_wrap_instead_of_scrolling_sideways(chromium, delivered, outdir, w
     assert cell_width >= 24 and cell_height >= 18, f"grid cells squeezed to {cell_width}x{cell_height}px"
     for colour in layout["colours"]:
         for left, top, right, bottom in colour.values():
-            assert 0 <= left and right <= width and bottom > top
+            assert left >= 0 and right <= width and bottom > top
     if width >= 1024:  # room for a colour's two grids side by side
         assert all(abs(c["own"][1] - c["known"][1]) < 1 and c["known"][0] > c["own"][2] for c in layout["colours"])
     else:  # either side by side, or the known grid wrapped below its own

@@ -23,14 +23,30 @@ from typing import Any
 
 import pytest
 
-from gm.kernel.protocol import REGISTRY, game_named
 from gm.kernel import engine
 from gm.kernel.model import MailGame
-from gm.kernel.protocol import GameRules, Table, TurnPolicy
+from gm.kernel.protocol import REGISTRY, GameRules, Table, TurnPolicy, game_named
 from gm.kernel.registry import Registry
 from gm.kernel.values import (
-    ENDED, PLAY, SETUP, Cancelled, Created, DeadlinePassed, Did, EndKind, GameEnd, Notice, Options, Paused, PlayerMail,
-    Reply, Resumed, Seat, SendGamesList, Submitted, Turn,
+    ENDED,
+    PLAY,
+    SETUP,
+    Cancelled,
+    Created,
+    DeadlinePassed,
+    Did,
+    EndKind,
+    GameEnd,
+    Notice,
+    Options,
+    Paused,
+    PlayerMail,
+    Reply,
+    Resumed,
+    Seat,
+    SendGamesList,
+    Submitted,
+    Turn,
 )
 from gm.pbem.admin import request_game, verify_replay
 from gmtest import START, World, run, text

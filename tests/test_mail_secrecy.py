@@ -2,7 +2,7 @@
 for byte the same whatever player 2's fleet holds in cells that the rules
 never revealed to player 1 [1.4], [5], [7]."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from random import Random
 
 import pytest
@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from gm.games.spaceships.bot import random_orders, random_setup
 from gm.games.spaceships.fleet import build_fleet
 from gm.games.spaceships.orders import Missile, MissileSelector, Placement
-from gm.kernel import engine
-from gm.pbem.archive import Threads, notice_messages
-from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
-from gm.pbem.mailer import Identity
 from gm.games.spaceships.ruleset import ruleset_named
+from gm.kernel import engine
+from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
+from gm.pbem.archive import Threads, notice_messages
+from gm.pbem.mailer import Identity
 
-START = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.net", "Bob"))
 
 

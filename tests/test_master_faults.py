@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -129,13 +130,14 @@ def test_addresses_are_counted_normalized(spelling, expected):
 # A message during which the daemon dies, again and again
 
 def test_a_message_that_kills_the_daemon_goes_to_the_shunt_after_three_tries(tmp_path):
+    from datetime import datetime
+
     from gm.pbem.store import Store, spool_key
-    from datetime import datetime, timezone
 
     data = tmp_path / "data"
     store = Store(data)
     poison = plain("stranger@example.com", "<blockquote>" * 10, "<poison@example.com>")
-    key = spool_key(datetime.now(timezone.utc), "smtp")
+    key = spool_key(datetime.now(UTC), "smtp")
     store.spool.add(poison, key)
     env = dict(os.environ, GM_CRASH_AT="mid-handle:1")
     deaths = 0
@@ -281,6 +283,7 @@ def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
 
 def test_a_deadline_event_gm_failed_on_is_not_spooled_again_and_again(tmp_path, monkeypatch, caplog):
     from datetime import timedelta
+
     from gm.kernel import engine
 
     def broken(game, at):

@@ -11,17 +11,34 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-import re
 from itertools import product
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gm.games.spaceships.geometry import ALL_CELLS, Cell, Geometry
-from gm.games.spaceships.notation import NotationError, Record, hint_for, parse_order, parse_orders, parse_record, parse_setup
-from gm.games.spaceships.orders import Beam, Kamikaze, Missile, MissileSelector, Placement, Scan, ShipRef, Strike, format_orders
+from gm.games.spaceships.notation import (
+    NotationError,
+    Record,
+    hint_for,
+    parse_order,
+    parse_orders,
+    parse_record,
+    parse_setup,
+)
+from gm.games.spaceships.orders import (
+    Beam,
+    Kamikaze,
+    Missile,
+    MissileSelector,
+    Placement,
+    Scan,
+    ShipRef,
+    Strike,
+    format_orders,
+)
 from gm.games.spaceships.ships import ShipType
 
 RECORDS = Path(__file__).parent / "records"

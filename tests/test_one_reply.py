@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 from html.parser import HTMLParser
 
+from browser import rgb
 from gm.pbem.mailer import BANNER
 from gmtest import World, started_game, text
-from browser import rgb
 from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse  # noqa: F401 (chromium is a fixture)
 
 

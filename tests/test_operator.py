@@ -6,7 +6,7 @@ game byte for byte after each kind."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from gm.cli import main
 from gm.kernel.values import ENDED, AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed
@@ -342,7 +342,7 @@ def test_the_commands_as_processes_against_a_running_daemon(tmp_path):
 def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
     from gm.kernel.values import AddressReplaced
     from gm.pbem.operator import request_action
-    from gmtest import Player, ALICE
+    from gmtest import ALICE, Player
 
     async def scenario():
         async with World(tmp_path) as world:
@@ -391,12 +391,12 @@ def test_gm_answer_from_the_command_line_refuses_what_cannot_be_done(tmp_path, c
 
 
 def test_the_owner_writes_an_answer_as_a_line():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.kernel.values import Answered
     from gm.pbem.operator import read_action
 
-    at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=UTC)
     action = read_action("answer g1 2  The planet finds nothing new.", at)
     assert (action.game, action.event) == ("g1", Answered(at, 2, "The planet finds nothing new."))
     for wrong in ("answer g1", "answer g1 two hello", "answer g1 2"):

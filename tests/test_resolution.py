@@ -106,9 +106,9 @@ def test_beams_then_strikes_then_scans_then_kamikaze_deaths_11_7_1_1():
 
 
 def test_reporting_order_does_not_change_the_outcome_11_7_2_1():
-    from gm.games.spaceships.state import GameState
-    from gm.games.spaceships.resolution import resolve_turn
     from gm.games.spaceships.notation import parse_orders
+    from gm.games.spaceships.resolution import resolve_turn
+    from gm.games.spaceships.state import GameState
     start = new_game().state
     results = []
     for turn in (2, 3):  # player 2 first, then player 1 first

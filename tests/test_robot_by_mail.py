@@ -12,13 +12,12 @@ from __future__ import annotations
 import random
 
 from gm.games.spaceships.bot import random_orders, random_setup
+from gm.games.spaceships.mail import Spaceships
 from gm.games.spaceships.orders import format_orders
 from gm.kernel.values import ENDED, Options
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game, verify_replay
 from gm.pbem.events import EVENT_HEADER
-from gm.games.spaceships.mail import Spaceships
-
 from gmtest import ALICE, SETUP_ALICE, World, run, shunt_reasons, text
 
 MAX_TURNS = 400
@@ -185,7 +184,8 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
     robot's move Alice has no legal move, the robot moves again (ruling 11)
     at once. Seed 141 at the normal level was found to do that, by playing
     the same events through the kernel alone, after 13 of Alice's moves."""
-    from gm.games.gridfighters.bot import random_move, random_setup as grid_setup
+    from gm.games.gridfighters.bot import random_move
+    from gm.games.gridfighters.bot import random_setup as grid_setup
     from gm.games.gridfighters.events import MoveReport
 
     async def scenario():

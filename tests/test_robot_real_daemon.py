@@ -15,7 +15,6 @@ import random
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.mail.reading import parse_message
-
 from gmprocess import free_port, gm, inbox, serving, wait_for
 from gmtest import ALICE, GM, SETUP_ALICE, text
 from test_deadline_real_clock import reply

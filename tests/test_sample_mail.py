@@ -18,7 +18,7 @@ import asyncio
 import difflib
 import re
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from gm.pbem.admin import verify_replay
 from gmtest import World
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample-mail"
-CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 """When make_samples.py creates the game (its CREATED)."""
 SLIP = "06-alice-turn2-slip.eml"
 RESEND = "07-alice-turn2-resend.eml"

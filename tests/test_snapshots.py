@@ -18,8 +18,8 @@ import pytest
 
 from gm.pbem import loading, snapshots
 from gm.pbem.archive import identity_of, is_inbound, replay
-from gm.pbem.master import GameMaster
 from gm.pbem.mailer import Identity
+from gm.pbem.master import GameMaster
 from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key
 from gm.storage import DurableMaildir, current_batch, unix_lines

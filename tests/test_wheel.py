@@ -33,7 +33,7 @@ import sysconfig
 import tarfile
 import time
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
@@ -182,7 +182,7 @@ def _answer(port: int, player: str, original, body: str) -> None:
     reply["From"] = player
     reply["To"] = str(original["Reply-To"])
     reply["Subject"] = "Re: " + str(original["Subject"])
-    reply["Date"] = format_datetime(datetime.now(timezone.utc))
+    reply["Date"] = format_datetime(datetime.now(UTC))
     reply["Message-ID"] = make_msgid(domain=player.split("@")[1])
     reply["In-Reply-To"] = str(original["Message-ID"])
     reply.set_content(body)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..kernel.protocol import game_named
@@ -79,7 +79,7 @@ def _new(args: argparse.Namespace) -> int:
             raise ValueError("--level is the robot's: give --robot too")
         variant = args.variant or rules.default_variant
         key, game_id = request_game(data, identity(args), args.player, variant, options,
-                                    datetime.now(timezone.utc), args.alias, match=match, game=args.game,
+                                    datetime.now(UTC), args.alias, match=match, game=args.game,
                                     observers=args.observer, robot=(args.level or "normal") if args.robot else None)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..kernel.clock import parse_duration
@@ -59,7 +59,7 @@ def add_operator(commands: Any) -> None:
 
 
 def _action(args: argparse.Namespace) -> int:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     name = args.command
     data = store(args)
     try:
@@ -101,7 +101,7 @@ def _shunt(args: argparse.Namespace) -> int:
         elif args.what == "show":
             sys.stdout.write(show(data, args.key).decode("utf-8", "replace"))
         elif args.what == "release":
-            print(release(data, args.key, datetime.now(timezone.utc)))
+            print(release(data, args.key, datetime.now(UTC)))
         else:
             print(discard(data, args.key))
     except KeyError as error:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 KEYWORDS = (
     "help", "status", "check", "orders", "setup", "resign", "draw", "message", "press",

@@ -41,8 +41,24 @@ from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
 from .values import (
-    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, PLAY, SETUP, Bouncing, Created, DeadlinePassed, Did, EndKind,
-    Event, GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
+    ENDED,
+    ONE_REPLY_EDITION,
+    OPERATOR_EVENTS,
+    PLAY,
+    SETUP,
+    Bouncing,
+    Created,
+    DeadlinePassed,
+    Did,
+    EndKind,
+    Event,
+    GameEnd,
+    Notice,
+    PlayerMail,
+    ReminderDue,
+    Reply,
+    Seat,
+    SendGamesList,
 )
 
 

@@ -10,9 +10,10 @@ games (`gm.games`) and the edge (`gm.pbem`) import them from here.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 SETUP = "setup"
 PLAY = "play"
@@ -276,10 +277,10 @@ class Notice:
     answers: str | None = None
     attach_archive: bool = False
     observer: int = 0
-    enclosed: tuple["Notice", ...] = ()
+    enclosed: tuple[Notice, ...] = ()
     """Documents sent inside this notice's mail, after its own text (the
     help, a sheet, the history a player asked for in the mail it answers)."""
-    effects: tuple["Effect", ...] = ()
+    effects: tuple[Effect, ...] = ()
     """In the reply to a player's mail: what the mail asks of the edge
     beside the game's own mail (the games list, an address to confirm)."""
 

@@ -63,8 +63,18 @@ from email.message import EmailMessage, Message
 from .headers import addresses, clean_subject, header_text, message_id_of
 from .htmltext import MAX_TEXT_CHARS, MAX_TEXT_LINES, html_to_text
 
-__all__ = ["parse_message", "body_text", "new_lines", "clean_subject", "player_text", "addresses", "header_text",
-           "message_id_of", "html_to_text", "unflow"]
+__all__ = [
+    "addresses",
+    "body_text",
+    "clean_subject",
+    "header_text",
+    "html_to_text",
+    "message_id_of",
+    "new_lines",
+    "parse_message",
+    "player_text",
+    "unflow",
+]
 
 _POLICY = email.policy.default
 

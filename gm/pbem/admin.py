@@ -11,8 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..kernel.clock import utc_minute
 from ..kernel.addresses import is_mail_address
+from ..kernel.clock import utc_minute
 from ..kernel.model import MailGame
 from ..kernel.protocol import GameRules, game_named
 from ..kernel.values import DEFAULT_GAME, Options, Seat
@@ -25,7 +25,6 @@ from .events import EVENT_HEADER, event_message
 from .mailer import Identity
 from .store import Store, origin_of, spool_key
 from .tokens import mask
-
 
 ROBOT_ADDRESS = "robot"
 """What a robot seat's creation event names as its address: no mail address,

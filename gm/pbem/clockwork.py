@@ -11,13 +11,13 @@ is handled only up to the first of them until then (`_held_from`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Callable
 
+from ..kernel.values import ENDED
 from ..logs import event as log_event
 from .events import event_message
 from .mailer import Identity
-from ..kernel.values import ENDED
 from .resident import Games, GameSummary
 from .store import Store, spool_key
 

@@ -24,11 +24,12 @@ import signal
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -327,7 +328,7 @@ class Daemon:
         self._outbox.clear()
         try:
             await asyncio.wait_for(self._outbox.wait(), 1.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
     async def step(self) -> None:
@@ -365,7 +366,7 @@ class Daemon:
                 timeout = max(0.05, min(timeout, (wakeup - self.clock()).total_seconds()))
             try:
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def stop(self) -> None:
@@ -391,7 +392,7 @@ class Daemon:
         for server in self.servers:
             try:
                 await asyncio.wait_for(server.wait_closed(), 5.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         async with self._lock:  # held by `step` while its worker thread runs
             # Cancelled again until they end: before Python 3.12 `wait_for`

@@ -16,9 +16,9 @@ import asyncio
 import logging
 import ssl
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 from urllib.parse import unquote, urlparse
 
 from imapclient import IMAPClient
@@ -42,7 +42,7 @@ class ImapAccount:
     tls: bool = False
 
     @classmethod
-    def from_url(cls, url: str, user: str | None, password: str | None) -> "ImapAccount":
+    def from_url(cls, url: str, user: str | None, password: str | None) -> ImapAccount:
         """``imap://HOST[:PORT][/FOLDER]`` or ``imaps://...``; a user and
         password in the URL are used only when not given otherwise."""
         parts = urlparse(url)

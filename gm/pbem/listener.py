@@ -90,4 +90,4 @@ class GuardedLMTP(_Guarded, LMTP):
     """aiosmtpd's LMTP with a connection cap and lines as long as a message."""
 
 
-__all__ = ["ConnectionGate", "GuardedLMTP", "GuardedSMTP", "TOO_MANY"]
+__all__ = ["TOO_MANY", "ConnectionGate", "GuardedLMTP", "GuardedSMTP"]

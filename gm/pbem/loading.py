@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from ..kernel.values import PlayerMail
 from ..storage import current_batch
+from . import snapshots
 from .archive import Replayed, is_inbound, replay, spool_key_of
 from .mailer import Identity
 from .resident import GameSummary, Live, summary_of
-from . import snapshots
 from .store import Store, origin_of
 
 Messages = list[tuple[str, int, bytes]]

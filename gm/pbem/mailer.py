@@ -21,8 +21,8 @@ from typing import Any
 
 import jinja2
 
-from ..kernel.values import LIGHT_MAIL_EDITION, Notice
 from ..kernel.model import MailGame
+from ..kernel.values import LIGHT_MAIL_EDITION, Notice
 from .tokens import PLACEHOLDER
 from .writer import Mail, _fill
 
@@ -240,4 +240,4 @@ def build(
     return message
 
 
-__all__ = ["Identity", "build", "render_text", "message_id"]
+__all__ = ["Identity", "build", "message_id", "render_text"]

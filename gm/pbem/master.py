@@ -45,9 +45,9 @@ from __future__ import annotations
 import logging
 import re
 import time
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from typing import Callable
 
 from ..kernel import engine
 from ..kernel.actions import operator_refusal
@@ -86,7 +86,7 @@ robot is played in one sitting while the pass still ends."""
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 SNAPSHOT_AFTER = 60.0

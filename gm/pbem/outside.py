@@ -26,10 +26,9 @@ from email.utils import format_datetime
 from typing import Any, Protocol
 
 from ..kernel.clock import utc_minute
-from ..mail.reading import parse_message
-from ..kernel.protocol import game_named
-from ..kernel.protocol import GameRules
+from ..kernel.protocol import GameRules, game_named
 from ..kernel.values import DEFAULT_GAME, ENDED, Options
+from ..mail.reading import parse_message
 from .admin import request_game
 from .archive import orders_text, prepend_header
 from .decisions import Shunted

@@ -36,9 +36,19 @@ from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from ..storage import DurableMaildir
 from .archive import orders_text
-from .limits import normalized
-from .operator import OPERATOR_LINE, Action, check_action, discard, read_action, release, request_action, shunt_entries, show
 from .decisions import Shunted
+from .limits import normalized
+from .operator import (
+    OPERATOR_LINE,
+    Action,
+    check_action,
+    discard,
+    read_action,
+    release,
+    request_action,
+    show,
+    shunt_entries,
+)
 from .outside import Master
 from .store import time_of
 from .tokens import token, verify

@@ -30,7 +30,8 @@ from ..kernel.model import MailGame
 from ..kernel.values import ENDED
 from ..logs import event as log_event
 from .archive import spool_key_of
-from .events import ROBOT as KIND, event_message
+from .events import ROBOT as KIND
+from .events import event_message
 from .mailer import Identity
 from .resident import Games, Live
 from .store import Store, origin_of, spool_key, time_of

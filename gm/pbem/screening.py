@@ -17,11 +17,12 @@ master takes that as the rule's decision to shunt.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from functools import cached_property
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from flufl.bounce import all_failures
 

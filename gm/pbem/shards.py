@@ -42,7 +42,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..mail.reading import addresses, parse_message
@@ -249,7 +249,7 @@ def export_game(store, game: str, bundle: str | os.PathLike[str], local: str, do
     target = Path(bundle)
     if target.exists():
         raise ValueError(f"{target} exists already: give a new folder for the bundle")
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     done = Bundle(game)
     staging = target.with_name(f".{target.name}.partial")
     if staging.exists():

@@ -27,9 +27,10 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
-from typing import Awaitable, Callable, TypeVar
+from typing import TypeVar
 
 from aiohttp import web
 

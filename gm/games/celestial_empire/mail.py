@@ -22,8 +22,8 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from . import sheets
 from .command_help import COMMANDS_HELP
 from .galaxy import generate

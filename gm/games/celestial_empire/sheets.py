@@ -24,15 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 from . import formulas
-from .endturn import income, planet_income
-from .report import Report
-from .research import is_research_turn
+from .damage import amnesty
 from .empire_steps import ending_turn, scans_available
+from .endturn import income, planet_income
 from .galaxy import ORE_TYPES
 from .orders import AllianceLevel, Unit
+from .report import Report
+from .research import is_research_turn
 from .state import NEUTRAL, GameState, Planet, Ship
 from .winning import Conditions, Length, last_turn
-from .damage import amnesty
 
 ADAPTER_KEYS = {
     "game": "the game's id, shown as the game number",

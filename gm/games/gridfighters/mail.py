@@ -18,9 +18,9 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
-from ...kernel.values import ENDED, SETUP, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.values import ENDED, SETUP, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from . import robot_seat, sheets, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
@@ -192,7 +192,7 @@ class GridFighters(GameRules[Play]):
     def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
         return robot_seat.robot_text(game, player, level, rng)
 
-    def referee(self, record: str) -> "_Refereed":
+    def referee(self, record: str) -> _Refereed:
         return _Refereed(referee_text(record))
 
     def web_page(self, game: Table[Play]) -> dict[str, Any] | None:

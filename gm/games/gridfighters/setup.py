@@ -7,8 +7,8 @@ fighters may share squares with one another.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .board import IMMOBILE, KIND_NAMES, home_rows, in_territory, kind
 from .notation import Placement

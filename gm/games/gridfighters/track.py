@@ -30,7 +30,7 @@ no randomness.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from .board import ALL_SQUARES, IMMOBILE, SIZE, Square, destinations, in_territory, kind, path
 from .events import MoveReport, View, tag, untag
@@ -68,13 +68,13 @@ SQUARES = ALL_SQUARES
 """``SQUARES[i]`` is the square of index i."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def territory(player: int) -> frozenset[int]:
     """The indices of ``player``'s rows."""
     return frozenset(index(s) for s in ALL_SQUARES if in_territory(player, s))
 
 
-@lru_cache(maxsize=None)
+@cache
 def route(piece_kind: str, frm: int, to: int) -> tuple[int, ...]:
     """The indices a move passes through and lands on (`board.path`)."""
     squares = path(piece_kind, SQUARES[frm], SQUARES[to])
@@ -82,13 +82,13 @@ def route(piece_kind: str, frm: int, to: int) -> tuple[int, ...]:
     return tuple(index(s) for s in squares)
 
 
-@lru_cache(maxsize=None)
+@cache
 def reach(piece_kind: str, frm: int) -> frozenset[int]:
     """Every square the kind could move to from ``frm`` on an empty board."""
     return frozenset(index(s) for s in destinations(piece_kind, SQUARES[frm]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def lines_through(piece_kind: str, frm: int, square: int) -> frozenset[int]:
     """The destinations from ``frm`` whose path passes through or lands on ``square``."""
     return frozenset(t for t in reach(piece_kind, frm) if square in route(piece_kind, frm, t))

@@ -7,13 +7,14 @@ the same list are rejected.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence, Union
+from typing import Union
 
 from .geometry import Cell, Geometry, cells_of
-from .ruleset import DEFAULT, Ruleset
 from .orders import Beam, Kamikaze, Missile, Order, Scan, Strike
+from .ruleset import DEFAULT, Ruleset
 from .ships import ShipType
 from .state import Entitlement, Side
 

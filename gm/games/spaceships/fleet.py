@@ -8,8 +8,8 @@ them all in one go.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .geometry import Cell
 from .orders import Placement

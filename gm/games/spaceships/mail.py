@@ -17,11 +17,23 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import (
-    ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, Did, EndKind, GameEnd, NextGame, Notice, PlayerMail, Reply, Submitted, Turn,
-)
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.values import (
+    ENDED,
+    LIGHT_MAIL_EDITION,
+    PLAY,
+    SETUP,
+    Did,
+    EndKind,
+    GameEnd,
+    NextGame,
+    Notice,
+    PlayerMail,
+    Reply,
+    Submitted,
+    Turn,
+)
 from ..numbers import TOO_LARGE, whole_number
 from . import robot_seat, sheets, web
 from .checking import check_orders

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
-
 from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
-from ...kernel.errors import join_or as _join_or
 from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType
@@ -105,14 +103,14 @@ class _ToValues(Transformer):
         tag = items[0]
         return (int(tag[0]), list(items[1:]), tag.line)
 
-    def turn_section(self, items: list) -> "RecordTurn":
+    def turn_section(self, items: list) -> RecordTurn:
         number = items[0]
         (p1, orders1, line1), (p2, orders2, line2) = items[1], items[2]
         if (p1, p2) != (1, 2):
             raise NotationError(line1, 1, f"{p1}:", ["'1:' then '2:'"], "each turn lists player 1's orders, then player 2's")
         return RecordTurn(int(number), (orders1, orders2), number.line, (line1, line2))
 
-    def record(self, items: list) -> "Record":
+    def record(self, items: list) -> Record:
         variant = "2.6.1"
         setups: dict[int, list[Placement]] = {}
         setup_lines: dict[int, int] = {}
@@ -157,7 +155,7 @@ class Record:
 
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser() -> Lark:
     return Lark(
         GRAMMAR.read_text(encoding="utf-8"),

@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ...kernel.errors import RecordError
+from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE
 from .events import Announcement, Destruction, TurnReport
 from .fleet import SetupError, build_fleet
 from .game import Game
 from .notation import Record, parse_record
 from .orders import format_orders
 from .ruleset import Ruleset, ruleset_named
-
-from ...kernel.errors import RecordError
-from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE
 
 __all__ = ["EXIT_LEGAL", "EXIT_REJECTED", "EXIT_UNREADABLE", "RecordError", "RefereeOutcome", "referee",
            "referee_text", "render_json", "render_text"]

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
 
 from .bot import random_setup
 from .events import PlayerView, TurnReport
@@ -166,7 +166,7 @@ def _random_masks(types: list[ShipType], ruleset: Ruleset, rng: random.Random) -
             return masks
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prior_density(geometry: Geometry, cube: bool) -> tuple[float, ...]:
     """How often a density hunter with no information strikes each cell,
     scaled to a mean of 1: the cover of the standard fleet's placements."""

@@ -10,18 +10,27 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ...kernel import shown
+from ...kernel.protocol import Table
+from ...kernel.text import wrap
+from ...kernel.values import ENDED, EndKind, Seat
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
 from .geometry import COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
-from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, grid_rows, known_mark, legend_lines,
-                    legend_opponent, own_mark, text_grids)
+from .grids import (
+    LEGEND_OPPONENT_ENTRIES,
+    LEGEND_OWN,
+    LEGEND_OWN_ENTRIES,
+    grid_rows,
+    known_mark,
+    legend_lines,
+    legend_opponent,
+    own_mark,
+    text_grids,
+)
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
-from ...kernel.protocol import Table
-from ...kernel.values import ENDED, EndKind, Seat
-from ...kernel import shown
-from ...kernel.text import wrap
 
 
 def opponent(game: Table, player: int) -> Seat:

@@ -6,10 +6,10 @@ the variant's colour order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import product
-from typing import Iterable
 
 from .geometry import ALL_CELLS, Cell, Geometry, mask_of
 
