@@ -141,7 +141,8 @@ def bare_peak() -> int:
     """Peak RSS of an interpreter that only imported gm's daemon (same flags as this one)."""
     code = ("import resource, gm.pbem.daemon, gm.games.spaceships.mail; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
-    done = subprocess.run([sys.executable, *interpreter_flags(), "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, *interpreter_flags(), "-c", code], capture_output=True, text=True,
+                          check=True)
     return int(done.stdout)
 
 
@@ -187,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             from build_data import build, describe
 
             source = work / "built"
-            print(f"data directory built now: {describe(build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3))}")
+            print("data directory built now: "
+                  f"{describe(build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3))}")
         reference, files, size = (None, 0, 0) if args.no_read_reference else archive_read_seconds(source)
         listing = archive_list_seconds(source)
         bare = bare_peak()

@@ -90,7 +90,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -295,10 +295,8 @@ def _drop_half_written(tmp: Path) -> None:
     """Remove a file a write failed in: a half-written file (a full disk)
     would keep its space taken. A failure to remove it is not the fault
     being raised, so it is not raised."""
-    try:
+    with suppress(OSError):
         tmp.unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 def _manifest_text(lines: list[str]) -> bytes:
@@ -465,10 +463,8 @@ class Batch:
         self.staged = {}
         if self.manifest is not None and self._manifest_durable:
             self._manifest_durable = False
-            try:
+            with suppress(OSError):
                 os.truncate(self.manifest, 0)  # durable with the next batch; harmless if it comes back
-            except OSError:
-                pass
         if self.after_commit:
             self.syncer.crashpoint(self.after_commit)
         removed, self.removed = list(self.removed.items()), {}

@@ -119,7 +119,7 @@ def crlf(text: str) -> str:
 
 def reply_headers(mail: Mail, original: EmailMessage, subject_prefix: str = "Re: ") -> dict[str, str]:
     """What every client puts in a reply: To the Reply-To, threading, Re:."""
-    references = " ".join(str(original.get("References", "")).split() + [str(original["Message-ID"])])
+    references = " ".join([*str(original.get("References", "")).split(), str(original["Message-ID"])])
     return {
         "to": str(original["Reply-To"]),
         "subject": subject_prefix + str(original["Subject"]),
@@ -215,7 +215,8 @@ def mutt(mail: Mail, original: EmailMessage) -> bytes:
     h = reply_headers(mail, original)
     moment = parsedate_to_datetime(str(original["Date"]))  # Mutt's %d: the date as the mail gives it
     attribution = f"On {moment:%a, %b %d, %Y at %I:%M:%S%p %z}, Spaceships GM wrote:"
-    body = attribution + "\n" + quote([line for line in sheet(original) if line.startswith("Send your setup")]) + "\n" + mail.text
+    body = attribution + "\n" + quote([line for line in sheet(original) if line.startswith("Send your "
+                                                                                           "setup")]) + "\n" + mail.text
     return crlf(
         f"Date: {mail.date}\n"
         f"From: {mail.who.header}\n"
@@ -239,7 +240,7 @@ def outlook_desktop(mail: Mail, original: EmailMessage) -> bytes:
     moment = when(original, mail.who)
     paragraphs = "".join(
         f"<p class=MsoNormal>{html.escape(line, quote=False) + '<o:p></o:p>' if line else '<o:p>&nbsp;</o:p>'}</p>\n"
-        for line in mail.text.rstrip("\n").split("\n") + [""]
+        for line in [*mail.text.rstrip("\n").split("\n"), ""]
     )
     original_html = (
         "<p class=MsoNormal>-----Original Message-----<br>\n"
@@ -712,7 +713,7 @@ async def play(data: Path) -> dict[str, bytes]:
         assert game.outcome is not None and game.outcome.scores == (13, 0) and game.outcome.winner == 1, game.outcome
     finally:
         await daemon.stop()
-    count, differences = verify_replay(str(data / "games" / "g1"))
+    _count, differences = verify_replay(str(data / "games" / "g1"))
     assert not differences, differences
     return files
 

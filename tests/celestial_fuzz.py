@@ -122,7 +122,7 @@ def ship_order(state: GameState, empire: int, ship: Ship, rng: random.Random) ->
         lambda: f"Z{amount(rng, 3)}{rng.choice(UNITS)}",
         lambda: f"B{amount(rng, 5)}{rng.choice(UNITS)}",
         lambda: f"={rng.choice(('Black Arrow', 'x', LONG, 'Star of ' + NAMES[empire - 1]))}",
-        lambda: f"G{rng.choice(NAMES[:len(state.empires)] + ('Nobody',))}",
+        lambda: f"G{rng.choice((*NAMES[:len(state.empires)], 'Nobody'))}",
     ]
     if foreign or others:
         target = rng.choice(foreign or others)

@@ -127,7 +127,7 @@ def test_new_ships_take_unused_numbers_drawn_from_the_seed_r54(state):
 
 def test_spacemines_are_built_from_the_ore_type_named_into_the_stockpile_r56(state):
     planet = home(state)
-    after, report = run_turn(state, {1: orders(f"{planet.number}B5S0\n")})
+    after, _report = run_turn(state, {1: orders(f"{planet.number}B5S0\n")})
     built = after.planets[planet.number]
     assert (built.spacemines, built.deployed, built.ore[0]) == (5, 0, planet.ore[0] - 5)
     assert parse_orders(f"{planet.number}B5S")[0].error is not None  # no type: "which ore?"
@@ -258,14 +258,14 @@ def test_unlimited_selling_buys_everything_r28(state):
     state.market.limited_selling = False
     ship = ship_of(state, cargo=100, at=state.earth)
     ship.hold.ore[1] = 90
-    after, report = run_turn(state, {1: orders(f"S{ship.number}X90R1\n")})
+    after, _report = run_turn(state, {1: orders(f"S{ship.number}X90R1\n")})
     assert after.empires[1].credits == 960 and after.ships[ship.number].hold.ore[1] == 0
 
 
 def test_global_selling_keeps_fuel_and_rounds_once_an_order_r28(state):
     ship = ship_of(state, cargo=100, at=state.earth)
     ship.hold.ore = [9, 1, 1, 1, 1, 0, 1, 1, 0, 0]  # prices 16 + 6 + 6 + 15 + 5 + 3 = 51
-    after, report = run_turn(state, {1: orders(f"S{ship.number}X\n")})
+    after, _report = run_turn(state, {1: orders(f"S{ship.number}X\n")})
     assert after.empires[1].credits == 34  # 51 x 2/3 once; rounding each type would pay 10+4+4+10+3+2 = 33
     assert after.ships[ship.number].hold.ore == [9] + [0] * 9
 
@@ -312,7 +312,7 @@ def test_earth_held_by_an_empire_still_trades_but_rebuilds_no_pdus_r34(state):
     earth.owner, earth.pdus = 2, 0
     ship = ship_of(state, cargo=100, at=state.earth)
     state.empires[1].credits = 100
-    after, report = run_turn(state, {1: orders(f"S{ship.number}P4R1\n")})
+    after, _report = run_turn(state, {1: orders(f"S{ship.number}P4R1\n")})
     assert after.ships[ship.number].hold.ore[1] == 4 and after.planets[state.earth].pdus == 0
     state.planets[state.earth].owner = NEUTRAL
     ship.planet = home(state).number  # alone over an unarmed Earth, it would take it (step 23)

@@ -90,7 +90,7 @@ def not_negative(state: GameState) -> list[str]:
     for s in state.ships.values():
         h = s.hold
         if min(s.fighters, s.cargo_units, s.tractors, s.shields, s.efficiency) < 0 \
-                or min(h.ore + [h.mines, h.industry, h.pdus, h.spacemines]) < 0:
+                or min([*h.ore, h.mines, h.industry, h.pdus, h.spacemines]) < 0:
             bad.append(f"ship {s.number}: {s}")
     bad += [f"empire {e.number} credits {e.credits} score {e.score}" for e in state.empires.values()
             if min(e.credits, e.score) < 0]

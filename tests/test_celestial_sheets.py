@@ -120,7 +120,7 @@ def test_big_numbers_and_long_names_keep_to_78_columns_too():
 class _Balance(HTMLParser):
     """Every element opened is closed, in order (void elements aside)."""
 
-    VOID = {"meta", "br", "hr", "img", "input", "link"}
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
 
     def __init__(self) -> None:
         super().__init__()

@@ -63,6 +63,6 @@ def test_a_game_in_play_at_the_upgrade_ends_with_the_players_own_mailbox(tmp_pat
             for message in mailbox.split(b"\nFrom gm ")[1:]:
                 headers = message_from_bytes(message.split(b"\n", 1)[1], policy=policy.default)
                 assert str(headers["To"]) == ALICE
-        count, differences = verify_replay(str(data / "games" / "g2"))
+        _count, differences = verify_replay(str(data / "games" / "g2"))
         assert differences == []
     asyncio.run(scenario())

@@ -81,7 +81,7 @@ def test_what_a_player_is_sent_does_not_depend_on_the_opponents_secret_destinati
 
 def test_the_property_can_fail_the_mover_sees_their_own_destination():
     """The same comparison made for the mover differs: the test can tell."""
-    game, rng, at = started(1)
+    game, _rng, at = started(1)
     grid = game.play.grid
     moves = [m for m in grid.legal_moves(1) if (m.piece, m.frm) == (grid.legal_moves(1)[0].piece, grid.legal_moves(1)[0].frm)]
     seen = []

@@ -197,7 +197,7 @@ def test_a_secret_destination_changes_neither_the_view_nor_the_move(level):
         grid2, report2 = grid.push(2, second)
         if grid1.to_move != 1 or grid2.to_move != 1:
             continue
-        seat1, seat2 = seat_view(grid1, 1, log + [report1]), seat_view(grid2, 1, log + [report2])
+        seat1, seat2 = seat_view(grid1, 1, [*log, report1]), seat_view(grid2, 1, [*log, report2])
         assert seat1 == seat2
         assert track(seat1) == track(seat2)
         assert robot_move(seat1, level, Random(seed)) == robot_move(seat2, level, Random(seed))

@@ -73,7 +73,7 @@ def test_golden_mail(player):
 
 @pytest.mark.parametrize("player", [1, 2])
 def test_facts_every_line_keeps_to_the_width_and_every_sheet_has_html(player):
-    for subject, text, html in SENT[player]:
+    for subject, text, _html in SENT[player]:
         assert max(len(line) for line in text.splitlines()) <= WIDTH, subject
     assert sum(html is not None for _, _, html in SENT[player]) >= 4
 

@@ -509,7 +509,7 @@ def test_announced_results_are_coloured_and_written(chromium, delivered, dom, ou
     # Alice's own announcements and Bob's, in order: each result is its word, in a colour of its own.
     assert {"hit", "miss", "explosion", "undamaged"} <= set(words)
     by_word = {}
-    for css, colour, word in results:
+    for _css, colour, word in results:
         by_word.setdefault(word, set()).add(colour)
     assert all(len(c) == 1 for c in by_word.values()), by_word
     assert len({next(iter(by_word[w])) for w in ("hit", "miss", "explosion")}) == 3

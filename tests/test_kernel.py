@@ -388,8 +388,8 @@ def test_a_cancelled_game_ends_with_its_reason_worded_by_the_end_it_is():
 
 def test_the_games_command_is_an_effect_of_the_mail_read_once():
     game = three()
-    for text in ("Games:", "games ;", "GAMES"):
-        (reply, *_) = engine.apply(game, PlayerMail(START, 2, text))
+    for words in ("Games:", "games ;", "GAMES"):
+        (reply, *_) = engine.apply(game, PlayerMail(START, 2, words))
         assert reply.effects == (SendGamesList(2),)
     assert [n.effects for n in engine.apply(game, PlayerMail(START, 2, "message games"))] == [()] * 3
 

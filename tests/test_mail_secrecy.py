@@ -107,7 +107,7 @@ def test_player_1s_mail_does_not_depend_on_unrevealed_cells(variant, seed, turns
             shifts.append(moved)
     assume(shifts)
     moved = data.draw(st.sampled_from(shifts))
-    setup2_moved = setup2[:index] + [Placement(ship.type, ship.identity, tuple(moved))] + setup2[index + 1:]
+    setup2_moved = [*setup2[:index], Placement(ship.type, ship.identity, tuple(moved)), *setup2[index + 1:]]
     original = play_by_mail((setup_text(placements[0]), setup_text(setup2)), orders, variant)
     changed = play_by_mail((setup_text(placements[0]), setup_text(setup2_moved)), orders, variant)
     headers = [m.split(b"\r\n\r\n")[0] for m in original]

@@ -111,7 +111,7 @@ def test_the_daily_cap_on_a_players_mail_survives_a_restart(tmp_path):
             async with World(tmp_path, limits=Limits(replies_per_day=4)) as world:
                 if not world.daemon.master.games:
                     await started_game(world)  # Alice's first mail of the day
-                for n in range(2):
+                for _n in range(2):
                     await world.act(world.alice.reply, "Rv1")
         assert sum(b"more than 4 mails today" in r for r in shunt_reasons(world)) == 1  # her fifth
     run(scenario())
@@ -226,7 +226,7 @@ def test_a_full_disk_neither_corrupts_nor_doubles_a_turn(small_disk, leave):
             inbound = [message_from_bytes(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
             assert [str(m["Message-ID"]) for m in inbound].count(bob_id) == 1
             assert shunt_reasons(world) == [] and world.daemon.store.spool.keys() == []
-        count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
+        _count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
         assert differences == []
     run(scenario())
 

@@ -305,10 +305,10 @@ def test_orders_round_trip_through_text(orders):
 cell_texts = st.sampled_from(ALL_TEXTS)
 ship_texts = st.builds(lambda t, n: t + n, st.sampled_from(TYPE_CODES), st.sampled_from(["", "1", "2", "3", "10", "42"]))
 selector_texts = st.builds(
-    lambda c, l, n: "m" + c + l + n,
-    st.sampled_from([""] + list(COLOURS)),
-    st.sampled_from([""] + list(LETTERS)),
-    st.sampled_from([""] + list(NUMBERS)),
+    lambda c, le, n: "m" + c + le + n,
+    st.sampled_from(["", *COLOURS]),
+    st.sampled_from(["", *LETTERS]),
+    st.sampled_from(["", *NUMBERS]),
 ).filter(lambda t: t != "m")
 order_texts = st.one_of(
     cell_texts,
@@ -397,7 +397,7 @@ def test_box_follows_the_variants_colour_order():
     assert set(texts_of(p.cells())) == {"Rv1", "Rw1", "Ov1", "Ow1"}
     # With the colours ordered R Y G O B, Red and Orange are three apart.
     assert set(texts_of(p.cells(Geometry("RYGOB")))) == {
-        f"{c}{l}1" for c in "RYGO" for l in "vw"
+        f"{c}{le}1" for c in "RYGO" for le in "vw"
     }
 
 
@@ -408,9 +408,9 @@ def test_box_has_the_size_of_its_corners_span(a, b):
     got = texts_of(p.cells())
     spans = [sorted((axis.index(a[i]), axis.index(b[i]))) for i, axis in enumerate((COLOURS, LETTERS, NUMBERS))]
     expected = {
-        COLOURS[c] + LETTERS[l] + NUMBERS[n]
+        COLOURS[c] + LETTERS[le] + NUMBERS[n]
         for c in range(spans[0][0], spans[0][1] + 1)
-        for l in range(spans[1][0], spans[1][1] + 1)
+        for le in range(spans[1][0], spans[1][1] + 1)
         for n in range(spans[2][0], spans[2][1] + 1)
     }
     assert sorted(got) == sorted(expected)

@@ -12,7 +12,9 @@ from html.parser import HTMLParser
 from browser import rgb
 from gm.pbem.mailer import BANNER
 from gmtest import World, started_game, text
-from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse  # noqa: F401 (chromium is a fixture)
+from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse
+
+__all__ = ["chromium"]  # a fixture used below
 
 
 def html(message) -> str:
@@ -22,7 +24,7 @@ def html(message) -> str:
 class Tags(HTMLParser):
     """Counts start tags, and checks every element closes in order."""
 
-    VOID = {"meta", "br", "hr", "img", "input", "col", "wbr"}
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "col", "wbr"})
 
     def __init__(self) -> None:
         super().__init__()

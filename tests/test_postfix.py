@@ -136,7 +136,7 @@ class Daemon:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
-            raise AssertionError(f"gm serve did not stop on SIGINT within 10 s\n{self.log()}")
+            raise AssertionError(f"gm serve did not stop on SIGINT within 10 s\n{self.log()}") from None
         assert status == 0, self.log()
         wait_for("gm's LMTP port to close", lambda: not listening(self.port))
 

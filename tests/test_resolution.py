@@ -187,7 +187,7 @@ def test_kamikaze_that_destroys_its_ship_is_reported_with_the_death_11_7_3():
     game = saucer_left_diagonal()
     game.push("", "Bv2")
     report = game.push("kBw1 Rz5", "")
-    death = [a for a in report.announcements if a.kind == "kamikaze"][0]
+    death = next(a for a in report.announcements if a.kind == "kamikaze")
     assert [str(d.ship) for d in death.destroyed] == ["FS Bv1 Bv2 Bw1 Bw2"]
 
 

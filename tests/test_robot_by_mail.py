@@ -9,6 +9,7 @@ the robot plays the hard level.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from gm.games.spaceships.bot import random_orders, random_setup
@@ -119,7 +120,7 @@ def test_challenge_robot_by_mail_makes_a_game_once_confirmed(tmp_path):
             assert len(games) == 1, "confirming made the game"
             game = world.daemon.master.games[games[0].id]
             assert [seat.robot for seat in game.seats] == [None, "easy"]
-            assert [seat.address for seat in game.seats][0] == ALICE
+            assert next(seat.address for seat in game.seats) == ALICE
             assert game.waiting_for == [1]
             assert "Robot" in text(world.alice.latest())
 
@@ -208,7 +209,7 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
                 await world.act(world.alice.reply, answer)
             assert game.outcome is not None
             log = [report for report in game.play.log if isinstance(report, MoveReport)]
-            assert any(a.by == b.by == 2 for a, b in zip(log, log[1:])), "the robot never moved twice in a row"
+            assert any(a.by == b.by == 2 for a, b in itertools.pairwise(log)), "the robot never moved twice in a row"
             assert len(robot_events(world, game_id)) == 1 + sum(report.by == 2 for report in log)
             no_mail_to_the_robot(world)
             return game_id

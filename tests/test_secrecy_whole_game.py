@@ -84,7 +84,7 @@ def test_nothing_of_the_opponent_reaches_a_player_but_what_the_gm_relays(tmp_pat
             turns = [("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
                      ("bYx3Yx5 Yy3 Yy4 Gx3 Gx4 Gy3 Gy4", "Gv1 Gw1 sBv1 sBw1"), ("Gz1 Gz2", "Ov1")]
             if ending == "resigned":
-                turns = turns[:1] + [("Rz5", "resign")]
+                turns = [*turns[:1], ("Rz5", "resign")]
             for orders_a, orders_b in turns:
                 await asyncio.to_thread(mail, alice, world, orders_a)
                 await world.settle()

@@ -107,7 +107,7 @@ def test_a_bundle_carries_the_games_mail_and_markers_and_goes_only_to_a_shard_wi
     assert source.outbox.keys() == ["g1.000001.out.1", "g3.000002.out.1"]  # sent already: the deliverer drops it
     assert [p.name for p in (source.root / "moved").glob("*/g1")] == ["g1"]
     assert source.reserve_game_id() == "g4"
-    with pytest.raises(ValueError, match="another secret.key"):
+    with pytest.raises(ValueError, match=r"another secret\.key"):
         import_game(other, tmp_path / "bundle")
     assert other.game_ids() == []
     (tmp_path / "c").mkdir()

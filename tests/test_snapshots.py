@@ -93,7 +93,7 @@ def _contents(data: Path) -> dict[str, bytes]:
 
 
 def test_start_reads_summaries_from_snapshots_and_loads_a_game_when_its_mail_comes(tmp_path, monkeypatch):
-    data, mails, _ = _played(tmp_path)
+    data, _mails, _ = _played(tmp_path)
     head = snapshots.read_head(data, "g1")
     assert head is not None and head.last_in == [k for k in Store(data).archive("g1").keys() if is_inbound(k)][-1]
 

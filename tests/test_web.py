@@ -277,7 +277,7 @@ def test_nothing_served_holds_an_address_a_token_a_players_words_or_the_game_in_
     assert games["g3"].observers == (DAVE,) and games["g2"].observers == (CAROL,)
     assert len(tokens) >= 8
     needles = [*tokens, *SECRET_WORDS.split(), *IN_PROGRESS_ALIASES, "example.org", "example.net", "example.com"]
-    for path, (status, headers, body) in crawl(site).items():
+    for path, (_status, headers, body) in crawl(site).items():
         blob = body + "\n".join(f"{k}: {v}" for k, v in headers.items()).encode()
         assert b"@" not in blob.replace(b"@media", b""), path
         found = [n for n in needles if n.lower().encode() in blob.lower()]

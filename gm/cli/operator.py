@@ -24,7 +24,8 @@ over, a deadline in the past...): nothing was spooled."""
 def add_operator(commands: Any) -> None:
     """Add the operator's commands to ``gm``'s parser."""
     def action(name: str, help: str, with_identity: bool = True) -> argparse.ArgumentParser:
-        parser = commands.add_parser(name, help=help, description=help + ". The daemon applies it and tells the players. "
+        parser = commands.add_parser(name, help=help,
+                                     description=help + ". The daemon applies it and tells the players. "
                                      f"Exit {EXIT_REFUSED} (and nothing done) when it cannot be done.")
         parser.add_argument("game")
         data_option(parser)
@@ -38,7 +39,8 @@ def add_operator(commands: Any) -> None:
     action("pause", "pause a game: no deadline or reminder until it is resumed")
     action("resume", "resume a paused game: its deadline starts again from now")
     deadline = action("deadline", "set or extend a game's deadline")
-    deadline.add_argument("--at", metavar="ISO", help="the new deadline, such as 2026-12-01T12:00Z (UTC unless it says)")
+    deadline.add_argument("--at", metavar="ISO",
+                          help="the new deadline, such as 2026-12-01T12:00Z (UTC unless it says)")
     deadline.add_argument("--extend", metavar="DURATION", help="move the deadline on by this much: 24h, 3d, 90m")
     replace = action("replace", "give a player's seat a new address (and reply token)", with_identity=False)
     replace.add_argument("--player", type=int, required=True, metavar="N")

@@ -91,7 +91,9 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
             if keyword in ("message", "press"):  # the whole line: a ';' is part of the message
                 rest = raw.strip()[len(word):].strip()
             elif keyword in NO_ARGUMENT and rest.strip():
-                mail.not_understood.append((number, raw.strip(), f"'{keyword}' takes nothing after it: write it alone on its line (and orders on lines of their own)"))
+                mail.not_understood.append((number, raw.strip(),
+                                            f"'{keyword}' takes nothing after it: write it alone on its line (and "
+                                            "orders on lines of their own)"))
                 continue
             mail.commands.append(Command("message" if keyword == "press" else keyword, rest.strip(), number))
             continue

@@ -365,7 +365,8 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
         game.reminded.clear()
         return [
             Notice(p, "setup_late", "Deadline passed: your setup is still missing",
-                   game.rules.common(game, p, at) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
+                   game.rules.common(game, p, at) | {"missed": game.missed[p],
+                                                     "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
     return lifecycle.run(game, at, missing)
@@ -377,5 +378,6 @@ def _reminders(game: MailGame, at: datetime) -> list[Notice]:
         if player not in game.reminded:
             game.reminded.add(player)
             what = game.rules.reminder_what(game)
-            notices.append(Notice(player, "reminder", f"Reminder: your {what}", game.rules.common(game, player, at) | {"what": what}))
+            notices.append(Notice(player, "reminder", f"Reminder: your {what}",
+                                  game.rules.common(game, player, at) | {"what": what}))
     return notices

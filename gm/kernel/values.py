@@ -13,7 +13,7 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Union
+from typing import Any
 
 SETUP = "setup"
 PLAY = "play"
@@ -254,8 +254,8 @@ class Answered:
 
 OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
-Action = Union[Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered]
-Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing, Action]
+Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
+Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Action
 
 
 # What the GM says
@@ -303,7 +303,7 @@ class ConfirmAddress:
     address: str
 
 
-Effect = Union[SendGamesList, ConfirmAddress]
+Effect = SendGamesList | ConfirmAddress
 """What a player's mail asks of the edge beside the game's own mail (`Notice.effects`)."""
 
 

@@ -34,7 +34,10 @@ MAX_TEXT_CHARS = 1_000_000
 """Characters of text made from one part at most."""
 
 _BLOCK = frozenset(
-    ["address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "html", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul"]
+    ["address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "dir", "div", "dl", "dt",
+     "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+     "html", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead",
+     "tr", "ul"]
 )
 _SKIP = frozenset(["script", "style", "head", "title", "template", "noscript"])
 _CELL = frozenset(("td", "th"))

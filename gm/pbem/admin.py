@@ -125,7 +125,10 @@ def pending_requests(store: Store) -> list[dict[str, Any]]:
 def _how_many(seats: range) -> str:
     words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
     low, high = seats.start, seats.stop - 1
-    name = (lambda n: words[n] if n < len(words) else str(n))
+
+    def name(n: int) -> str:
+        return words[n] if n < len(words) else str(n)
+
     return name(low) if low == high else f"from {name(low)} to {name(high)}"
 
 

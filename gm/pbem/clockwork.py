@@ -85,7 +85,8 @@ class Clockwork:
                 log_event(f"{kind} stuck", logging.ERROR, game=game.id, key=key,
                           reason="its event is in the shunt; the game waits for the operator")
             return 0
-        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, due at {stamp}."]
+        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, due at "
+                f"{stamp}."]
         raw = event_message(self.identity, kind, max(now, due), f"<{name}@{self.identity.domain}>", game.id, body,
                             deadline=due if kind == "deadline" else None)
         self.store.spool.add(raw, key)

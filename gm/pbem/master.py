@@ -184,9 +184,11 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
         `BATCH_SECONDS`), committed when it ends; how many it handled."""
         ends = time.monotonic() + BATCH_SECONDS
+        handled = 0
         with self.store.batch():
-            for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
+            for key in keys[:BATCH_MESSAGES]:
                 self.handle(key)
+                handled += 1
                 crashpoint("between-messages")
                 if time.monotonic() > ends:
                     break
@@ -251,7 +253,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
                 raise Shunted(f"creation request for game {game_id!r}, which is taken or no game id")
             at = time_of(key)
             instance = instance_tag(self.store.key, game_id, exact_time(at))
-            created = event_message(self.identity, "created", at, f"<created.{game_id}.{instance}@{self.identity.domain}>",
+            created = event_message(self.identity, "created", at,
+                                    f"<created.{game_id}.{instance}@{self.identity.domain}>",
                                     game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
             event = created_event(at, game_id, fields | {"instance": instance})
             self._archive_and_apply(game_id, created, key, event)

@@ -69,7 +69,8 @@ def moment(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text.strip().replace("z", "Z").replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"{text!r}: give the moment as 2026-12-01T12:00Z (ISO 8601, UTC unless it says otherwise)") from None
+        raise ValueError(f"{text!r}: give the moment as 2026-12-01T12:00Z (ISO 8601, UTC unless it says "
+                         "otherwise)") from None
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 

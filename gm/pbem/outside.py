@@ -156,7 +156,8 @@ class OutsideMail:
                 continue
             secret = token(master.store.key, game.secret_subject_of(seat.player), seat.player)
             reply_to = master.identity.reply_address(game.id, seat.player, secret)
-            found.append({"game": game.id, "alias": seat.alias, "opponent": " and ".join(other.alias for other in game.others(seat.player)),
+            found.append({"game": game.id, "alias": seat.alias,
+                          "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
                           "deadline": utc_minute(game.deadline) if game.deadline else None,
                           "waiting": seat.player in game.waiting_for})
@@ -217,7 +218,8 @@ class OutsideMail:
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
-                  "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
+                  "challenge_confirm",
+                  {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
                                         "title": rules.title, "public": public},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
@@ -253,8 +255,10 @@ class OutsideMail:
             raise Shunted(f"more than {limit} challenges to {challenged} today")
         rules = game_named(fields.get("game", DEFAULT_GAME))
         terms = _terms_of(rules, fields)
-        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}", at,
-                  "challenge", {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
+        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}",
+                  at,
+                  "challenge",
+                  {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
                                 "match": rules.describe_terms(terms), "title": rules.title,
                                 "public": fields.get("public") == "yes"},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))

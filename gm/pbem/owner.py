@@ -147,7 +147,8 @@ class OwnerMail:
             except ValueError as error:
                 errors.append(f"line {number}: {line[:60]}: {error}")
                 continue
-            why = None if action.game is None or action.event is None else check_action(self.master.games, action.game, action.event)
+            why = None if action.game is None or action.event is None else check_action(self.master.games, action.game,
+                                                                                        action.event)
             if why:
                 errors.append(f"line {number}: {line[:60]}: {why}")
             else:

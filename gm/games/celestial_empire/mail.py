@@ -329,5 +329,6 @@ class CelestialEmpire(GameRules[Play]):
 
     def _sheet(self, game: Table[Play], player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play
-        return self.common(game, player, at) | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
+        return self.common(game, player, at) | sheets.sheet_data(play.state, report, player,
+                                                                 play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

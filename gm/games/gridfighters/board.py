@@ -88,7 +88,8 @@ KIND_NAMES = {
     "A": "asteroid", "W": "W fighter", "B": "B fighter", "X": "X fighter",
     "Y": "Y fighter", "Z": "Z fighter", "H": "home planet",
 }
-MOVES_LIKE = {"W": "a chess knight", "B": "a chess queen", "X": "a chess rook", "Y": "a chess bishop", "Z": "a chess queen"}
+MOVES_LIKE = {"W": "a chess knight", "B": "a chess queen", "X": "a chess rook", "Y": "a chess bishop",
+              "Z": "a chess queen"}
 
 
 def pieces_for(homes: int = 1) -> tuple[str, ...]:

@@ -243,7 +243,8 @@ class Grid:
         return replace(self, result=result, to_move=None), (player, other)
 
     def _ending(self, n: int) -> Result | None:
-        homes = [[name for name, p in side.items() if kind(name) == "H" and p.destroyed is None] for side in self.pieces]
+        homes = [[name for name,
+                  p in side.items() if kind(name) == "H" and p.destroyed is None] for side in self.pieces]
         last = "home planet" if self.variant.homes == 1 else "last home planet"
         if not homes[0] and not homes[1]:
             return Result(n, None, f"both players' {last}s were destroyed in the same move (ruling 10)",

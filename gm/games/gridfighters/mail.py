@@ -106,7 +106,8 @@ class GridFighters(GameRules[Play]):
         play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
         if play.grid.result is not None:
             return _by_rules(game, at, None)
-        return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
+        return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"),
+                                    sheets.sheet(game, p, at, None))
                              for p in game.players])
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
@@ -163,7 +164,8 @@ class GridFighters(GameRules[Play]):
     def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.grid is None and game.phase == ENDED:
-            return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | sheets.outcome(game, player))
+            return Notice(player, "game_over", "The game is over",
+                          sheets.common(game, player, at) | sheets.outcome(game, player))
         if play.grid is None:
             return _invitation(game, player, at)
         return Notice(player, "turn_sheet", f"Move {game.turn}: your sheet", sheets.sheet(game, player, at, None))
@@ -173,7 +175,9 @@ class GridFighters(GameRules[Play]):
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
         data["moves"] = [sheets.happened(entry, player, game) if isinstance(entry, MoveReport) else
-                         {"n": None, "lines": sheets.passes_lines(game, player, {"late": [entry.late], "passes": list(entry.passes)})}
+                         {"n": None,
+                          "lines": sheets.passes_lines(game, player,
+                                                       {"late": [entry.late], "passes": list(entry.passes)})}
                          for entry in play.log]
         return data
 
@@ -247,7 +251,8 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
     except NotationError as error:
         if _is_a_move(mail.notation):
             if player in play.setups:
-                reply.not_understood.append(f"your move: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+                reply.not_understood.append("your move: the game has not begun; it begins when "
+                                            f"{sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("your move: the game has not begun; send your setup first")
             return Did.REJECTED
@@ -340,7 +345,8 @@ def _by_rules(game: Table[Play], at: datetime, report: MoveReport | None) -> Tur
     assert game.play.grid is not None and game.play.grid.result is not None
     result = game.play.grid.result
     winners = () if result.winner is None else (result.winner,)
-    return _final(game, at, GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
+    return _final(game, at,
+                  GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
                   report)
 
 

@@ -51,15 +51,19 @@ def setup_problems(player: int, placements: Sequence[Placement], variant: Varian
             problems.append(SetupProblem(player, p.line, reason + " [setup]"))
             continue
         if p.piece in seen:
-            problems.append(SetupProblem(player, p.line, f"{p.piece} is placed twice (first on line {seen[p.piece].line}) [setup]"))
+            problems.append(SetupProblem(player, p.line,
+                                         f"{p.piece} is placed twice (first on line {seen[p.piece].line}) [setup]"))
             continue
         seen[p.piece] = p
         if not in_territory(player, p.square):
             problems.append(SetupProblem(
-                player, p.line, f"{p.piece} on {p.square} is outside player {player}'s rows {rows[0]} to {rows[-1]} [setup]"))
+                player, p.line,
+                                         f"{p.piece} on {p.square} is outside player {player}'s rows {rows[0]} to "
+                                         f"{rows[-1]} [setup]"))
     missing = [piece for piece in pieces if piece not in seen]
     if missing:
-        problems.append(SetupProblem(player, None, f"not placed: {', '.join(missing)}; each piece is placed once [setup]"))
+        problems.append(SetupProblem(player, None,
+                                     f"not placed: {', '.join(missing)}; each piece is placed once [setup]"))
     by_square: dict[object, list[Placement]] = {}
     for p in seen.values():
         by_square.setdefault(p.square, []).append(p)

@@ -165,9 +165,9 @@ def _replay(report: MoveReport, me: int, opp: int, own: dict[str, Own], possible
             for name in immobile:  # met on its setup square, where nothing else was set up
                 if name != standing:
                     possible[name].discard(square)
-        if moving_side == opp and standing_side == me:
-            if not (report.by == opp and moving == report.piece) and moving in possible and moving in departed:
-                possible[moving] &= lines_through(kind(moving), departed[moving], square)
+        if (moving_side == opp and standing_side == me and not (report.by == opp and moving == report.piece)
+                and moving in possible and moving in departed):
+            possible[moving] &= lines_through(kind(moving), departed[moving], square)
         if standing_side == me:
             path_of = own[standing].path
             if path_of is not None:

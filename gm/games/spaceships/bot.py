@@ -29,7 +29,8 @@ def _placements(type: ShipType, geometry: Geometry, cube_only: bool = False) -> 
     return found
 
 
-def random_setup(rng: random.Random, ruleset: Ruleset = DEFAULT, types: list[ShipType] | None = None) -> list[Placement]:
+def random_setup(rng: random.Random, ruleset: Ruleset = DEFAULT,
+                 types: list[ShipType] | None = None) -> list[Placement]:
     """Setup lines for a random legal fleet: the standard fleet [3.7] unless
     ``types`` says which ships to place."""
     if types is None:

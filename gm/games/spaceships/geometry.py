@@ -54,15 +54,15 @@ class Cell:
             ) from None
 
     @classmethod
-    def _create(cls, c: int, l: int, n: int) -> Cell:
+    def _create(cls, c: int, le: int, n: int) -> Cell:
         cell = object.__new__(cls)
         for name, value in (
             ("colour", COLOURS[c]),
-            ("letter", LETTERS[l]),
+            ("letter", LETTERS[le]),
             ("number", n + 1),
-            ("index", c * 25 + l * 5 + n),
-            ("bit", 1 << (c * 25 + l * 5 + n)),
-            ("_text", COLOURS[c] + LETTERS[l] + NUMBERS[n]),
+            ("index", c * 25 + le * 5 + n),
+            ("bit", 1 << (c * 25 + le * 5 + n)),
+            ("_text", COLOURS[c] + LETTERS[le] + NUMBERS[n]),
         ):
             object.__setattr__(cell, name, value)
         return cell
@@ -99,7 +99,7 @@ class Cell:
 
 
 ALL_CELLS: tuple[Cell, ...] = tuple(
-    Cell._create(c, l, n) for c in range(5) for l in range(5) for n in range(5)
+    Cell._create(c, le, n) for c in range(5) for le in range(5) for n in range(5)
 )
 _BY_TEXT: dict[str, Cell] = {str(cell): cell for cell in ALL_CELLS}
 

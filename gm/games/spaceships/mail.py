@@ -176,7 +176,8 @@ class Spaceships(GameRules[Play]):
         play: Play = game.play
         fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
         play.game = Game(fleets[0], fleets[1], play.ruleset)
-        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None))
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins",
+                                    sheets.sheet(game, p, at, None))
                              for p in (1, 2)])
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
@@ -237,7 +238,8 @@ class Spaceships(GameRules[Play]):
     def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.game is None and game.phase == ENDED:
-            return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
+            return Notice(player, "game_over", "The game is over",
+                          sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
         if play.game is None:
             return _invitation(game, player, at)
         last = play.game.reports[-1] if play.game.reports else None
@@ -251,8 +253,10 @@ class Spaceships(GameRules[Play]):
         turns = []
         if play.game is not None:
             for report in play.game.reports:
-                turns.append(sheets.happened(report, player) | {"orders": sheets.command_history(report.view(player).check)})
-        data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
+                turns.append(sheets.happened(report,
+                                             player) | {"orders": sheets.command_history(report.view(player).check)})
+        data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns,
+                    past_games=list(play.match_scores))
         return data
 
     def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
@@ -321,7 +325,8 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
     except NotationError as error:
         if _looks_like_orders(mail.notation):
             if player in play.setups:
-                reply.not_understood.append(f"orders: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+                reply.not_understood.append("orders: the game has not begun; it begins when "
+                                            f"{sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
             return Did.REJECTED
@@ -432,7 +437,8 @@ def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> D
         f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
     reply.subject = lambda: f"Turn {turn}: orders {said}{some if game.edition >= 2 else ''}"
     if checked:
-        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
+        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, "
+                          "as you asked")
         reply.data["previous"] = None if previous is None else format_orders(previous)
         return Did.CHECKED
     play.pending[player] = orders

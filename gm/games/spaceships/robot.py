@@ -260,7 +260,8 @@ def _beam(view: SeatView, plan: _Plan, index: int, level: str, rng: random.Rando
                 line = geometry.line_of_five(ends[0], ends[1])  # type: ignore[arg-type]
                 assert line is not None
                 lines5.append(line)
-        line5 = rng.choice(lines5) if level == "easy" else max(lines5, key=lambda l: sum(plan.value(c) for c in l))
+        line5 = rng.choice(lines5) if level == "easy" else max(lines5,
+                                                               key=lambda cells: sum(plan.value(c) for c in cells))
         for c in line5:
             plan.take(c)
         return Beam(line5[0], line5[-1], named)

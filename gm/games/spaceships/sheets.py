@@ -233,7 +233,8 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
 def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
     return {
-        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
+        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c),
+                     "known": grid_rows(known, c)} for c in COLOURS],
         "legend_own": LEGEND_OWN,
         "legend_opponent": legend_opponent(edition),
     }
@@ -262,7 +263,8 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
         "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it",
                                  game.edition),
         "tables": grid_tables(own, known, game.edition),
-        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
+        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:",
+                                                                                        LEGEND_OPPONENT_ENTRIES)
                          if game.edition >= 2 else
                          wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + legend_opponent(1), "", "  ")),
         "remaining_materiel": game.play.game.state.side(player).remaining_materiel,

@@ -130,10 +130,7 @@ def entitlement(side: Side, ruleset: Ruleset, turn: int) -> Entitlement:
         if not undamaged:
             conventional_by_ship.append(0)
             continue
-        if ship.type is ShipType.DS:
-            strikes = 1  # [6.2.4]
-        else:
-            strikes = max_matching(undamaged, geometry)
+        strikes = 1 if ship.type is ShipType.DS else max_matching(undamaged, geometry)  # DS: [6.2.4]
         conventional_by_ship.append(strikes)
         has_missile = bool(ship.mask & unfired)
         if has_missile:

@@ -48,5 +48,6 @@ async def gridfighters(tmp):
 
 for name, play in (("spaceships", spaceships), ("gridfighters", gridfighters)):
     tmp = Path(sys.argv[1]) / name
-    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
     print(name, asyncio.run(play(tmp)))
