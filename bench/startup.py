@@ -10,7 +10,8 @@ from constructing the daemon until that mail's acknowledgement is queued
 every game is opened (from its snapshot's head where that is current, else
 rebuilt from its archive), so this is start-up as a player sees it.
 ``--drop-snapshots`` measures the start without them (the first start after
-an upgrade of gm, which rebuilds every game and writes its snapshot). Printed per game, beside a reference measured in the same run:
+an upgrade of gm, which rebuilds every game and writes its snapshot). Printed
+per game, beside a reference measured in the same run:
 reading every archive file's bytes from disk (done first, so the page cache
 is warm for both; the reference is the floor of any start-up that reads
 the archives, not a target).
@@ -188,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             from build_data import build, describe
 
             source = work / "built"
-            print("data directory built now: "
-                  f"{describe(build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3))}")
+            built = build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3)
+            print(f"data directory built now: {describe(built)}")
         reference, files, size = (None, 0, 0) if args.no_read_reference else archive_read_seconds(source)
         listing = archive_list_seconds(source)
         bare = bare_peak()

@@ -523,12 +523,14 @@ def outlook_web(mail: Mail, original: EmailMessage) -> bytes:
     plain = ("\n".join(own) + "\n\n" + "_" * 32 + "\n"
              f"From: Spaceships GM <{GM}>\nSent: {sent}\nTo: {mail.who.address} <{mail.who.address}>\n"
              f"Subject: {original['Subject']}\n\n" + "\n".join(sheet(original)) + "\n")
-    style = 'style="font-family: Aptos, Aptos_EmbeddedFont, Aptos_MSFontService, Calibri, Helvetica, sans-serif; font-size: 12pt; color: rgb(0, 0, 0);"'
+    style = ('style="font-family: Aptos, Aptos_EmbeddedFont, Aptos_MSFontService, Calibri, Helvetica, sans-serif; '
+             'font-size: 12pt; color: rgb(0, 0, 0);"')
     rich = (
         '<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html; charset=us-ascii">\n'
         '<style type="text/css" style="display:none;"> P {margin-top:0;margin-bottom:0;} </style>\n'
         '</head>\n<body dir="ltr">\n'
-        + "".join(f'<div class="elementToProof" {style}>\n{html.escape(line, quote=False) or "<br>"}</div>\n' for line in own)
+        + "".join(f'<div class="elementToProof" {style}>\n{html.escape(line, quote=False) or "<br>"}</div>\n'
+                  for line in own)
         + '<div id="appendonsend"></div>\n<hr style="display:inline-block;width:98%" tabindex="-1">\n'
         '<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri, sans-serif" style="font-size:11pt" color="#000000">'
         f"<b>From:</b> Spaceships GM &lt;{GM}&gt;<br>\n<b>Sent:</b> {sent}<br>\n"
@@ -740,7 +742,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"would write {name}")
         for name in stale:
             print(f"would remove {name}")
-        print("sample-mail is up to date" if not (changed or stale) else "sample-mail is out of date: run make_samples.py")
+        print("sample-mail is up to date" if not (changed or stale)
+              else "sample-mail is out of date: run make_samples.py")
         return 1 if changed or stale else 0
     for name in stale:
         (HERE / name).unlink()

@@ -242,4 +242,5 @@ def test_a_subject_or_reference_with_a_huge_turn_number_is_read_as_no_turn():
     huge = "9" * 5000
     assert answered_turn(game, PlayerMail(START, 2, "Rv1", subject=f"Re: turn {huge}")) is None
     assert answered_turn(game, PlayerMail(START, 2, "Rv1", in_reply_to=f"<g1.{huge}.1@example.org>")) is None
-    assert answered_turn(game, PlayerMail(START, 2, "Rv1", subject="Re: [gm g1] Turn 2 results; orders for turn 3")) == 3
+    assert answered_turn(game,
+                         PlayerMail(START, 2, "Rv1", subject="Re: [gm g1] Turn 2 results; orders for turn 3")) == 3

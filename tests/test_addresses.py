@@ -43,7 +43,8 @@ def test_gm_new_and_the_intake_take_the_same_addresses(tmp_path, address):
     taken = address in TAKEN
     assert (normalized(address) is not None) == taken  # the sender of every mail, a challenge, the owner
     store, identity = Store(str(tmp_path / "data")), Identity()
-    for players, observers in (([address, "other@example.org"], []), (["one@example.org", "two@example.org"], [address])):
+    for players, observers in (([address, "other@example.org"], []),
+                               (["one@example.org", "two@example.org"], [address])):
         try:
             request_game(store, identity, players, "2.6.1", Options(), NOW, observers=observers)
         except ValueError as error:

@@ -189,7 +189,8 @@ def test_a_relay_refusing_for_good_is_not_retried_and_the_opponent_is_told(tmp_p
             store = world.daemon.store
             assert handler.attempts == 1 and store.outbox.keys() == []
             (kept,) = store.undeliverable.keys()
-            assert store.undeliverable.get_bytes(kept).startswith(b"X-GM-Undeliverable-Reason: {'bob@example.net': (550")
+            assert store.undeliverable.get_bytes(kept).startswith(
+                b"X-GM-Undeliverable-Reason: {'bob@example.net': (550")
             for _ in range(3):
                 world.clock.advance(hours=2)
                 await world.settle()

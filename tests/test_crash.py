@@ -111,7 +111,8 @@ def wait_until_idle(server: Server, store_root: Path) -> None:
         outbox = list((store_root / "outbox" / "new").iterdir())
         if not spool and not outbox:
             time.sleep(0.05)
-            if not list((store_root / "spool" / "new").iterdir()) and not list((store_root / "outbox" / "new").iterdir()):
+            if (not list((store_root / "spool" / "new").iterdir())
+                    and not list((store_root / "outbox" / "new").iterdir())):
                 return
         time.sleep(0.02)
     raise AssertionError("the daemon did not finish its work")
@@ -242,7 +243,8 @@ def check_each_once(root: Path, sent: dict[str, list[str]]) -> None:
         assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game])
         assert len(inbound) == 1 + len(sent[game])
         assert len([k for k in archive.keys() if ".out." in k]) == 10
-        results = [m for m in delivered(root) if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
+        results = [m for m in delivered(root)
+                   if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
         assert len(results) == 2
     assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
     assert (root / "commit").read_bytes() == b""

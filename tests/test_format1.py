@@ -54,7 +54,8 @@ def test_a_game_in_play_at_the_upgrade_ends_with_the_players_own_mailbox(tmp_pat
             await world.settle()
             assert game.phase == "ended"
             final = [m for m in world.alice.inbox() if "over" in str(m["Subject"])][-1]
-            assert str(final["Message-ID"]).startswith("<g2.")  and str(final["Message-ID"]).count(".") == 3  # its old form
+            assert (str(final["Message-ID"]).startswith("<g2.")
+                    and str(final["Message-ID"]).count(".") == 3)  # its old form
             (attachment,) = final.iter_attachments()
             mailbox = attachment.get_content()
             assert mailbox.count(b"\nFrom gm ") + mailbox.startswith(b"From gm ") >= 5

@@ -32,7 +32,8 @@ def test_a_grid_fighters_record_is_refereed_as_the_issue_spells_its_json():
     last = outcome["moves"][-1]
     for key in ("n", "by", "piece", "from", "spent", "rejected", "collisions", "destroyed"):
         assert key in last
-    assert (last["n"], last["by"], last["piece"], last["from"], last["spent"], last["rejected"]) == (4, 1, "Z1", "A1", True, None)
+    assert ((last["n"], last["by"], last["piece"], last["from"], last["spent"], last["rejected"])
+            == (4, 1, "Z1", "A1", True, None))
     assert {"square": "B1", "pieces": ["2:Y1", "1:Z1"], "destroyed": ["1:Z1"]} in [
         {k: c[k] for k in ("square", "pieces", "destroyed")} for c in last["collisions"]]
     assert last["destroyed"] == ["1:Z1", "2:Y1"]
@@ -110,7 +111,8 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
                 "--game", "gridfighters", cwd=tmp_path)
     assert "game requested: g1 (" in first.stdout and "game requested: g2 (" in second.stdout
     listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
-    assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "requested"], ["g2", "gridfighters", "requested"]]
+    assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "requested"],
+                                                     ["g2", "gridfighters", "requested"]]
     assert "a@example.org" in listed[0] and "c@example.org" in listed[1]
     daemon_step(data)
     listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()

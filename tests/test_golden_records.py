@@ -168,7 +168,8 @@ def _turn(name: str, number: int) -> dict:
 
 def _announced(turn: dict, by: int, kind: str) -> list[tuple]:
     """(cell, result, explosions) of one player's announcements of one kind, in order."""
-    return [(a["cell"], a["result"], a["explosions"]) for a in turn["announcements"] if a["by"] == by and a["kind"] == kind]
+    return [(a["cell"], a["result"], a["explosions"])
+            for a in turn["announcements"] if a["by"] == by and a["kind"] == kind]
 
 
 def _rejected(turn: dict) -> list[tuple[int, str]]:

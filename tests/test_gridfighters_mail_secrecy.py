@@ -83,7 +83,8 @@ def test_the_property_can_fail_the_mover_sees_their_own_destination():
     """The same comparison made for the mover differs: the test can tell."""
     game, _rng, at = started(1)
     grid = game.play.grid
-    moves = [m for m in grid.legal_moves(1) if (m.piece, m.frm) == (grid.legal_moves(1)[0].piece, grid.legal_moves(1)[0].frm)]
+    moves = [m for m in grid.legal_moves(1)
+             if (m.piece, m.frm) == (grid.legal_moves(1)[0].piece, grid.legal_moves(1)[0].frm)]
     seen = []
     for move in moves[:2]:
         copied = copy.deepcopy(game)

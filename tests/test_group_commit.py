@@ -57,7 +57,8 @@ def test_a_batch_is_seen_by_its_own_thread_only_until_it_is_committed(tmp_path, 
         other.join()
         assert seen_elsewhere == {"keys": ["a"], "staged": False, "removed": True}
         assert listing(box.path / "cur") == [] and listing(box.path / "new") == ["a"]  # nothing published yet
-    assert listing(box.path / "cur") == ["b:2,S"] and listing(box.path / "new") == [] and listing(box.path / "tmp") == []
+    assert (listing(box.path / "cur") == ["b:2,S"] and listing(box.path / "new") == []
+            and listing(box.path / "tmp") == [])
     fresh = DurableMaildir(box.path)
     assert fresh.keys() == ["b"] and fresh.get_bytes("b") == b"one\n"
 
@@ -102,7 +103,8 @@ with store.batch():
 """
 
 
-@pytest.mark.parametrize("point", ["batch-synced:1", "mid-batch-commit:1", "mid-batch-commit:3", "after-batch-commit:1"])
+@pytest.mark.parametrize("point",
+                         ["batch-synced:1", "mid-batch-commit:1", "mid-batch-commit:3", "after-batch-commit:1"])
 def test_a_batch_killed_during_its_commit_is_completed_at_the_next_start(tmp_path, point):
     root = tmp_path / "data"
     Store(root).spool.add(b"mail\n", "k0")
@@ -116,7 +118,8 @@ def test_a_batch_killed_during_its_commit_is_completed_at_the_next_start(tmp_pat
 
     store = Store(root)
     assert store.finish_interrupted() == 4 - renamed
-    assert [store.archive(g).keys() for g in ("g1", "g2", "g3")] == [["000001.in.k0"], ["000001.in.k1"], ["000001.in.k2"]]
+    assert [store.archive(g).keys() for g in ("g1", "g2", "g3")] == [["000001.in.k0"], ["000001.in.k1"],
+                                                                     ["000001.in.k2"]]
     assert store.outbox.keys() == ["g1.000001.out.1"] and store.outbox.get_bytes("g1.000001.out.1") == b"reply\n"
     assert (root / "commit").read_bytes() == b"" and store.finish_interrupted() == 0
 

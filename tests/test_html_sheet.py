@@ -345,7 +345,8 @@ def test_ten_grids_of_five_rows_of_five_cells(dom):
         rows = cell_rows(grid)
         assert len(rows) == 5 and all(len(row) == 5 for row in rows), grid.caption
         # A cell says what it shows by one class of the palette, or none when it is blank.
-        assert all(cell.css in PALETTE if cell.text.strip() else cell.css == "" for row in rows for cell in row), grid.caption
+        assert all(cell.css in PALETTE if cell.text.strip() else cell.css == ""
+                   for row in rows for cell in row), grid.caption
 
 
 def test_cells_show_what_the_game_implies(dom):
@@ -447,7 +448,8 @@ def test_the_sheet_looks_as_it_did_in_edition_3(chromium, delivered, outdir, she
     picture (but for a few pixels, should Chromium draw some text a shade
     apart)."""
     images = {}
-    pages = {"turn": (delivered.edition3_html, delivered.html), "final": (delivered.edition3_final_html, delivered.final_html)}
+    pages = {"turn": (delivered.edition3_html, delivered.html),
+             "final": (delivered.edition3_final_html, delivered.final_html)}
     for edition, html in zip((3, 4), pages[sheet]):
         page = outdir / f"look-{sheet}-edition{edition}.html"
         page.write_text(html, encoding="utf-8")

@@ -101,8 +101,10 @@ class TallyGame(GameRules):
         play.pending.clear()
         play.turn += 1
         if play.total >= 10:
-            return self._final(game, at, GameEnd(EndKind.RULES, play.turn - 1, clause=f"the total reached {play.total}"))
-        return Turn(lambda: [Notice(p, "reply", f"Turn {play.turn - 1}", self._data(game, p, at, [f"the total is {play.total}"]))
+            return self._final(game, at,
+                               GameEnd(EndKind.RULES, play.turn - 1, clause=f"the total reached {play.total}"))
+        return Turn(lambda: [Notice(p, "reply", f"Turn {play.turn - 1}",
+                                    self._data(game, p, at, [f"the total is {play.total}"]))
                              for p in game.players])
 
     def waiting_for(self, game: Table) -> list[int]:
@@ -197,7 +199,8 @@ SEATS = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bea@example.org", "Bea"), S
 def three(game_name: str = "tally", observers: tuple[str, ...] = (), **options) -> MailGame:
     game, notices = engine.create(Created(START, "g1", SEATS, "ten", Options(**options), game=game_name,
                                           observers=observers))
-    assert [(n.player, n.observer) for n in notices] == [(1, 0), (2, 0), (3, 0)] + [(0, 1 + n) for n in range(len(observers))]
+    assert [(n.player, n.observer) for n in notices] == ([(1, 0), (2, 0), (3, 0)]
+                                                         + [(0, 1 + n) for n in range(len(observers))])
     return game
 
 
@@ -299,7 +302,8 @@ def test_the_turn_a_mail_answers_comes_from_its_in_reply_to_or_else_its_subject(
     mail(game, 3, "1")  # event 4 ran turn 1: its mail asks for turn 2
     assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<g1.4.1.x@gm.example>")) == 2
     assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<g1.2.1@gm.example>")) == 1
-    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<elsewhere@x>", "Re: [gm g1] Turn 3 results; orders for turn 4")) == 4
+    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<elsewhere@x>",
+                                                "Re: [gm g1] Turn 3 results; orders for turn 4")) == 4
     assert engine.answered_turn(game, PlayerMail(START, 1, "", None, None, "hello")) is None
 
 

@@ -89,7 +89,8 @@ latin1 = st.text(st.sampled_from([chr(c) for c in range(256)] + ["=", " ", "\t",
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(latin1, st.builds(lambda n, end: "x" * n + end, st.integers(0, 240),
-                                              st.sampled_from(["", " ", "\t", "=", "\xe9", " \n", "=\n"]))), max_size=8))
+                                              st.sampled_from(["", " ", "\t", "=", "\xe9", " \n", "=\n"]))),
+                max_size=8))
 @example(["x" * 74 + " "])
 @example(["x" * 75 + "\t"])
 @example(["x" * 76 + " "])

@@ -95,13 +95,15 @@ def test_player_1s_mail_does_not_depend_on_unrevealed_cells(variant, seed, turns
     geometry = ruleset_named(variant).geometry
     setup2 = list(placements[1])
     others = [c for i, p in enumerate(setup2) for c in p.cells(geometry)]
-    movable = [i for i, p in enumerate(setup2) if not set(p.cells(geometry)) & known and p.type.code not in ("MD", "AG", "LG")]
+    movable = [i for i, p in enumerate(setup2)
+               if not set(p.cells(geometry)) & known and p.type.code not in ("MD", "AG", "LG")]
     assume(movable)
     index = data.draw(st.sampled_from(movable))
     ship = setup2[index]
     rest = set(others) - set(ship.cells(geometry))
     shifts = []
-    for vector in [(dx, dy, dz) for dx in range(-4, 5) for dy in range(-4, 5) for dz in range(-4, 5) if (dx, dy, dz) != (0, 0, 0)]:
+    for vector in [(dx, dy, dz) for dx in range(-4, 5) for dy in range(-4, 5) for dz in range(-4, 5)
+                   if (dx, dy, dz) != (0, 0, 0)]:
         moved = geometry.translate(ship.cells(geometry), vector)
         if moved and not set(moved) & (rest | known):
             shifts.append(moved)

@@ -303,7 +303,8 @@ def test_orders_round_trip_through_text(orders):
 # Round trip: text -> values -> text, the text built from the rules' alphabets.
 
 cell_texts = st.sampled_from(ALL_TEXTS)
-ship_texts = st.builds(lambda t, n: t + n, st.sampled_from(TYPE_CODES), st.sampled_from(["", "1", "2", "3", "10", "42"]))
+ship_texts = st.builds(lambda t, n: t + n, st.sampled_from(TYPE_CODES),
+                       st.sampled_from(["", "1", "2", "3", "10", "42"]))
 selector_texts = st.builds(
     lambda c, le, n: "m" + c + le + n,
     st.sampled_from(["", *COLOURS]),
@@ -364,7 +365,8 @@ def test_setup_line_forms():
     assert str(p) == "DS Rv1-Ow2 Bz5 Bz4"
 
 
-@pytest.mark.parametrize("line", ["KC Rv1-Rw3", "FS2 Bv1-Bw2", "DS Yx3-Gy4", "PC Bv5-By5", "AG Gv1 Gv2", "DS3 Rv1-Rw2 Ov1-Ow2"])
+@pytest.mark.parametrize("line",
+                         ["KC Rv1-Rw3", "FS2 Bv1-Bw2", "DS Yx3-Gy4", "PC Bv5-By5", "AG Gv1 Gv2", "DS3 Rv1-Rw2 Ov1-Ow2"])
 def test_box_shorthand_prints_back_as_written(line):
     assert texts_of(parse_setup(line)) == [line]
 
@@ -379,7 +381,8 @@ def test_box_expands_to_the_cells_between_two_opposite_corners():
 CUBE = ["Rv1", "Rv2", "Rw1", "Rw2", "Ov1", "Ov2", "Ow1", "Ow2"]
 
 
-@pytest.mark.parametrize("corners", ["Rv1-Ow2", "Ow2-Rv1", "Rv2-Ow1", "Ow1-Rv2", "Rw1-Ov2", "Ov2-Rw1", "Rw2-Ov1", "Ov1-Rw2"])
+@pytest.mark.parametrize("corners",
+                         ["Rv1-Ow2", "Ow2-Rv1", "Rv2-Ow1", "Ow1-Rv2", "Rw1-Ov2", "Ov2-Rw1", "Rw2-Ov1", "Ov1-Rw2"])
 def test_cube_box_corner_order_does_not_matter(corners):
     (ds,) = parse_setup(f"DS {corners}")
     assert sorted(texts_of(ds.cells()), key=ALL_TEXTS.index) == CUBE
@@ -419,7 +422,8 @@ def test_box_has_the_size_of_its_corners_span(a, b):
 
 @pytest.mark.parametrize(
     "bad",
-    ["KC", "KC Rv1-", "KC -Rv1", "KC Rv1--Rw3", "KC Rv1-Rw3-Rx3", "Rv1 Rw1", "KC Rv1 FS Rw1", "KCRv1", "KC Rv1Rw1", "KC Rv6"],
+    ["KC", "KC Rv1-", "KC -Rv1", "KC Rv1--Rw3", "KC Rv1-Rw3-Rx3", "Rv1 Rw1", "KC Rv1 FS Rw1", "KCRv1", "KC Rv1Rw1",
+     "KC Rv6"],
 )
 def test_bad_setup_lines_are_errors(bad):
     with pytest.raises(NotationError):
@@ -769,7 +773,8 @@ def test_lower_case_blue_gets_the_capital_colour_hint_11_4_5(parse, text, line, 
     assert word[0].upper() + word[1:] in error.hint
 
 
-@pytest.mark.parametrize("text", ["", "; nothing\n", "setup 3\nKC Rv1\nsetup 2\n", "variant\n" + MINIMAL, "turn 1\n1:\n2:\n"])
+@pytest.mark.parametrize("text",
+                         ["", "; nothing\n", "setup 3\nKC Rv1\nsetup 2\n", "variant\n" + MINIMAL, "turn 1\n1:\n2:\n"])
 def test_other_unreadable_records(text):
     error = error_of(parse_record, text)
     assert error.line >= 1 and error.column >= 1 and error.expected

@@ -207,7 +207,9 @@ def test_game_ends_when_a_side_has_no_ships_2_3_1():
 
 
 def test_mutual_destruction_is_a_draw_2_3_4():
-    game = new_game("LG Rv1\n", "LG Rv1\n", ruleset=__import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named("2.6.1+fleet=1"))
+    game = new_game("LG Rv1\n", "LG Rv1\n",
+                    ruleset=__import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named(
+                        "2.6.1+fleet=1"))
     report = game.push("mRv1 Rv1", "mRv1 Rv1")
     assert report.result.scores == (0, 0) and report.result.winner is None
 

@@ -83,7 +83,8 @@ def test_the_sample_game_through_the_daemon_gives_the_stored_gm_mail(tmp_path):
 
     # Every message the GM delivered is byte for byte the stored one, in order.
     stored = gm_files()
-    assert len(delivered) == len(stored), f"the GM sent {len(delivered)} mails, sample-mail holds {len(stored)}; {REGENERATE}"
+    assert len(delivered) == len(stored), (f"the GM sent {len(delivered)} mails, sample-mail holds {len(stored)}; "
+                                           f"{REGENERATE}")
     for path, actual in zip(stored, delivered):
         expected = path.read_bytes()
         assert actual == expected, f"{path.name} differs; {REGENERATE}\n{difference(expected, actual, path.name)}"

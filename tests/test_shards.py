@@ -308,7 +308,8 @@ def test_two_shards_behind_one_postfix_and_a_game_moved_from_one_to_the_other(tw
     wait_for("the held orders to reach B", lambda: delivered_to(mta, waiting, b.port), explain)
     wait_for("B to take Alice's orders",
              lambda: re.search(r'"waiting_for": \[\s*"Player 2"\s*\]', shown(b.data, "g1", tmp_path)), explain)
-    orders = send(mta, reply(BOB, [m for m in inbox(a.data, BOB) if "the game begins" in str(m["Subject"])][-1], "Bz5\n"))
+    orders = send(mta,
+                  reply(BOB, [m for m in inbox(a.data, BOB) if "the game begins" in str(m["Subject"])][-1], "Bz5\n"))
     wait_for("Bob's orders to reach B", lambda: delivered_to(mta, orders, b.port), explain)
     wait_for("turn 1 to run on B", lambda: '"turn": 2' in shown(b.data, "g1", tmp_path), explain)
     for player in (ALICE, BOB):
@@ -331,7 +332,8 @@ def test_two_shards_behind_one_postfix_and_a_game_moved_from_one_to_the_other(tw
                                        "--player", DAVE, cwd=tmp_path).stdout
     assert "game requested: g4 " in gm("new", "--data", str(b.data), "--address", GM, "--player", ALICE,
                                        "--player", BOB, cwd=tmp_path).stdout
-    later = send(mta, reply(CAROL, [m for m in inbox(b.data, CAROL) if "the game begins" in str(m["Subject"])][-1], "Rv1\n"))
+    later = send(mta,
+                 reply(CAROL, [m for m in inbox(b.data, CAROL) if "the game begins" in str(m["Subject"])][-1], "Rv1\n"))
     wait_for("Carol's orders for g2 to reach B", lambda: delivered_to(mta, later, b.port), explain)
     # Every mail for g1 after the hold went to B, none to A.
     held_at = re.search(r"hold: RCPT from .*: <gm\+g1\.1\.\w+@[^>]*>: Recipient address "

@@ -65,7 +65,8 @@ def _played(tmp_path: Path, turns: int = 3, stale_after: int | None = None) -> t
                     world.daemon.master.save_snapshots()
                     shutil.copytree(tmp_path / "played" / "data" / "snapshots", stale)
             world.clock.advance(minutes=5)
-            return [compose(world.alice, "Rz4", "<next-a@example.org>"), compose(world.bob, "Oz4", "<next-b@example.org>")]
+            return [compose(world.alice, "Rz4", "<next-a@example.org>"),
+                    compose(world.bob, "Oz4", "<next-b@example.org>")]
 
     mails = run(scenario())
     return tmp_path / "played" / "data", mails, stale

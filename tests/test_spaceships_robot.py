@@ -206,7 +206,8 @@ def test_continued_match_with_additional_ships(variant):
     match = Match(MatchTerms(CONTINUED, games=2), ruleset)
     while not match.over:
         extra = match.additional_costs()
-        game = match.start_game(robot_setup(ruleset, "hard", rng, extra[0]), robot_setup(ruleset, "normal", rng, extra[1]))
+        game = match.start_game(robot_setup(ruleset, "hard", rng, extra[0]),
+                                robot_setup(ruleset, "normal", rng, extra[1]))
         while game.result is None and game.turn <= 100:
             report = game.push(robot_orders(seat_view(game.state, 1, game.reports), "hard", rng),
                                robot_orders(seat_view(game.state, 2, game.reports), "normal", rng))

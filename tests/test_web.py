@@ -495,7 +495,9 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
         result = grid.result
         game = MailGame(f"g{seed}", (Seat(1, ALICE, "Ann"), Seat(2, BOB, "Ben")), game_named("gridfighters"),
                         Options(), datetime(2026, 11, 21, tzinfo=UTC), "standard+quiet=20", phase=ENDED,
-                        play=play, outcome=GameEnd(EndKind.RULES, result.ended_after_move, winners=(result.winner,) if result.winner else (),
+                        play=play,
+                        outcome=GameEnd(EndKind.RULES, result.ended_after_move,
+                                        winners=(result.winner,) if result.winner else (),
                                                         clause=result.reason, result=result))
         refereed = referee_record(game.rules.record_text(game))
         assert refereed.exit_status == 0, (seed, refereed.text())

@@ -26,7 +26,7 @@ def add_operator(commands: Any) -> None:
     def action(name: str, help: str, with_identity: bool = True) -> argparse.ArgumentParser:
         parser = commands.add_parser(name, help=help,
                                      description=help + ". The daemon applies it and tells the players. "
-                                     f"Exit {EXIT_REFUSED} (and nothing done) when it cannot be done.")
+                                                 f"Exit {EXIT_REFUSED} (and nothing done) when it cannot be done.")
         parser.add_argument("game")
         data_option(parser)
         if with_identity:

@@ -103,7 +103,8 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
             continue
         notation.append("")
         nearest = difflib.get_close_matches(keyword, keywords, n=1, cutoff=0.6)
-        why = f"did you mean '{nearest[0]}'?" if nearest else "not a command, an order or a setup line (send 'help' for the list)"
+        why = (f"did you mean '{nearest[0]}'?" if nearest
+               else "not a command, an order or a setup line (send 'help' for the list)")
         mail.not_understood.append((number, raw.strip(), why))
     mail.notation = "\n".join(notation)
     return mail

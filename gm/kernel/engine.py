@@ -353,7 +353,8 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for
     for player in missing:  # a seat's count starts again when it sends what it owes
         game.missed[player] += 1
-    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after] if game.rules.forfeit_for_silence else []
+    forfeits = ([p for p in missing if game.missed[p] >= game.options.forfeit_after]
+                if game.rules.forfeit_for_silence else [])
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]
         end = GameEnd(EndKind.FORFEIT, winners=tuple(remaining) if len(remaining) == 1 else (), losers=tuple(forfeits),

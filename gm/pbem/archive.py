@@ -282,7 +282,8 @@ def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes |
     """What games created before the player's mailbox existed attached: the
     whole archive so far, opponent's mail and all. Kept only so that `replay`
     rebuilds those games' final sheets exactly; no new game sends it."""
-    keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and is_inbound(k))]
+    keys = [k for k in archive.keys()
+            if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and is_inbound(k))]
     messages = [archive.get_bytes(k) for k in keys]
     if pending is not None and not any(int(k.split(".")[0]) == number for k in keys):
         messages.append(pending)

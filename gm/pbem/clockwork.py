@@ -47,7 +47,8 @@ class Clockwork:
             if game.phase == ENDED or game.deadline is None:
                 continue
             reminder = game.reminder_due()
-            if reminder is not None and reminder <= now < game.deadline and [p for p in game.waiting_for if p not in game.reminded]:
+            if (reminder is not None and reminder <= now < game.deadline
+                    and [p for p in game.waiting_for if p not in game.reminded]):
                 count += self._spool_event(game, "reminder", reminder, now)
             if game.deadline <= now and now >= self._catching_up_until(game.deadline):
                 count += self._spool_event(game, "deadline", game.deadline, now)

@@ -264,7 +264,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         if game_id not in self.games:
             raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
         if any(k.endswith(f".in.{key}") for k in self.store.archive(game_id).keys()):
-            return  # applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only)
+            # Applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only).
+            return
         action = to_event(raw, game_id)
         if isinstance(action, PlayerMail) and self.robot_stale(key, game_id, action.player):
             return

@@ -200,7 +200,8 @@ class OutsideMail:
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
-        header = f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; at={at.isoformat()}; game={rules.name}"
+        header = (f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; "
+                  f"at={at.isoformat()}; game={rules.name}")
         for line in rules.creation_fields(terms):  # the game's own terms, as its creation event holds them
             name, _, value = line.partition(":")
             header += f"; t.{name.strip()}={value.strip()}"
@@ -220,7 +221,7 @@ class OutsideMail:
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm",
                   {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                                        "title": rules.title, "public": public},
+                   "title": rules.title, "public": public},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -256,11 +257,10 @@ class OutsideMail:
         rules = game_named(fields.get("game", DEFAULT_GAME))
         terms = _terms_of(rules, fields)
         self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}",
-                  at,
-                  "challenge",
+                  at, "challenge",
                   {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
-                                "match": rules.describe_terms(terms), "title": rules.title,
-                                "public": fields.get("public") == "yes"},
+                   "match": rules.describe_terms(terms), "title": rules.title,
+                   "public": fields.get("public") == "yes"},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 

@@ -73,7 +73,8 @@ class RobotSeats:
         if after == live.number and player in live.game.waiting_for:
             return False
         log_event("robot event dropped", game=game_id, key=key,
-                  reason="another event came first" if after != live.number else "the game no longer waits for that seat")
+                  reason=("another event came first" if after != live.number
+                          else "the game no longer waits for that seat"))
         self._robot_games.add(game_id)
         return True
 

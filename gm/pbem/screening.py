@@ -250,8 +250,8 @@ class Screening:
     def _duplicate(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
         message_id = player_message_id(mail.message)
-        if message_id is not None and digest(mail.orders[0]) in self.games.live(mail.game_id).applied.get(message_id,
-                                                                                                          ()):
+        if (message_id is not None
+                and digest(mail.orders[0]) in self.games.live(mail.game_id).applied.get(message_id, ())):
             log_event("mail duplicate", key=mail.key, message_id=message_id)
             return dropped(f"its Message-ID and text were applied already: {message_id}")
         return None

@@ -195,7 +195,8 @@ def _mail_names(raw: bytes, local: str, domain: str, game: str) -> bool:
     for address in envelope + addresses(message, "To") + addresses(message, "Cc"):
         name, _, host = address.rpartition("@")
         base, plus, tag = name.partition("+")
-        if plus and base.lower() == local.lower() and host.lower() == domain.lower() and tag.lower().split(".")[0] == game:
+        if (plus and base.lower() == local.lower() and host.lower() == domain.lower()
+                and tag.lower().split(".")[0] == game):
             return True
     return False
 

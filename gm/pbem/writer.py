@@ -282,9 +282,11 @@ def _field(name: str, value: str) -> str:
             folded = _fold_words(name, value)
             if folded is not None:
                 return folded
-        elif (len(name) + 2 + len(value) <= MAX_LINE and (
+        elif len(name) + 2 + len(value) <= MAX_LINE and (
                 (kind == "message-id" and _MSG_ID.fullmatch(value))
-                or (kind == "date" and _DATE.fullmatch(value) and format_datetime(parsedate_to_datetime(value)) == value))) or (kind == "content-type" and _BOUNDARY.fullmatch(value) and len(name) + 2 + len(value) < MAX_LINE):
+                or (kind == "date" and _DATE.fullmatch(value)
+                    and format_datetime(parsedate_to_datetime(value)) == value)
+                or (kind == "content-type" and _BOUNDARY.fullmatch(value) and len(name) + 2 + len(value) < MAX_LINE)):
             return f"{name}: {value}{CRLF}"
     return _folded_by_package(name, value)
 

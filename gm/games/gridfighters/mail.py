@@ -264,7 +264,8 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
     problems = setup_problems(player, placements, play.variant)
     if problems:
         reply.data["setup"] = {"accepted": False, "had_setup": player in play.setups,
-                               "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}" for p in problems]}
+                               "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}"
+                                            for p in problems]}
         reply.subject = lambda: "Your setup breaks the rules"
         reply.not_understood.append("your setup breaks the rules (see below)")
         return Did.REJECTED

@@ -45,7 +45,8 @@ def setup_problems(player: int, placements: Sequence[Placement], variant: Varian
         if p.piece not in pieces:
             if kind(p.piece) == "H":
                 right = "H" if variant.homes == 1 else "H1, H2 and H3"
-                reason = f"{p.piece} is not a piece in this variant: the home planet{'s are' if variant.homes > 1 else ' is'} {right}"
+                reason = (f"{p.piece} is not a piece in this variant: "
+                          f"the home planet{'s are' if variant.homes > 1 else ' is'} {right}")
             else:
                 reason = f"{p.piece} is not a piece in this variant"
             problems.append(SetupProblem(player, p.line, reason + " [setup]"))

@@ -128,7 +128,8 @@ def record_text(game: Table) -> str | None:
     lines += ["", "first 1"]
     for (before, _), (_, entry) in itertools.pairwise(positions):
         move = _move_of(before, entry)
-        lines.append(f"{entry.by}: {move.piece} {move.frm}-{move.to}" + ("  ; spent [procedure 4]" if entry.spent else ""))
+        lines.append(f"{entry.by}: {move.piece} {move.frm}-{move.to}"
+                     + ("  ; spent [procedure 4]" if entry.spent else ""))
     if game.outcome is not None:
         lines += ["", f"; Result: {game.outcome.reason}."]
     return "\n".join(lines) + "\n; end of the record\n"

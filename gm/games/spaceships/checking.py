@@ -106,8 +106,8 @@ def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order],
                 outcomes[position] = Accepted(order, (order.target,), executed=f"scan {order.target}")
     # Each launch's target is one more strike in the list [11.5.3], [11.5.5]:
     # with fewer strikes than launches, the launches written last have none.
-    launches = sorted(i for i,
-                      o in outcomes.items() if isinstance(o, Accepted) and isinstance(o.order, (Missile, Kamikaze)))
+    launches = sorted(i for i, o in outcomes.items()
+                      if isinstance(o, Accepted) and isinstance(o.order, (Missile, Kamikaze)))
     written_strikes = sum(isinstance(order, Strike) for order in orders)
     for position in launches[written_strikes:]:
         accepted = outcomes[position]
@@ -197,7 +197,8 @@ def _check_early_beam(order: Beam, side: Side, entitlement: Entitlement, geometr
     fleet = side.fleet
     candidates = [i for i, s in enumerate(fleet.ships) if s.type.beam]
     if order.ship is not None:
-        candidates = [i for i in candidates if fleet.ships[i].type is order.ship.type and fleet.ships[i].identity in (order.ship.identity, None)]
+        candidates = [i for i in candidates if fleet.ships[i].type is order.ship.type
+                      and fleet.ships[i].identity in (order.ship.identity, None)]
     if not candidates:
         return Rejected(order, "you have no death star [early 6.1.3]")
     line_mask = sum(c.bit for c in targets)

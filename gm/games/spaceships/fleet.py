@@ -145,7 +145,8 @@ def build_fleet(placements: Iterable[Placement], ruleset: Ruleset = DEFAULT, add
             problems.append(SetupProblem(line, problem))
         if ruleset.allowed_types is not None and placement.type not in ruleset.allowed_types:
             problems.append(SetupProblem(line, f"{placement.type.title}s are not allowed in this game [3.7.1]"))
-        elif ruleset.early and placement.type not in EARLY_TYPES and not (ruleset.composition and placement.type in GUNBOATS):
+        elif (ruleset.early and placement.type not in EARLY_TYPES
+              and not (ruleset.composition and placement.type in GUNBOATS)):
             problems.append(SetupProblem(line,
                                          f"the early rules have no {placement.type.title}s [early 3.3], [early 6]"))
         elif not ruleset.early and placement.type is ShipType.HF:
@@ -232,8 +233,8 @@ def _composition_problems(types: list[ShipType], ruleset: Ruleset, additional: i
         return problems
     measure = (lambda t: t.size) if ruleset.carried_in_cells else (lambda t: t.cost)
     extra = sum(measure(t) * n for t, n in remaining.items())
-    spare = " ".join(ship_label(t, None) for t,
-                     n in sorted(remaining.items(), key=lambda i: i[0].cost) for _ in range(n))
+    spare = " ".join(ship_label(t, None)
+                     for t, n in sorted(remaining.items(), key=lambda i: i[0].cost) for _ in range(n))
     if extra != additional:
         if additional == 0:
             problems.append(SetupProblem(None,
@@ -261,5 +262,6 @@ def _composition_problems(types: list[ShipType], ruleset: Ruleset, additional: i
         table = " + ".join("/".join(t.code for t in group) for group in wanted)
         problems.append(SetupProblem(
             None, f"carried-over resources of {additional} must be built as {table} by the "
-                  f"'{ruleset.composition} death star{'s' * (ruleset.composition == 'many')}' table, not {spare} [explanation 6.3]"))
+                  f"'{ruleset.composition} death star{'s' * (ruleset.composition == 'many')}' table, not {spare} "
+                  "[explanation 6.3]"))
     return problems

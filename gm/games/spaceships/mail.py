@@ -253,8 +253,8 @@ class Spaceships(GameRules[Play]):
         turns = []
         if play.game is not None:
             for report in play.game.reports:
-                turns.append(sheets.happened(report,
-                                             player) | {"orders": sheets.command_history(report.view(player).check)})
+                turns.append(sheets.happened(report, player)
+                             | {"orders": sheets.command_history(report.view(player).check)})
         data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns,
                     past_games=list(play.match_scores))
         return data
@@ -444,7 +444,8 @@ def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> D
     play.pending[player] = orders
     reply.data["replaced"] = previous is not None
     reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
-    reply.done.append(f"your orders for turn {game.turn}" + (", replacing all you sent before" if previous is not None else ""))
+    reply.done.append(f"your orders for turn {game.turn}"
+                      + (", replacing all you sent before" if previous is not None else ""))
     return Did.ACCEPTED
 
 

@@ -200,7 +200,8 @@ def render_text(outcome: RefereeOutcome) -> str:
         verdict = "a draw" if result.winner is None else f"player {result.winner} wins"
         tiebreak = ""
         if result.tiebreak is not None:
-            tiebreak = f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to {result.tiebreak[1]} [explanation 6.1])"
+            tiebreak = (f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to "
+                        f"{result.tiebreak[1]} [explanation 6.1])")
         lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {first} to {second}{tiebreak}. "
                      f"{result.reason}")
     return "\n".join(lines) + "\n"

@@ -146,8 +146,8 @@ class _Turn:
                           _destroyed_by(result, target, explosions))
         for accepted in check.accepted:
             if isinstance(accepted.order, Scan):
-                self._add(Announcement(by, "scan", accepted.cells[0], self._scan(passive, accepted.cells[0])), passive,
-                          [])
+                self._add(Announcement(by, "scan", accepted.cells[0], self._scan(passive, accepted.cells[0])),
+                          passive, [])
         for accepted in check.accepted:
             if isinstance(accepted.order, Kamikaze):
                 launch = accepted.cells[0]

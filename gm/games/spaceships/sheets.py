@@ -164,7 +164,8 @@ def next_turn(game: Table, player: int) -> dict[str, Any]:
                            "through your death star's cells in your own space (e.g. bRv1Rz1)", "", "  ")
              if game.play.ruleset.early else
              wrap(f"Beam from {ships[i].label} [8.2]: "
-                  + ("in any of the 13 directions" if len(d) == 13 else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
+                  + ("in any of the 13 directions" if len(d) == 13
+                     else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
                   "", "  ")}
             for i, d in e.beam_directions.items()
         ],
@@ -263,8 +264,8 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
         "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it",
                                  game.edition),
         "tables": grid_tables(own, known, game.edition),
-        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:",
-                                                                                        LEGEND_OPPONENT_ENTRIES)
+        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES)
+                         + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
                          if game.edition >= 2 else
                          wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + legend_opponent(1), "", "  ")),
         "remaining_materiel": game.play.game.state.side(player).remaining_materiel,

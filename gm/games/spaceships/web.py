@@ -32,8 +32,8 @@ def _space(state: GameState, player: int, reports: list[TurnReport]) -> dict[Cel
     marks = {cell: own_mark(known) for cell, known in own_space(state.side(player)).items()}
     for report in reports:
         for a in report.announcements:
-            if a.by != player and a.kind in ("strike",
-                                             "beam") and a.result is Result.MISS and marks[a.cell].css == "empty":
+            if (a.by != player and a.kind in ("strike", "beam") and a.result is Result.MISS
+                    and marks[a.cell].css == "empty"):
                 marks[a.cell] = MISS
     return marks
 

@@ -19,7 +19,8 @@ async def spaceships(tmp):
         from gm.kernel.values import Options
         from gm.pbem.admin import request_game
         from gmtest import ALICE, BOB
-        request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(), observers=["carol@example.com"])
+        request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(),
+                     observers=["carol@example.com"])
         await world.settle()
         await world.act(world.alice.reply, SETUP_ALICE)
         await world.act(world.bob.reply, "help\nstatus\nhistory\n" + SETUP_BOB)
