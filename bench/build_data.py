@@ -50,23 +50,23 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime
 from pathlib import Path
-from typing import Callable
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game, verify_replay
 from gm.pbem import loading, snapshots
+from gm.pbem.admin import request_game, verify_replay
 from gm.pbem.archive import identity_of, is_inbound, prepend_header, replay, without_gm_headers
 from gm.pbem.events import exact_time
-from gm.pbem.resident import summary_of
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now
+from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key, time_of
 from gm.pbem.tokens import instance_tag, token
 
@@ -171,7 +171,8 @@ def play(store: Store, master: GameMaster, clock: list, game_id: str, turns: int
 
 def prototype_of(store: Store, master: GameMaster, game_id: str) -> Prototype:
     game = master.games[game_id]
-    created = exact_time(time_of(next(k for k in store.archive(game_id).keys() if k.startswith("000001.in.")).split(".", 2)[2]))
+    created = exact_time(time_of(next(k for k in store.archive(game_id).keys() if k.startswith("000001.in.")).split(".",
+                                                                                                                    2)[2]))
     files = []
     for sub in ("cur", "new"):
         for entry in os.scandir(store.games_dir / game_id / sub):
@@ -331,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=20, help="the turn each game reaches (default 20; target 80)")
     parser.add_argument("--prototypes", type=int, default=4,
                         help="games played for real per id length; the others are their clones (default 4)")
-    parser.add_argument("--verify", type=int, default=10, help="clones checked by replay, besides every prototype (default 10)")
+    parser.add_argument("--verify", type=int, default=10,
+                        help="clones checked by replay, besides every prototype (default 10)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the orders (default 1)")
     parser.add_argument("--quick", action="store_true", help="12 games at turn 3, for the smoke test")
     parser.add_argument("--refresh", action="store_true",

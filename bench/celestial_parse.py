@@ -22,7 +22,7 @@ import argparse
 import random
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from gm.games.celestial_empire import orders as o
 from gm.games.celestial_empire import orders_empire as e

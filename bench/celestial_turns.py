@@ -25,11 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from celestial_fuzz import mail_for, scattered_game  # noqa: E402
-
-from gm.games.celestial_empire.notation import parse_orders  # noqa: E402
-from gm.games.celestial_empire.research import research_lines  # noqa: E402
-from gm.games.celestial_empire.turn import run_turn  # noqa: E402
+from celestial_fuzz import mail_for, scattered_game
+from gm.games.celestial_empire.notation import parse_orders
+from gm.games.celestial_empire.research import research_lines
+from gm.games.celestial_empire.turn import run_turn
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import email.parser
 import email.policy
 import hashlib
@@ -93,24 +94,24 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 import gm  # as installed: scripts/setup-venv installs this work tree into .venv
 from gm.games.spaceships.geometry import COLOURS, LETTERS, NUMBERS
+from gm.kernel.values import PLAY, Options
 from gm.pbem.admin import request_game
 from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler
 from gm.pbem.delivery import Deliverer
 from gm.pbem.mailer import Identity
 from gm.pbem.master import GameMaster, Limits, utc_now
-from gm.kernel.values import PLAY, Options
 from gm.pbem.store import Store
 from gm.storage import DurableMaildir
+
+ROOT = Path(__file__).resolve().parents[1]
 
 HOST = "127.0.0.1"
 GM_ADDRESS = "gm@example.org"
@@ -125,7 +126,7 @@ SETUPS = (
     "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n",
 )
 """Legal setups (the daemon tests' Alice and Bob)."""
-CELLS = [f"{c}{l}{n}" for c in COLOURS for l in LETTERS for n in NUMBERS]
+CELLS = [f"{c}{letter}{n}" for c in COLOURS for letter in LETTERS for n in NUMBERS]
 CACHE_ROOT = Path(tempfile.gettempdir()) / "gm-bench-cache"
 CACHE_FROM = 1_000
 """Start-up data directories of at least this many games are cached."""
@@ -235,7 +236,7 @@ def reply(original, body: str, threaded: bool = True) -> bytes:
     message["From"] = sender
     message["To"] = str(original["Reply-To"])
     message["Subject"] = "Re: " + str(original["Subject"]) if threaded else f"[gm {original['X-GM-Game']}] orders"
-    message["Date"] = format_datetime(datetime.now(timezone.utc))
+    message["Date"] = format_datetime(datetime.now(UTC))
     message["Message-ID"] = make_msgid(idstring=secrets.token_hex(6), domain=sender.split("@")[1])
     if threaded:
         message["In-Reply-To"] = str(original["Message-ID"])
@@ -332,7 +333,7 @@ def stranger_mail() -> Mail:
     """A mail to the GM that belongs to no game: handled (shunted) once the games are loaded."""
     message_id = make_msgid(domain="bench.example")
     raw = (f"From: someone@bench.example\r\nTo: {GM_ADDRESS}\r\nSubject: hello\r\nMessage-ID: {message_id}\r\n"
-           f"Date: {format_datetime(datetime.now(timezone.utc))}\r\n\r\nhello\r\n").encode()
+           f"Date: {format_datetime(datetime.now(UTC))}\r\n\r\nhello\r\n").encode()
     return Mail("someone@bench.example", GM_ADDRESS, raw, message_id, ack_key="")
 
 
@@ -421,7 +422,7 @@ def handled(data: Path, mail: Mail) -> bool:
     return (data / "outbox" / "new" / mail.ack_key).exists() or (data / "delivered" / "new" / mail.ack_key).exists()
 
 
-def wait_handled(data: Path, mail: Mail, server: "Server", timeout: float) -> float | None:
+def wait_handled(data: Path, mail: Mail, server: Server, timeout: float) -> float | None:
     """Seconds from sending ``mail`` until gm handled it, or None."""
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline and server.process.poll() is None:
@@ -438,7 +439,7 @@ class Server:
     def __init__(self, command: list[str], logfile: Path):
         self.port = 0
         self.logfile = logfile
-        self._log = open(logfile, "wb")
+        self._log = open(logfile, "wb")  # noqa: SIM115 (open while the daemon runs; closed when it stops)
         self.started = time.perf_counter()
         self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                                         stdout=self._log, stderr=subprocess.STDOUT)
@@ -480,22 +481,18 @@ class Server:
             # strace's child, and strace would only detach from it
             tree = process_tree(self.process.pid)
             for pid in tree[1:] or tree:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGINT)
-                except ProcessLookupError:
-                    pass
             try:
                 self.process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 for pid in reversed(tree):
-                    try:
+                    with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
                 self.process.wait(STOP_SECONDS)
         self._log.close()
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -512,7 +509,7 @@ def gm_serve(data: Path, logfile: Path, strace: Path | None = None) -> Server:
                "--address", GM_ADDRESS]
     if strace is not None:
         command = ["strace", "-f", "--seccomp-bpf", "-qq", "-ttt", "-o", str(strace), "-e",
-                   "trace=" + ",".join(STRACED)] + command
+                   "trace=" + ",".join(STRACED), *command]
     return Server(command, logfile)
 
 
@@ -641,10 +638,8 @@ def timed_send(port: int, batches: list[list[Mail]], timeout: float, while_sendi
     threads = [threading.Thread(target=client, args=(batch,), daemon=True) for batch in batches]
     for thread in threads:
         thread.start()
-    try:
+    with contextlib.suppress(threading.BrokenBarrierError):
         ready.wait()
-    except threading.BrokenBarrierError:
-        pass
     began = time.perf_counter()
     start.set()
     if while_sending is not None and not failures:
@@ -873,7 +868,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-big", action="store_true", help="skip the start-up measurement")
     parser.add_argument("--seed", type=int, default=1, help="seed of the orders' random strikes (default 1)")
     parser.add_argument("--timeout", type=float, default=600.0, help="bound on each phase, seconds (default 600)")
-    parser.add_argument("--quick", action="store_true", help="a tiny run for smoke tests (48 mails, 8 games; 20 at start-up)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a tiny run for smoke tests (48 mails, 8 games; 20 at start-up)")
     parser.add_argument("--strace", action="store_true",
                         help="count gm serve's fsyncs, files created, renames and unlinks per order mail (slows it)")
     parser.add_argument("--ceiling-server", metavar="MAILDIR", help=argparse.SUPPRESS)

@@ -175,7 +175,8 @@ def describe(bodies: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bodies", type=int, default=4000, help="order bodies in the corpus (default 4000)")
-    parser.add_argument("--repeat", type=int, default=7, help="timed passes over the corpus per reader; best counts (default 7)")
+    parser.add_argument("--repeat", type=int, default=7,
+                        help="timed passes over the corpus per reader; best counts (default 7)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the corpus (default 1)")
     parser.add_argument("--quick", action="store_true", help="a tiny run (300 bodies, 2 passes) for smoke tests")
     args = parser.parse_args(argv)
@@ -193,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     ratio = lark_rate / regex_rate
 
     print(f"parse benchmark: seed {args.seed}, best of {repeat} passes, one process, Python {sys.version.split()[0]}")
-    print(f"corpus: {len(bodies)} bodies, {orders} orders ({orders / len(bodies):.1f} a body), {sum(map(len, bodies))} characters")
+    print(f"corpus: {len(bodies)} bodies, {orders} orders ({orders / len(bodies):.1f} a body), {sum(map(len, bodies))} "
+          "characters")
     print(f"  {describe(bodies)}")
     print("cross-check: both readers find the same orders in every body: OK")
     print(f"orders/s Lark (parse_orders): {lark_rate:,.0f}")

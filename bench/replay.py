@@ -97,9 +97,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"data directory: {data}")
         else:
             sys.path.insert(0, str(HERE))
-            from build_data import build, describe
-
             import gm.pbem.creation
+            from build_data import build, describe
 
             data = Path(temporary) / "data"
             today = gm.pbem.creation.EDITION

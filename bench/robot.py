@@ -37,10 +37,8 @@ import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
-
-from robot_baselines import hunt_target_orders
 
 from gm.games.spaceships.bot import random_orders, random_setup
 from gm.games.spaceships.fleet import build_fleet
@@ -49,6 +47,7 @@ from gm.games.spaceships.orders import Order, format_orders
 from gm.games.spaceships.robot import robot_orders, robot_setup, seat_view
 from gm.games.spaceships.ruleset import DEFAULT
 from gm.games.spaceships.state import GameState
+from robot_baselines import hunt_target_orders
 
 MAX_TURNS = 300
 """A game still going after this many turns is stopped and counted a draw."""

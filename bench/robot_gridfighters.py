@@ -112,9 +112,11 @@ def report(level: str, tally: Tally) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=500, help="games for hard (default 500); easy and normal play a fifth")
+    parser.add_argument("--games", type=int, default=500,
+                        help="games for hard (default 500); easy and normal play a fifth")
     parser.add_argument("--seed", type=int, default=1, help="the run's seed (default 1)")
-    parser.add_argument("--quick", action="store_true", help="20 games for hard, 6 for easy and normal (the smoke test)")
+    parser.add_argument("--quick", action="store_true",
+                        help="20 games for hard, 6 for easy and normal (the smoke test)")
     args = parser.parse_args(argv)
     hard_games = 20 if args.quick else args.games
     counts = {"easy": 6 if args.quick else max(1, hard_games // 5),

@@ -10,7 +10,8 @@ from constructing the daemon until that mail's acknowledgement is queued
 every game is opened (from its snapshot's head where that is current, else
 rebuilt from its archive), so this is start-up as a player sees it.
 ``--drop-snapshots`` measures the start without them (the first start after
-an upgrade of gm, which rebuilds every game and writes its snapshot). Printed per game, beside a reference measured in the same run:
+an upgrade of gm, which rebuilds every game and writes its snapshot). Printed
+per game, beside a reference measured in the same run:
 reading every archive file's bytes from disk (done first, so the page cache
 is warm for both; the reference is the floor of any start-up that reads
 the archives, not a target).
@@ -43,7 +44,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
 
@@ -97,7 +98,7 @@ def child(data: str, timeout: float) -> int:
     reply_to = f"gm+{game}.1.{token(with_store.key, game, 1)}@example.org"
     sender = f"{game}.p1@players.example"
     raw = (f"From: {sender}\r\nTo: {reply_to}\r\nSubject: [gm {game}] orders\r\n"
-           f"Date: {format_datetime(datetime.now(timezone.utc))}\r\nMessage-ID: <startup-{time.time_ns()}@players.example>\r\n"
+           f"Date: {format_datetime(datetime.now(UTC))}\r\nMessage-ID: <startup-{time.time_ns()}@players.example>\r\n"
            f"\r\nRv1\r\n").encode()
     del with_store
     places = [root / "outbox" / "new" / ack, root / "delivered" / "new" / ack]
@@ -141,7 +142,8 @@ def bare_peak() -> int:
     """Peak RSS of an interpreter that only imported gm's daemon (same flags as this one)."""
     code = ("import resource, gm.pbem.daemon, gm.games.spaceships.mail; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
-    done = subprocess.run([sys.executable, *interpreter_flags(), "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, *interpreter_flags(), "-c", code], capture_output=True, text=True,
+                          check=True)
     return int(done.stdout)
 
 
@@ -187,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             from build_data import build, describe
 
             source = work / "built"
-            print(f"data directory built now: {describe(build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3))}")
+            built = build(source, args.games, args.turns, seed=args.seed, prototypes=2 if args.quick else 4, verify=3)
+            print(f"data directory built now: {describe(built)}")
         reference, files, size = (None, 0, 0) if args.no_read_reference else archive_read_seconds(source)
         listing = archive_list_seconds(source)
         bare = bare_peak()

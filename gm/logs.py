@@ -27,8 +27,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 log = logging.getLogger("gm")
 
@@ -115,7 +116,7 @@ def parse_level(text: str) -> int:
     """A level name (any case) as a number; ValueError names the choices."""
     name = text.strip().upper()
     if name not in LEVELS:
-        raise ValueError(f"log level {text!r}: choose one of {', '.join(l.lower() for l in LEVELS)}")
+        raise ValueError(f"log level {text!r}: choose one of {', '.join(level.lower() for level in LEVELS)}")
     return getattr(logging, name)
 
 

@@ -89,10 +89,11 @@ import secrets
 import socket
 import threading
 import time
-from contextlib import nullcontext
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Protocol
 
 _HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
 
@@ -294,10 +295,8 @@ def _drop_half_written(tmp: Path) -> None:
     """Remove a file a write failed in: a half-written file (a full disk)
     would keep its space taken. A failure to remove it is not the fault
     being raised, so it is not raised."""
-    try:
+    with suppress(OSError):
         tmp.unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 def _manifest_text(lines: list[str]) -> bytes:
@@ -358,7 +357,7 @@ def finish_interrupted(manifest: Path, root: Path) -> int:
 _local = threading.local()
 
 
-def current_batch() -> "Batch | None":
+def current_batch() -> Batch | None:
     """The batch open in this thread, if any."""
     return getattr(_local, "batch", None)
 
@@ -396,7 +395,7 @@ class Batch:
     removed: dict[tuple[str, str], tuple[_Place, Path]] = field(default_factory=dict)
     _manifest_durable: bool = False
 
-    def __enter__(self) -> "Batch":
+    def __enter__(self) -> Batch:
         if current_batch() is not None:
             raise RuntimeError("a batch is already open in this thread")
         _local.batch = self
@@ -464,10 +463,8 @@ class Batch:
         self.staged = {}
         if self.manifest is not None and self._manifest_durable:
             self._manifest_durable = False
-            try:
+            with suppress(OSError):
                 os.truncate(self.manifest, 0)  # durable with the next batch; harmless if it comes back
-            except OSError:
-                pass
         if self.after_commit:
             self.syncer.crashpoint(self.after_commit)
         removed, self.removed = list(self.removed.items()), {}

@@ -40,24 +40,24 @@ import smtplib
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from email.message import EmailMessage
 from email.utils import getaddresses, parseaddr, parsedate_to_datetime
 from pathlib import Path
-from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
+from gm.kernel.values import Options  # noqa: E402
 from gm.mail.reading import parse_message  # noqa: E402
 from gm.pbem.admin import request_game, verify_replay  # noqa: E402
 from gm.pbem.daemon import Config, Daemon  # noqa: E402
 from gm.pbem.mailer import Identity  # noqa: E402
-from gm.kernel.values import Options  # noqa: E402
 
 GM = "gm@example.org"
-CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 """When the game is created (``gm new``); the GM's first two mails carry this Date."""
 KEY_SEED = b"gm sample-mail demo server key, public, never use for a real game"
 KEY_FILE = "demo-server.key"
@@ -101,7 +101,7 @@ class Mail:
     who: Person
     date: str
     message_id: str
-    client: Callable[["Mail", EmailMessage], bytes]
+    client: Callable[[Mail, EmailMessage], bytes]
     text: str
 
     @property
@@ -119,7 +119,7 @@ def crlf(text: str) -> str:
 
 def reply_headers(mail: Mail, original: EmailMessage, subject_prefix: str = "Re: ") -> dict[str, str]:
     """What every client puts in a reply: To the Reply-To, threading, Re:."""
-    references = " ".join(str(original.get("References", "")).split() + [str(original["Message-ID"])])
+    references = " ".join([*str(original.get("References", "")).split(), str(original["Message-ID"])])
     return {
         "to": str(original["Reply-To"]),
         "subject": subject_prefix + str(original["Subject"]),
@@ -215,7 +215,8 @@ def mutt(mail: Mail, original: EmailMessage) -> bytes:
     h = reply_headers(mail, original)
     moment = parsedate_to_datetime(str(original["Date"]))  # Mutt's %d: the date as the mail gives it
     attribution = f"On {moment:%a, %b %d, %Y at %I:%M:%S%p %z}, Spaceships GM wrote:"
-    body = attribution + "\n" + quote([line for line in sheet(original) if line.startswith("Send your setup")]) + "\n" + mail.text
+    body = attribution + "\n" + quote([line for line in sheet(original) if line.startswith("Send your "
+                                                                                           "setup")]) + "\n" + mail.text
     return crlf(
         f"Date: {mail.date}\n"
         f"From: {mail.who.header}\n"
@@ -239,7 +240,7 @@ def outlook_desktop(mail: Mail, original: EmailMessage) -> bytes:
     moment = when(original, mail.who)
     paragraphs = "".join(
         f"<p class=MsoNormal>{html.escape(line, quote=False) + '<o:p></o:p>' if line else '<o:p>&nbsp;</o:p>'}</p>\n"
-        for line in mail.text.rstrip("\n").split("\n") + [""]
+        for line in [*mail.text.rstrip("\n").split("\n"), ""]
     )
     original_html = (
         "<p class=MsoNormal>-----Original Message-----<br>\n"
@@ -522,12 +523,14 @@ def outlook_web(mail: Mail, original: EmailMessage) -> bytes:
     plain = ("\n".join(own) + "\n\n" + "_" * 32 + "\n"
              f"From: Spaceships GM <{GM}>\nSent: {sent}\nTo: {mail.who.address} <{mail.who.address}>\n"
              f"Subject: {original['Subject']}\n\n" + "\n".join(sheet(original)) + "\n")
-    style = 'style="font-family: Aptos, Aptos_EmbeddedFont, Aptos_MSFontService, Calibri, Helvetica, sans-serif; font-size: 12pt; color: rgb(0, 0, 0);"'
+    style = ('style="font-family: Aptos, Aptos_EmbeddedFont, Aptos_MSFontService, Calibri, Helvetica, sans-serif; '
+             'font-size: 12pt; color: rgb(0, 0, 0);"')
     rich = (
         '<html>\n<head>\n<meta http-equiv="Content-Type" content="text/html; charset=us-ascii">\n'
         '<style type="text/css" style="display:none;"> P {margin-top:0;margin-bottom:0;} </style>\n'
         '</head>\n<body dir="ltr">\n'
-        + "".join(f'<div class="elementToProof" {style}>\n{html.escape(line, quote=False) or "<br>"}</div>\n' for line in own)
+        + "".join(f'<div class="elementToProof" {style}>\n{html.escape(line, quote=False) or "<br>"}</div>\n'
+                  for line in own)
         + '<div id="appendonsend"></div>\n<hr style="display:inline-block;width:98%" tabindex="-1">\n'
         '<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri, sans-serif" style="font-size:11pt" color="#000000">'
         f"<b>From:</b> Spaceships GM &lt;{GM}&gt;<br>\n<b>Sent:</b> {sent}<br>\n"
@@ -712,7 +715,7 @@ async def play(data: Path) -> dict[str, bytes]:
         assert game.outcome is not None and game.outcome.scores == (13, 0) and game.outcome.winner == 1, game.outcome
     finally:
         await daemon.stop()
-    count, differences = verify_replay(str(data / "games" / "g1"))
+    _count, differences = verify_replay(str(data / "games" / "g1"))
     assert not differences, differences
     return files
 
@@ -739,7 +742,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"would write {name}")
         for name in stale:
             print(f"would remove {name}")
-        print("sample-mail is up to date" if not (changed or stale) else "sample-mail is out of date: run make_samples.py")
+        print("sample-mail is up to date" if not (changed or stale)
+              else "sample-mail is out of date: run make_samples.py")
         return 1 if changed or stale else 0
     for name in stale:
         (HERE / name).unlink()

@@ -4,6 +4,7 @@ the PNG screenshots it takes) with the standard library only."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
@@ -82,10 +83,8 @@ class Chromium:
 
 def _kill_group(process: subprocess.Popen) -> None:
     """End the process group of a Chromium this module started (it leads it)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     process.wait()
 
 

@@ -20,10 +20,10 @@ import random
 from collections import deque
 from collections.abc import Callable
 
+from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 from gm.games.celestial_empire.orders import AllianceLevel
 from gm.games.celestial_empire.research import is_research_turn
 from gm.games.celestial_empire.state import GameState, Planet, Ship, new_game
-from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 
 NAMES = ("Grok", "Winter", "Master", "Assassins", "PsiNinja", "Warlord", "Zed", "Orion", "Vega")
 LONG = "Wwwwwwwwwwwwwwwwwwwwwww"
@@ -122,7 +122,7 @@ def ship_order(state: GameState, empire: int, ship: Ship, rng: random.Random) ->
         lambda: f"Z{amount(rng, 3)}{rng.choice(UNITS)}",
         lambda: f"B{amount(rng, 5)}{rng.choice(UNITS)}",
         lambda: f"={rng.choice(('Black Arrow', 'x', LONG, 'Star of ' + NAMES[empire - 1]))}",
-        lambda: f"G{rng.choice(NAMES[:len(state.empires)] + ('Nobody',))}",
+        lambda: f"G{rng.choice((*NAMES[:len(state.empires)], 'Nobody'))}",
     ]
     if foreign or others:
         target = rng.choice(foreign or others)

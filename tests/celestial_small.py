@@ -9,8 +9,17 @@ Empire 1 (Grok) has its home at 101, empire 2 (Winter) at 107, empire 3
 
 from __future__ import annotations
 
-from gm.games.celestial_empire.state import (START_MINIMUM_BIDS, START_PRICES, START_STOCK, Cargo, Empire,
-                                             GameState, Market, Planet, Ship)
+from gm.games.celestial_empire.state import (
+    START_MINIMUM_BIDS,
+    START_PRICES,
+    START_STOCK,
+    Cargo,
+    Empire,
+    GameState,
+    Market,
+    Planet,
+    Ship,
+)
 
 LINKS = {101: (102, 107), 102: (101, 103), 103: (102, 104), 104: (103, 105), 105: (104, 106),
          106: (105, 199), 107: (101,), 199: (106,)}

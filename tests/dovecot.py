@@ -51,9 +51,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from gmprocess import read_greeting
-
 import pytest
+
+from gmprocess import read_greeting
 
 HOST = "127.0.0.1"
 DEFAULT_USER = "gm@example.test"
@@ -405,16 +405,13 @@ service anvil {{
         """Start the master and wait for our greeting.  None when it answers;
         else a description of the failure (the master is then stopped)."""
         assert self.config_path is not None and self.binary is not None
-        stdout = open(self.root / "dovecot.stdout", "ab")  # type: ignore[operator]
-        try:
+        with open(self.root / "dovecot.stdout", "ab") as stdout:  # type: ignore[operator]
             process = subprocess.Popen(
                 [self.binary, "-F", "-c", str(self.config_path)],
                 stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.STDOUT,
                 start_new_session=True, close_fds=True,
                 preexec_fn=_die_with_parent(),
             )
-        finally:
-            stdout.close()
         self._process = process
         deadline = time.monotonic() + self.start_timeout
         expected = f"gm-test-{self._token} ready".encode()
@@ -425,9 +422,8 @@ service anvil {{
                 return (f"master exited with status {process.returncode}\n"
                         f"{self._startup_output()}")
             greeting = read_greeting(self.host, self.port or 0, b"x LOGOUT\r\n", timeout=0.5)
-            if greeting is not None:
-                if expected in greeting:
-                    return None
+            if greeting is not None and expected in greeting:
+                return None
                 # Someone else owns the port; our master will fail to bind.
             time.sleep(0.02)
         self._terminate(process)

@@ -10,8 +10,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 WAIT = 30.0
 """Seconds any one wait may take before a test gives up."""
@@ -26,7 +27,8 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 def gm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """Run an installed gm command (never the checkout's: ``-P``)."""
-    return subprocess.run([sys.executable, "-P", "-m", "gm", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run([sys.executable, "-P", "-m", "gm", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=60)
 
 
 def inbox(data: Path, address: str) -> list:
@@ -85,7 +87,8 @@ def serving(data: Path, port: int, address: str | None, cwd: Path):
     import signal
 
     own = ["--address", address] if address is not None else []
-    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
+    daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp",
+                               f"127.0.0.1:{port}",
                                *own], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for("the SMTP listener", lambda: listening(port))

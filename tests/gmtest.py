@@ -7,7 +7,7 @@ import asyncio
 import re
 import smtplib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime, make_msgid
@@ -81,7 +81,7 @@ def rows(block: str) -> list[str]:
     return found
 
 
-START = datetime(2026, 11, 21, 12, 0, 0, 417_123, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 12, 0, 0, 417_123, tzinfo=UTC)
 """The test clock's start: with a sub-second part, as a real clock has (a
 clock that ticked in whole seconds once hid deadlines that never fired)."""
 
@@ -111,7 +111,7 @@ class Player:
     """A player who reads the GM's mail and replies to the latest one."""
 
     address: str
-    world: "World"
+    world: World
     read: set[str] = field(default_factory=set)
 
     def inbox(self) -> list:
@@ -159,14 +159,14 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
-async def started_game(world: "World") -> None:
+async def started_game(world: World) -> None:
     """A new game between Alice and Bob, both setups in: turn 1 is being collected."""
     await world.new_game()
     await world.act(world.alice.reply, SETUP_ALICE)
     await world.act(world.bob.reply, SETUP_BOB)
 
 
-def shunt_reasons(world: "World") -> list[bytes]:
+def shunt_reasons(world: World) -> list[bytes]:
     """The X-GM-Shunt-Reason line of everything in the shunt."""
     store = world.daemon.store
     return [store.shunt.get_bytes(k).split(b"\r\n")[0] for k in store.shunt.keys()]
@@ -182,7 +182,7 @@ class World:
         self.alice = Player(ALICE, self)
         self.bob = Player(BOB, self)
 
-    async def __aenter__(self) -> "World":
+    async def __aenter__(self) -> World:
         await self.daemon.start(background=False)
         return self
 
@@ -223,10 +223,9 @@ class World:
         return confirmation
 
     async def new_game(self, **options) -> None:
-        from gm.pbem.admin import request_game
-        from gm.kernel.values import Options
-
         from gm.kernel.protocol import game_named
+        from gm.kernel.values import Options
+        from gm.pbem.admin import request_game
 
         game = options.pop("game", "spaceships")
         variant = options.pop("variant", game_named(game).default_variant)

@@ -38,7 +38,7 @@ Your fleet
 Reply with your orders, one line per command, e.g.
   bRv1Rx1 Gy3, mRv2 Bz5 ; comment
 
--- 
+--
 GM for Spaceships <gm@example.org>
 """
 

@@ -4,7 +4,7 @@ stalling forever. Through the real daemon, with a clock the test moves."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from random import Random
 
 from gm.kernel.commands import read_mail
@@ -75,7 +75,7 @@ def test_absent_until_a_date_runs_to_the_end_of_that_day(tmp_path):
             await started_game(world)
             await world.act(world.alice.reply, "absent until 2026-11-30")
             assert "you are away until the end of 2026-11-30 (UTC)" in text(world.alice.latest())
-            assert game_of(world).deadline == datetime(2026, 12, 1, tzinfo=timezone.utc)
+            assert game_of(world).deadline == datetime(2026, 12, 1, tzinfo=UTC)
             assert "Player 1 is away until the end of 2026-11-30 (UTC)" in text(world.bob.latest())
         replays(tmp_path)
     run(scenario())
@@ -94,7 +94,7 @@ def test_a_request_past_the_cap_is_refused_with_the_longest_allowed(tmp_path):
             assert game_of(world).deadline == START + timedelta(hours=72)
             assert len(world.alice.inbox()) == before  # nothing to tell
             await world.act(world.bob.reply, "absent until 2026-12-04")
-            assert game_of(world).deadline == datetime(2026, 12, 5, tzinfo=timezone.utc)
+            assert game_of(world).deadline == datetime(2026, 12, 5, tzinfo=UTC)
         replays(tmp_path)
     run(scenario())
 
@@ -186,14 +186,14 @@ def test_an_absence_in_grid_fighters_waits_for_the_absent_players_move(tmp_path)
 
 
 def test_edition_1_games_answer_absent_as_before():
-    at = datetime(2026, 11, 21, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 21, tzinfo=UTC)
     seats = (Seat(1, ALICE, "Player 1"), Seat(2, BOB, "Player 2"))
     for edition, understood in ((1, False), (2, True)):
         game, _ = create(Created(at, "g1", seats, "2.6.1", Options(), edition=edition))
         notices = apply(game, PlayerMail(at, 2, "absent until 2026-11-30\n"))
         reply = notices[0].data
         assert (not reply["not_understood"]) == understood, reply
-        assert (game.deadline == datetime(2026, 12, 1, tzinfo=timezone.utc)) == understood
+        assert (game.deadline == datetime(2026, 12, 1, tzinfo=UTC)) == understood
     assert read_mail("back\n", lambda word: False).not_understood  # not a command of the kernel's own
 
 
@@ -242,4 +242,5 @@ def test_a_subject_or_reference_with_a_huge_turn_number_is_read_as_no_turn():
     huge = "9" * 5000
     assert answered_turn(game, PlayerMail(START, 2, "Rv1", subject=f"Re: turn {huge}")) is None
     assert answered_turn(game, PlayerMail(START, 2, "Rv1", in_reply_to=f"<g1.{huge}.1@example.org>")) is None
-    assert answered_turn(game, PlayerMail(START, 2, "Rv1", subject="Re: [gm g1] Turn 2 results; orders for turn 3")) == 3
+    assert answered_turn(game,
+                         PlayerMail(START, 2, "Rv1", subject="Re: [gm g1] Turn 2 results; orders for turn 3")) == 3

@@ -7,7 +7,7 @@ in it."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -26,7 +26,7 @@ from gmtest import Player, World, run, started_game, text
 TAKEN = ["carol@example.org", "you@localhost", "friend@host", "Bob.Smith+games@mail-1.Example.NET", "x@a.b.c.example"]
 REFUSED = ["not-an-address", "you@", "@localhost", "a b@example.org", "a@b@c.example", "a@-x.example", "a@x..example",
            "a@x_y.example", "a@x.example, b@y.example", '"a b"@x.example', "a@[127.0.0.1]", "robot", ""]
-NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_the_policy_reads_one_address_as_a_header_or_a_line_writes_it():
@@ -43,7 +43,8 @@ def test_gm_new_and_the_intake_take_the_same_addresses(tmp_path, address):
     taken = address in TAKEN
     assert (normalized(address) is not None) == taken  # the sender of every mail, a challenge, the owner
     store, identity = Store(str(tmp_path / "data")), Identity()
-    for players, observers in (([address, "other@example.org"], []), (["one@example.org", "two@example.org"], [address])):
+    for players, observers in (([address, "other@example.org"], []),
+                               (["one@example.org", "two@example.org"], [address])):
         try:
             request_game(store, identity, players, "2.6.1", Options(), NOW, observers=observers)
         except ValueError as error:

@@ -99,7 +99,8 @@ def test_replay_benchmark_quick():
     output = run_quick("replay.py")  # exit 0: every game replayed byte for byte
     for label in ("turns/s gm replay", "reference turns/s reading and parsing every archived message"):
         assert figure(output, label) > 0, label
-    assert re.search(r"^target: at least 1,000 turns a second, byte-exact: (MET|NOT MET)$", output, re.MULTILINE), output
+    assert re.search(r"^target: at least 1,000 turns a second, byte-exact: (MET|NOT MET)$", output,
+                     re.MULTILINE), output
 
 
 def test_replay_benchmark_profile():

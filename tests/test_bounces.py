@@ -120,7 +120,7 @@ def test_a_bounce_marks_the_address_and_tells_the_opponent_once(tmp_path, make):
             assert (game.turn, dict(game.play.pending), game.phase, len(world.bob.inbox())) == before
             assert game.bouncing == {2}
         assert main(["show", "g1", "--data", str(tmp_path / "data")]) == 0
-        count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
+        _count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
         assert differences == []
         async with World(tmp_path) as world:  # mail from Bob: his address works again
             await world.act(world.bob.reply, "Bz5")
@@ -171,7 +171,7 @@ class RefusingRelay:
     async def handle_RCPT(self, server, session, envelope, address, options):
         if address == self.refused:
             self.attempts += 1
-            return "550 5.1.1 <%s>: Recipient address rejected" % address
+            return f"550 5.1.1 <{address}>: Recipient address rejected"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -189,7 +189,8 @@ def test_a_relay_refusing_for_good_is_not_retried_and_the_opponent_is_told(tmp_p
             store = world.daemon.store
             assert handler.attempts == 1 and store.outbox.keys() == []
             (kept,) = store.undeliverable.keys()
-            assert store.undeliverable.get_bytes(kept).startswith(b"X-GM-Undeliverable-Reason: {'bob@example.net': (550")
+            assert store.undeliverable.get_bytes(kept).startswith(
+                b"X-GM-Undeliverable-Reason: {'bob@example.net': (550")
             for _ in range(3):
                 world.clock.advance(hours=2)
                 await world.settle()
@@ -200,7 +201,7 @@ def test_a_relay_refusing_for_good_is_not_retried_and_the_opponent_is_told(tmp_p
             assert len(notices) == 1 and str(notices[0]["To"]) == ALICE
             assert BOB.encode() not in notices[0].as_bytes()
         server.close()
-        count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))  # the event's key holds ".out."
+        _count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))  # the event's key holds ".out."
         assert differences == []
     asyncio.run(scenario())
 

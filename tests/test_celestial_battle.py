@@ -11,17 +11,28 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celestial_text import history, orders
 from gm.games.celestial_empire.battle import battle
 from gm.games.celestial_empire.damage import pdu_passage_fire
 from gm.games.celestial_empire.formulas import absorbed, mass, pdu_shots, shots
 from gm.games.celestial_empire.orders import AllianceLevel
-from gm.games.celestial_empire.spacemines import spacemine_attack
-from gm.games.celestial_empire.state import (NEUTRAL, START_MINIMUM_BIDS, START_PRICES, START_SCORE_PER_CREDIT,
-                                             START_STOCK, Cargo, Empire, GameState, Market, Planet, Ship)
 from gm.games.celestial_empire.report import Report
+from gm.games.celestial_empire.spacemines import spacemine_attack
+from gm.games.celestial_empire.state import (
+    NEUTRAL,
+    START_MINIMUM_BIDS,
+    START_PRICES,
+    START_SCORE_PER_CREDIT,
+    START_STOCK,
+    Cargo,
+    Empire,
+    GameState,
+    Market,
+    Planet,
+    Ship,
+)
 from gm.games.celestial_empire.steps import END_OF_TURN, end_of_turn_in_order
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 EARTH = 105
 GROK, WINTER, MASTER = 1, 2, 3
@@ -184,7 +195,7 @@ def test_each_fighter_fires_once_a_turn_and_the_rest_is_all_that_is_left_r43():
     add(state, 201, GROK, 101, f=10)
     add(state, 321, WINTER, 101, c=100)
     add(state, 322, WINTER, 101, c=100)
-    after, report = turn(state, {GROK: "S201A4S321\nS201AS322\nS201A2S321\n"})
+    _after, report = turn(state, {GROK: "S201A4S321\nS201AS322\nS201A2S321\n"})
     lines = history(report)
     assert lines[0][1].startswith("4 fighter units fired") and lines[1][1].startswith("6 fighter units fired")
     assert "no fighter units left this turn" in lines[2][2]
@@ -352,7 +363,7 @@ def test_spacemine_attacks_in_the_order_of_jumping_each_meeting_what_is_left_r37
     spacemine_attack(state, first, 103, report)
     spacemine_attack(state, second, 103, report)
     assert state.planets[103].deployed == 100  # nothing happens before step 20
-    [end for name, end in END_OF_TURN if name == "spacemine attacks"][0](state, report)
+    next(end for name, end in END_OF_TURN if name == "spacemine attacks")(state, report)
     assert [(v.ship, v.shots) for v in report.volleys] == [(201, 50), (202, 45)]
     assert state.planets[103].deployed == 100 - 10 - 9
 
@@ -365,7 +376,7 @@ def test_pdus_fire_at_ships_passing_through_but_not_at_friends_or_hulls_r48():
     hull, own = add(state, 202, GROK, 102), add(state, 203, WINTER, 102, f=5)
     report = Report(state.turn)
     assert [pdu_passage_fire(state, s, 102, report) for s in (grok, master, hull, own)] == [pdu_shots(20), 0, 0, 0]
-    [end for name, end in END_OF_TURN if name == "damage"][0](state, report)
+    next(end for name, end in END_OF_TURN if name == "damage")(state, report)
     assert (grok.fighters, grok.cargo_units) == (0, 10)  # PDU shots: never cargo, so the jump goes on
     state.planets[EARTH].pdus, grok.fighters = 50, 10
     state.turn = 14

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from gm.kernel.values import Options
 from gm.pbem.admin import request_game, verify_replay
-from gmtest import GM, Player, World, enclosures, text
 from gm.pbem.tokens import token
+from gmtest import Player, World, enclosures, text
 from test_secrecy_whole_game import texts
 
 ADDRESSES = ("ann@example.org", "bea@example.net", "cy@example.com")
@@ -128,14 +128,13 @@ def test_an_empire_name_must_be_one_word_orders_can_use(tmp_path):
 def test_after_a_resignation_the_players_still_playing_may_agree_a_draw():
     """A resigned empire plays on by its standing orders (R-84) but has no say
     in a draw: the offers of the players still playing are enough."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
-    from gm.kernel.values import Created, PlayerMail
-    from gm.kernel.values import Seat
+    from gm.kernel.values import Created, PlayerMail, Seat
 
-    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
     seats = tuple(Seat(n, address, name) for n, (address, name) in
                   enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
     game, _ = engine.create(Created(at, "g1", seats, "standard", Options(), Terms(7), game="celestial-empire"))
@@ -174,10 +173,10 @@ def test_a_challenge_by_mail_starts_a_game_of_two_empires_with_its_own_seed(tmp_
 def test_a_resigned_empire_cannot_win_r84():
     """An empire whose player resigned plays on, but meeting a winning
     condition does not end the game for it; the others still can win."""
-    from gm.games.celestial_empire.report import Report
-    from gm.games.celestial_empire.variants import variant_named
     from gm.games.celestial_empire.galaxy import generate
+    from gm.games.celestial_empire.report import Report
     from gm.games.celestial_empire.state import new_game
+    from gm.games.celestial_empire.variants import variant_named
 
     state = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
     state.turn = 2  # as run_turn leaves it after turn 1
@@ -191,8 +190,8 @@ def test_a_resigned_empire_cannot_win_r84():
 
 def test_when_the_length_runs_out_the_most_among_the_empires_still_played_wins_r84():
     from gm.games.celestial_empire.galaxy import generate
-    from gm.games.celestial_empire.state import new_game
     from gm.games.celestial_empire.report import Report
+    from gm.games.celestial_empire.state import new_game
     from gm.games.celestial_empire.variants import variant_named
 
     state = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
@@ -209,16 +208,15 @@ def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
     """A research order the rules leave to the GM goes to the operator
     (`gm show`, the owner's summary), and `gm answer` sends the empire the
     answer, an event of the archive like the operator's other actions."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
-    from gm.kernel.values import Answered, Created, DeadlinePassed, PlayerMail
-    from gm.kernel.values import Seat
+    from gm.kernel.values import Answered, Created, DeadlinePassed, PlayerMail, Seat
     from gm.pbem.admin import describe_game
     from gm.pbem.mailer import body_text
 
-    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
     seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
     game, _ = engine.create(Created(at, "g1", seats, "standard", Options(), Terms(7), game="celestial-empire"))
     state = game.play.state
@@ -240,14 +238,13 @@ def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
 
 def engine_game(variant: str = "standard", **options):
     """Three empires through the kernel alone (no daemon), on galaxy seed 7."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
-    from gm.kernel.values import Created
-    from gm.kernel.values import Seat
+    from gm.kernel.values import Created, Seat
 
-    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
     seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
     game, _ = engine.create(Created(at, "g1", seats, variant, Options(**options), Terms(7), game="celestial-empire"))
     return game, at

@@ -11,20 +11,34 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celestial_text import history, orders
 from gm.games.celestial_empire import earth as market_model
 from gm.games.celestial_empire.earth import contracting, earth_market, trading
 from gm.games.celestial_empire.galaxy import generate
-from gm.games.celestial_empire.industry import (planet_building, ship_building, ship_cost, transmutation,
-                                                unbuilding, unit_cost)
+from gm.games.celestial_empire.industry import (
+    planet_building,
+    ship_building,
+    ship_cost,
+    transmutation,
+    unbuilding,
+    unit_cost,
+)
 from gm.games.celestial_empire.notation import parse_order, parse_orders
 from gm.games.celestial_empire.orders import AllianceLevel, Unit
-from gm.games.celestial_empire.orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs,
-                                                     BuildSpacemines, BuildUnits, Transmute, Unbuild)
+from gm.games.celestial_empire.orders_empire import (
+    BuildHyperdrives,
+    BuildIndustry,
+    BuildMines,
+    BuildPDUs,
+    BuildSpacemines,
+    BuildUnits,
+    Transmute,
+    Unbuild,
+)
 from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 START = new_game(generate(7, 3), ["Grok", "Winter", "Master"])
 for _planet in START.planets.values():  # no mining at the end of the turn: the steps' ore is all there is
@@ -113,7 +127,7 @@ def test_new_ships_take_unused_numbers_drawn_from_the_seed_r54(state):
 
 def test_spacemines_are_built_from_the_ore_type_named_into_the_stockpile_r56(state):
     planet = home(state)
-    after, report = run_turn(state, {1: orders(f"{planet.number}B5S0\n")})
+    after, _report = run_turn(state, {1: orders(f"{planet.number}B5S0\n")})
     built = after.planets[planet.number]
     assert (built.spacemines, built.deployed, built.ore[0]) == (5, 0, planet.ore[0] - 5)
     assert parse_orders(f"{planet.number}B5S")[0].error is not None  # no type: "which ore?"
@@ -244,14 +258,14 @@ def test_unlimited_selling_buys_everything_r28(state):
     state.market.limited_selling = False
     ship = ship_of(state, cargo=100, at=state.earth)
     ship.hold.ore[1] = 90
-    after, report = run_turn(state, {1: orders(f"S{ship.number}X90R1\n")})
+    after, _report = run_turn(state, {1: orders(f"S{ship.number}X90R1\n")})
     assert after.empires[1].credits == 960 and after.ships[ship.number].hold.ore[1] == 0
 
 
 def test_global_selling_keeps_fuel_and_rounds_once_an_order_r28(state):
     ship = ship_of(state, cargo=100, at=state.earth)
     ship.hold.ore = [9, 1, 1, 1, 1, 0, 1, 1, 0, 0]  # prices 16 + 6 + 6 + 15 + 5 + 3 = 51
-    after, report = run_turn(state, {1: orders(f"S{ship.number}X\n")})
+    after, _report = run_turn(state, {1: orders(f"S{ship.number}X\n")})
     assert after.empires[1].credits == 34  # 51 x 2/3 once; rounding each type would pay 10+4+4+10+3+2 = 33
     assert after.ships[ship.number].hold.ore == [9] + [0] * 9
 
@@ -283,7 +297,7 @@ def test_buying_is_cut_by_cargo_space_and_earths_stock(state):
     state.market.stock[3] = 12
     after, report = run_turn(state, {1: orders(f"S{ship.number}P15R3\nS{ship.number}P15R1\n")})
     assert after.ships[ship.number].hold.ore[3] == 12 and after.ships[ship.number].hold.ore[1] == 8
-    assert ["R3", "C"] == [done.split("cut by ")[1].split(":")[0] for _, done, _ in history(report)]
+    assert [done.split("cut by ")[1].split(":")[0] for _, done, _ in history(report)] == ["R3", "C"]
 
 
 def test_trade_needs_your_own_ship_over_earth_r5(state):
@@ -298,7 +312,7 @@ def test_earth_held_by_an_empire_still_trades_but_rebuilds_no_pdus_r34(state):
     earth.owner, earth.pdus = 2, 0
     ship = ship_of(state, cargo=100, at=state.earth)
     state.empires[1].credits = 100
-    after, report = run_turn(state, {1: orders(f"S{ship.number}P4R1\n")})
+    after, _report = run_turn(state, {1: orders(f"S{ship.number}P4R1\n")})
     assert after.ships[ship.number].hold.ore[1] == 4 and after.planets[state.earth].pdus == 0
     state.planets[state.earth].owner = NEUTRAL
     ship.planet = home(state).number  # alone over an unarmed Earth, it would take it (step 23)

@@ -29,14 +29,13 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-from celestial_fuzz import NAMES, mail_for, scattered_game, upheaval
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from celestial_fuzz import NAMES, mail_for, scattered_game, upheaval
 from gm.games.celestial_empire import sheets
 from gm.games.celestial_empire.damage import AMNESTY_ENDS
 from gm.games.celestial_empire.empire_steps import ending_turn
@@ -57,7 +56,7 @@ from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.pbem.mailer import body_html, body_text, render_html, render_text
 
 PACKAGE = "gm.games.celestial_empire"
-AT = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+AT = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 WIDTH = 78
 MESSAGES = (Broadcast, PersonalMessage, AllianceMessage)
 """Messages sent are in no history (R-80); only one that cannot be sent is answered there."""
@@ -91,7 +90,7 @@ def not_negative(state: GameState) -> list[str]:
     for s in state.ships.values():
         h = s.hold
         if min(s.fighters, s.cargo_units, s.tractors, s.shields, s.efficiency) < 0 \
-                or min(h.ore + [h.mines, h.industry, h.pdus, h.spacemines]) < 0:
+                or min([*h.ore, h.mines, h.industry, h.pdus, h.spacemines]) < 0:
             bad.append(f"ship {s.number}: {s}")
     bad += [f"empire {e.number} credits {e.credits} score {e.score}" for e in state.empires.values()
             if min(e.credits, e.score) < 0]

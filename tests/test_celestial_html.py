@@ -12,7 +12,9 @@ import pytest
 
 from browser import measured, measuring_page
 from test_celestial_sheets import HTML
-from test_html_sheet import DESKTOP, chromium  # noqa: F401 (chromium is a fixture)
+from test_html_sheet import DESKTOP, chromium
+
+__all__ = ["chromium"]  # a fixture used below
 
 SECTIONS = ("Summary of ship types", "Summary of ships", "Summary of planets", "Ally status", "Earth: planet",
             "Planet list", "PLANET SCANNED THIS TURN", "General messages", "Personal messages",

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celestial_text import history, orders
 from gm.games.celestial_empire.cargo import SIZE, Item, loading, tending, unloading
 from gm.games.celestial_empire.galaxy import ORE_TYPES, generate
 from gm.games.celestial_empire.notation import parse_orders
@@ -18,7 +19,6 @@ from gm.games.celestial_empire.orders import AllianceLevel, LoadAll, LoadMines, 
 from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.state import NEUTRAL, Cargo, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 GROK, MASTER, WARLORD = 1, 2, 3
 
@@ -142,14 +142,14 @@ def test_no_ship_to_neutral_no_home_planet_nothing_not_yours_nor_to_oneself_r15(
 def test_a_captured_home_planet_can_be_given_by_its_captor_r15(state):
     captured = home(state, MASTER)
     state.planets[captured].owner = GROK
-    after, report = run_turn(state, {GROK: orders(f"{captured}GWARLORD\n")})
+    after, _report = run_turn(state, {GROK: orders(f"{captured}GWARLORD\n")})
     assert after.planets[captured].owner == WARLORD and after.planets[captured].home_of == MASTER
 
 
 def test_a_gift_is_the_receivers_for_the_rest_of_the_turn_r5(state):
     ship(state, 244, ore=ore(r2=5))
     gift_and_load = {GROK: orders("S244GMASTER\nS244U5R2\n"), MASTER: orders("S244U3R2\n")}
-    after, report = run_turn(state, gift_and_load)
+    _after, report = run_turn(state, gift_and_load)
     assert answer(report, "S244U5R2") == "refused: ship 244 is not yours"
     assert answer(report, "S244U3R2", MASTER) == f"unloaded 3 ore 2 onto planet {home(state)}"
     assert report.seen[GROK] == [f"Master's ship 244 unloaded 3 ore 2 onto your planet {home(state)}"]
@@ -214,7 +214,7 @@ def test_global_unload_then_load_back_one_type_l576(state):
     """"If you want to unload all except ore type 4 ... do a global unload, and
     then load the ore 4 back onto the ship" (l.576-580)."""
     ship(state, 309, ore=ore(r0=4, r1=10, r4=20, r8=3))
-    after, report = run_turn(state, {GROK: orders("S309L20R4\nS309U\n")})  # as written: load first
+    after, _report = run_turn(state, {GROK: orders("S309L20R4\nS309U\n")})  # as written: load first
     assert after.ships[309].hold.ore == ore(r0=4, r4=20)
     mined = state.planets[home(state)].mines  # and each mine adds its ore at the end of the turn (step 21)
     assert after.planets[home(state)].ore[1] == 40 + mined[1] and after.planets[home(state)].ore[4] == 30 + mined[4]

@@ -5,6 +5,8 @@ each pinned to its ruling (docs/celestial_empire/rulings.md)."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,7 +101,7 @@ def test_a_route_flown_in_part_pays_in_full_r58():
     add_ship(state, 500, 1, 101, fuel=10)
     report = move(state, {1: ["S500J102J103J105"]})  # 105 is not linked to 103
     assert state.ships[500].planet == 103 and state.ships[500].hold.ore[0] == 10 - 9
-    (written, done, _), = answers(report)
+    (_written, done, _), = answers(report)
     assert "at planet 103, 9 fuel used as for the whole route; planet 105 is not linked to 103" in done
     assert [planet for _, planet in report.minefield] == [102, 103]
 
@@ -248,7 +250,7 @@ def test_fuel_never_goes_negative_and_ships_move_only_along_links(galaxy_state, 
         start, fuel_before, efficiency = before[ship.number]
         assert ship.hold.ore[0] >= 0
         route = [start, *entered.get(ship.number, [])]
-        assert all(b in state.planets[a].links for a, b in zip(route, route[1:]))
+        assert all(b in state.planets[a].links for a, b in itertools.pairwise(route))
         assert ship.planet == route[-1]
         paid = fuel_before - ship.hold.ore[0]
         assert paid in (0, fuel(len(order.path), efficiency))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from celestial_text import orders
 from gm.games.celestial_empire import formulas
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.mail import NAMES, CelestialEmpire
@@ -21,7 +22,6 @@ from gm.games.celestial_empire.state import NEUTRAL, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.kernel.errors import NotationError
 from gm.pbem.admin import seat_aliases
-from celestial_text import orders
 
 ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "docs" / "celestial_empire" / "rulings.md"

@@ -11,18 +11,18 @@ help and history alike, not only the sheet's data."""
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gm.games.celestial_empire.mail import Terms
 from gm.kernel import engine
-from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.kernel.model import MailGame
+from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.pbem.mailer import body_html, body_text
 
-AT = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=timezone.utc)
+AT = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
 SEATS = tuple(Seat(n, f"p{n}@example.org", name) for n, name in enumerate(("Grok", "Winter", "Master"), 1))
 WATCHER, HIDER = 1, 3
 PACKAGE = "gm.games.celestial_empire"

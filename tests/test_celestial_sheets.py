@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from celestial_text import orders
 from gm.games.celestial_empire import formulas
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.orders import AllianceLevel
@@ -36,7 +37,6 @@ from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import Conditions
 from gm.pbem.mailer import render_html, render_text
-from celestial_text import orders
 
 PACKAGE = "gm.games.celestial_empire"
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "celestial_empire"
@@ -84,7 +84,7 @@ def test_golden_sheet():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(TEXT)
         pytest.fail(f"rewrote {path}: review the diff, then run again without GM_UPDATE_GOLDEN")
-    assert TEXT == path.read_text()
+    assert path.read_text() == TEXT
 
 
 def test_the_sections_come_in_the_manuals_order():
@@ -120,7 +120,7 @@ def test_big_numbers_and_long_names_keep_to_78_columns_too():
 class _Balance(HTMLParser):
     """Every element opened is closed, in order (void elements aside)."""
 
-    VOID = {"meta", "br", "hr", "img", "input", "link"}
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -216,7 +216,7 @@ def test_after_a_research_turn_every_empire_sees_who_owns_research_planets_and_i
     assert "SCAN194              planet 194 scanned\n\nPlanet 201 liberated from NEUTRAL\n" \
            "Planet 102 defeated by Space Attack\n" in text
     assert "The game ends after turn 20 (the middle vote); your vote: 20" in text
-    assert "Planet 102 defeated by Space Attack" in html and f"<td class=\"l\">Master</td>" in html
+    assert "Planet 102 defeated by Space Attack" in html and "<td class=\"l\">Master</td>" in html
 
 
 def test_the_sheet_gives_the_games_end_by_its_length_not_by_votes_that_do_not_count():

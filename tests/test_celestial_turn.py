@@ -8,15 +8,15 @@ import copy
 
 import pytest
 
+from celestial_text import history, orders
+from gm.games.celestial_empire import orders_empire  # noqa: F401 (defines the rest of the order kinds)
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.notation import parse_orders
-from gm.games.celestial_empire import orders_empire  # noqa: F401 (defines the rest of the order kinds)
 from gm.games.celestial_empire.orders import AllianceLevel, Order, Phase
 from gm.games.celestial_empire.rotation import in_rotation
 from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.steps import END_OF_TURN, STEPS
 from gm.games.celestial_empire.turn import run_turn
-from celestial_text import history, orders
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def test_the_game_length_vote_is_kept_in_range_and_the_median_rules_r72(start):
 
 def test_messages_reach_only_their_recipients_with_the_senders_name_r80(start):
     mailed = {1: orders("{hello all}\n&winter just you&\n(ALLY friends?)\n"), 2: orders("+Master\n")}
-    after, report = run_turn(start, mailed)
+    _after, report = run_turn(start, mailed)
     assert report.messages[2] == ["Grok: hello all", "From Grok: just you"]
     assert report.messages[3] == ["Grok: hello all"]
     assert history(report) == [("(ALLY friends?)", "", "you rate no empire ALLY")]  # messages are not history

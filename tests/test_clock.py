@@ -3,7 +3,7 @@ moment, which the command line, the owner's mail and the sheets share."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -41,4 +41,4 @@ def test_a_duration_too_long_for_any_clock_is_refused_not_a_traceback(capsys):
 
 
 def test_a_moment_is_written_to_the_minute_in_utc():
-    assert utc_minute(datetime(2026, 12, 1, 9, 5, 59, 999, tzinfo=timezone.utc)) == "2026-12-01 09:05 UTC"
+    assert utc_minute(datetime(2026, 12, 1, 9, 5, 59, 999, tzinfo=UTC)) == "2026-12-01 09:05 UTC"

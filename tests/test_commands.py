@@ -156,10 +156,10 @@ async def test_help_lists_every_keyword_and_the_notation_with_examples(world):
     assert commands["check"] == ("check the orders in this mail and say what would happen, without submitting "
                                  "them")
     # The notation, with examples that are themselves good notation.
-    assert list(commands)[0] == "Rv1 bRv1Rx1 mRv2 kGy3 sBz5"
+    assert next(iter(commands)) == "Rv1 bRv1Rx1 mRv2 kGy3 sBz5"
     assert commands["Rv1 bRv1Rx1 mRv2 kGy3 sBz5"] == ("orders for this turn, several to a line; replace all you "
                                                       "sent before")
-    parse_orders(list(commands)[0])
+    parse_orders(next(iter(commands)))
     for kind, example in [("cell", "Rv1"), ("beam", "bRv1Rx1"), ("missile launch", "mRv2 or m2"),
                           ("kamikaze launch", "kGy3"), ("scan", "sBz5"), ("ship type", "KC or FS2")]:
         assert re.search(rf"^  {kind} +such as {re.escape(example)}$", sheet, re.M), kind
@@ -715,7 +715,7 @@ async def test_message_is_relayed_without_either_address(world):
 
 @setting_up
 async def test_message_works_before_the_game_starts(world):
-    mine, theirs = await mail(world, world.bob, "message ready when you are")
+    _mine, theirs = await mail(world, world.bob, "message ready when you are")
     assert subjects(theirs) == ["[gm g1] A message from Player 2"]
     assert "    ready when you are\n" in text(theirs[0])
 

@@ -23,18 +23,18 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
 
+from gm.kernel.values import Options
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game
 from gm.pbem.archive import prepend_header
 from gm.pbem.mailer import Identity
-from gm.kernel.values import Options
 from gm.pbem.store import Store, spool_key
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
@@ -111,7 +111,8 @@ def wait_until_idle(server: Server, store_root: Path) -> None:
         outbox = list((store_root / "outbox" / "new").iterdir())
         if not spool and not outbox:
             time.sleep(0.05)
-            if not list((store_root / "spool" / "new").iterdir()) and not list((store_root / "outbox" / "new").iterdir()):
+            if (not list((store_root / "spool" / "new").iterdir())
+                    and not list((store_root / "outbox" / "new").iterdir())):
                 return
         time.sleep(0.02)
     raise AssertionError("the daemon did not finish its work")
@@ -159,7 +160,7 @@ def reply(root: Path, address: str, body: str, game: str | None = None) -> tuple
 def test_sigkill_at_every_step_loses_nothing_and_repeats_nothing(tmp_path, point, nth):
     root = tmp_path / "data"
     store = Store(root)
-    request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(timezone.utc))
+    request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC))
     server = Server(root, None)
     server.start(f"{point}:{nth}")
     sent_ids = []
@@ -203,7 +204,7 @@ def games_set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
     does not crash), and the daemon stopped; the Message-IDs sent to each."""
     store = Store(root)
     for _ in GAMES:
-        request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(timezone.utc))
+        request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC))
     server = Server(root, None)
     server.start(None)
     sent: dict[str, list[str]] = {game: [] for game in GAMES}
@@ -242,7 +243,8 @@ def check_each_once(root: Path, sent: dict[str, list[str]]) -> None:
         assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game])
         assert len(inbound) == 1 + len(sent[game])
         assert len([k for k in archive.keys() if ".out." in k]) == 10
-        results = [m for m in delivered(root) if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
+        results = [m for m in delivered(root)
+                   if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
         assert len(results) == 2
     assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
     assert (root / "commit").read_bytes() == b""
@@ -264,7 +266,7 @@ def test_sigkill_in_a_batch_of_messages_for_several_games(tmp_path, spec):
     for raw, sender, recipient in orders(root, sent):  # as the SpoolHandler writes them
         spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
                                  "Return-Path", f"<{sender}>")
-        Store(root).spool.add(spooled, spool_key(datetime.now(timezone.utc), "smtp"))
+        Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
     server.start(spec)
     try:
         wait_until_idle(server, root)

@@ -113,7 +113,8 @@ def test_forged_mail_changes_nothing_and_only_the_real_player_hears(tmp_path):
         async with World(tmp_path) as world:
             await started_game(world)
             before = len(world.alice.inbox())
-            game_address = re.sub(r"\.[a-z2-7]{16}@", ".aaaaaaaaaaaaaaaa@", str(world.alice.latest()["Reply-To"]))  # a wrong token
+            game_address = re.sub(r"\.[a-z2-7]{16}@", ".aaaaaaaaaaaaaaaa@",
+                                  str(world.alice.latest()["Reply-To"]))  # a wrong token
             forged = (f"From: {ALICE}\r\nTo: {game_address}\r\nSubject: orders\r\n"
                       f"Message-ID: <forged@evil.example>\r\n\r\nRv1 Rv2\r\n").encode()
             await world.asend(forged, "mallory@evil.example", [game_address])
@@ -177,7 +178,8 @@ def test_automatic_mail_is_never_answered(tmp_path, headers, envelope_from):
             await started_game(world)
             before = len(world.alice.inbox())
             reply_to = str(world.alice.latest()["Reply-To"])
-            raw = (f"From: {ALICE}\r\nTo: {reply_to}\r\nSubject: Out of office\r\n{headers}Message-ID: <auto@x>\r\n\r\nRv1\r\n").encode()
+            raw = (f"From: {ALICE}\r\nTo: {reply_to}\r\nSubject: Out of office\r\n{headers}Message-ID: "
+                   "<auto@x>\r\n\r\nRv1\r\n").encode()
             await world.asend(raw, envelope_from, [reply_to])
             await world.settle()
             assert len(world.alice.inbox()) == before
@@ -241,7 +243,8 @@ def test_250_only_after_the_message_is_in_the_spool(tmp_path):
             await world.asend(raw, "a@b.example", [GM])
             (key,) = world.daemon.store.spool.keys()
             kept = world.daemon.store.spool.get_bytes(key)
-            assert kept.endswith(raw) and kept.startswith(b"Return-Path: <a@b.example>\r\nX-GM-Envelope-To: <gm@example.org>\r\n")
+            assert kept.endswith(raw) and kept.startswith(b"Return-Path: <a@b.example>\r\nX-GM-Envelope-To: "
+                                                          b"<gm@example.org>\r\n")
     run(scenario())
 
 
@@ -268,7 +271,8 @@ def test_a_game_started_by_a_challenge_by_mail(tmp_path):
             await world.settle()
             game = world.daemon.master.games["g1"]
             assert [s.address for s in game.seats] == [ALICE, BOB]
-            assert "Invitation" in str(world.alice.latest()["Subject"]) and "Invitation" in str(world.bob.latest()["Subject"])
+            assert ("Invitation" in str(world.alice.latest()["Subject"])
+                    and "Invitation" in str(world.bob.latest()["Subject"]))
             await world.act(world.bob.reply, "accept", to=invite)
             await world.settle()
             assert list(world.daemon.master.games) == ["g1"]  # accepted once only
@@ -292,7 +296,8 @@ def test_challenges_cannot_be_aimed_at_third_parties(tmp_path):
             await world.settle()
             assert world.bob.inbox() == []
             assert len(world.alice.inbox()) == 1  # one confirmation a day, however often she is named
-            reasons = b" ".join(world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0] for k in world.daemon.store.shunt.keys())
+            reasons = b" ".join(world.daemon.store.shunt.get_bytes(k).split(b"\r\n")[0]
+                                for k in world.daemon.store.shunt.keys())
             assert b"about no game today already" in reasons and b"must name one address" in reasons
             assert not [k for k in world.daemon.store.delivered.keys()
                         if b"carol@" in world.daemon.store.delivered.get_bytes(k)]
@@ -332,7 +337,8 @@ def test_a_mail_gm_fails_on_goes_to_the_shunt_and_changes_nothing(tmp_path, monk
             await world.act(world.alice.reply, "BOOM Rv1")
             store = world.daemon.store
             (key,) = store.shunt.keys()
-            assert store.shunt.get_bytes(key).startswith(b"X-GM-Shunt-Reason: gm failed on this mail: RuntimeError: a bug")
+            assert store.shunt.get_bytes(key).startswith(b"X-GM-Shunt-Reason: gm failed on this mail: RuntimeError: a "
+                                                         b"bug")
             game = world.daemon.master.games["g1"]
             assert game.events == before and game.play.pending == {}
             assert not [k for k in (store.games_dir / "g1" / "cur").iterdir() if ".in." in k.name and key in k.name]

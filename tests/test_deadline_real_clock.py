@@ -32,7 +32,8 @@ def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
         made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB,
                   "--deadline", "3s", cwd=tmp_path)
         assert made.returncode == 0, made.stderr
-        invitations = wait_for("the invitations", lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE), inbox(data, BOB)))
+        invitations = wait_for("the invitations",
+                               lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE), inbox(data, BOB)))
         reply(port, ALICE, invitations[0][-1], SETUP_ALICE)
         reply(port, BOB, invitations[1][-1], SETUP_BOB)
         begun = wait_for("turn 1", lambda: [m for m in inbox(data, ALICE) if "the game begins" in str(m["Subject"])])

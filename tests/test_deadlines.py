@@ -1,7 +1,7 @@
 """Deadlines, reminders and forfeits, driven by a clock the test moves."""
 
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from gmtest import SETUP_ALICE, SETUP_BOB, START, World
 
@@ -100,11 +100,11 @@ def test_deadlines_are_utc_and_do_not_drift_across_daylight_saving(tmp_path):
     async def scenario():
         world = World(tmp_path)
         # Europe leaves summer time at 01:00 UTC on 25 October 2026.
-        world.clock.now = datetime(2026, 10, 24, 9, 30, tzinfo=timezone.utc)
+        world.clock.now = datetime(2026, 10, 24, 9, 30, tzinfo=UTC)
         async with world:
             await world.new_game(deadline=timedelta(hours=72))
             assert "Deadline 2026-10-27 09:30 UTC, in 3 days." in world.alice.latest_text()
-            assert world.daemon.master.games["g1"].deadline == datetime(2026, 10, 27, 9, 30, tzinfo=timezone.utc)
+            assert world.daemon.master.games["g1"].deadline == datetime(2026, 10, 27, 9, 30, tzinfo=UTC)
     run(scenario())
 
 
@@ -156,7 +156,8 @@ def test_sub_second_deadlines_fire_and_replay_byte_for_byte(tmp_path):
                 await world.act(world.alice.reply, "Rz5")
                 world.clock.advance(seconds=20.25, microseconds=333)
                 await world.settle()
-                assert world.daemon.master.games["g1"].turn == turn + 1 or world.daemon.master.games["g1"].phase == "ended"
+                assert (world.daemon.master.games["g1"].turn == turn + 1
+                        or world.daemon.master.games["g1"].phase == "ended")
             assert world.daemon.master.games["g1"].phase == "ended"  # bob forfeits after three silent turns
             assert world.clock.now - start == 3 * timedelta(seconds=20.25, microseconds=333)
         count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
@@ -168,12 +169,12 @@ def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
     """A deadline spooled while the turn ran early belongs to the old
     deadline and changes nothing, however close the two moments are."""
     from gm.kernel.engine import _stale
-    from gm.kernel.values import DeadlinePassed
     from gm.kernel.model import MailGame
-    from gm.kernel.values import Options, Seat
     from gm.kernel.protocol import game_named
+    from gm.kernel.values import DeadlinePassed, Options, Seat
 
-    game = MailGame("g1", (Seat(1, "a@x", "A"), Seat(2, "b@x", "B")), game_named("spaceships"), Options(), START, "2.6.1")
+    game = MailGame("g1", (Seat(1, "a@x", "A"), Seat(2, "b@x", "B")), game_named("spaceships"), Options(), START,
+                    "2.6.1")
     game.deadline = START + timedelta(seconds=20, microseconds=5)
     assert not _stale(game, DeadlinePassed(game.deadline + timedelta(seconds=3), game.deadline))
     assert _stale(game, DeadlinePassed(game.deadline, game.deadline - timedelta(microseconds=1)))
@@ -182,11 +183,12 @@ def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
 
 
 def test_creation_keeps_deadlines_exact_to_the_microsecond():
-    from gm.pbem.creation import parse_fields, request_fields, seats_and_options
     from gm.kernel.values import Options, Seat
+    from gm.pbem.creation import parse_fields, request_fields, seats_and_options
 
     seats = (Seat(1, "a@x", "A"), Seat(2, "b@x", "B"))
-    for deadline in (timedelta(seconds=20), timedelta(seconds=20.25), timedelta(days=30), timedelta(microseconds=1_000_001)):
+    for deadline in (timedelta(seconds=20), timedelta(seconds=20.25), timedelta(days=30),
+                     timedelta(microseconds=1_000_001)):
         options = Options(deadline=deadline, reminder_before=deadline / 3)
         fields = parse_fields("\n".join(request_fields(seats, "2.6.1", options)))
         assert seats_and_options(fields)[2] == options

@@ -12,9 +12,9 @@ import email.policy
 import os
 import socket
 import time
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -44,7 +44,7 @@ def orders_message(subject: str = "Turn 3 orders", body: str = "DS Rv1-Ow2 FIRE\
     message["From"] = f"Player One <{sender}>"
     message["To"] = "Game Master <gm@example.test>"
     message["Subject"] = subject
-    message["Date"] = format_datetime(datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc))
+    message["Date"] = format_datetime(datetime(2024, 5, 1, 12, 0, tzinfo=UTC))
     message["Message-ID"] = make_msgid(domain="example.test")
     message.set_content("Orders below, and attached.\n\n" + body)
     message.add_alternative(f"<p>Orders: <code>{body.strip()}</code></p>\n",

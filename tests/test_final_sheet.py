@@ -72,7 +72,8 @@ def test_the_final_records_are_a_record_gm_referee_reads(tmp_path):
                           "scores": {"1": 13, "2": 0}, "tiebreak": None, "winner": 1}
         # Labelled turns, whose orders are whose, rejected orders as comments.
         assert "\nturn 1 " in record and "\nturn 3 " in record
-        assert re.search(r"^; Game g1: 1 is (you \(Player 1\)|Player 1), 2 is (you \(Player 2\)|Player 2)\.$", record, re.M)
+        assert re.search(r"^; Game g1: 1 is (you \(Player 1\)|Player 1), 2 is (you \(Player 2\)|Player 2)\.$", record,
+                         re.M)
         turn2 = record.split("\nturn 2 ", 1)[1].split("\nturn 3 ", 1)[0]
         assert "\n2: bRz1Rz3 Gv1 Gw1 sBv1" in turn2 and "sRz5" in turn2
         assert re.search(r"^; rejected: sRz4: only 13 scans allowed", turn2, re.M)

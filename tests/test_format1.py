@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from pathlib import Path
 
@@ -15,7 +15,7 @@ import pytest
 
 from gm.pbem.admin import verify_replay
 from gm.pbem.tokens import token
-from gmtest import ALICE, BOB, GM, World
+from gmtest import ALICE, BOB, World
 
 FORMAT1 = Path(__file__).resolve().parent / "archives" / "format1"
 
@@ -43,7 +43,7 @@ def test_a_game_in_play_at_the_upgrade_ends_with_the_players_own_mailbox(tmp_pat
 
     async def scenario():
         world = World(tmp_path)
-        world.clock.now = datetime(2026, 11, 24, 13, 0, 0, 250_000, tzinfo=timezone.utc)  # after g2's deadline ran
+        world.clock.now = datetime(2026, 11, 24, 13, 0, 0, 250_000, tzinfo=UTC)  # after g2's deadline ran
         async with world:
             game = world.daemon.master.games["g2"]
             assert game.turn == 2 and game.instance is None
@@ -54,7 +54,8 @@ def test_a_game_in_play_at_the_upgrade_ends_with_the_players_own_mailbox(tmp_pat
             await world.settle()
             assert game.phase == "ended"
             final = [m for m in world.alice.inbox() if "over" in str(m["Subject"])][-1]
-            assert str(final["Message-ID"]).startswith("<g2.")  and str(final["Message-ID"]).count(".") == 3  # its old form
+            assert (str(final["Message-ID"]).startswith("<g2.")
+                    and str(final["Message-ID"]).count(".") == 3)  # its old form
             (attachment,) = final.iter_attachments()
             mailbox = attachment.get_content()
             assert mailbox.count(b"\nFrom gm ") + mailbox.startswith(b"From gm ") >= 5
@@ -63,6 +64,6 @@ def test_a_game_in_play_at_the_upgrade_ends_with_the_players_own_mailbox(tmp_pat
             for message in mailbox.split(b"\nFrom gm ")[1:]:
                 headers = message_from_bytes(message.split(b"\n", 1)[1], policy=policy.default)
                 assert str(headers["To"]) == ALICE
-        count, differences = verify_replay(str(data / "games" / "g2"))
+        _count, differences = verify_replay(str(data / "games" / "g2"))
         assert differences == []
     asyncio.run(scenario())

@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,8 @@ def test_a_grid_fighters_record_is_refereed_as_the_issue_spells_its_json():
     last = outcome["moves"][-1]
     for key in ("n", "by", "piece", "from", "spent", "rejected", "collisions", "destroyed"):
         assert key in last
-    assert (last["n"], last["by"], last["piece"], last["from"], last["spent"], last["rejected"]) == (4, 1, "Z1", "A1", True, None)
+    assert ((last["n"], last["by"], last["piece"], last["from"], last["spent"], last["rejected"])
+            == (4, 1, "Z1", "A1", True, None))
     assert {"square": "B1", "pieces": ["2:Y1", "1:Z1"], "destroyed": ["1:Z1"]} in [
         {k: c[k] for k in ("square", "pieces", "destroyed")} for c in last["collisions"]]
     assert last["destroyed"] == ["1:Z1", "2:Y1"]
@@ -109,7 +111,8 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
                 "--game", "gridfighters", cwd=tmp_path)
     assert "game requested: g1 (" in first.stdout and "game requested: g2 (" in second.stdout
     listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
-    assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "requested"], ["g2", "gridfighters", "requested"]]
+    assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "requested"],
+                                                     ["g2", "gridfighters", "requested"]]
     assert "a@example.org" in listed[0] and "c@example.org" in listed[1]
     daemon_step(data)
     listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
@@ -117,11 +120,11 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
 
 
 def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.kernel.values import Options, Seat
-    from gm.pbem.events import event_message
     from gm.pbem.creation import request_fields
+    from gm.pbem.events import event_message
     from gm.pbem.mailer import Identity
     from gm.pbem.store import Store, spool_key
 
@@ -133,8 +136,8 @@ def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     (key,) = [k for k in store.spool.keys()] or [None]  # nothing left in the spool
     assert key is None
     seats = (Seat(1, "x@example.org", "X"), Seat(2, "y@example.org", "Y"))
-    key = spool_key(datetime.now(timezone.utc), "admin", "again")
-    raw = event_message(Identity(), "create", datetime.now(timezone.utc), f"<{key}@localhost>", None,
+    key = spool_key(datetime.now(UTC), "admin", "again")
+    raw = event_message(Identity(), "create", datetime.now(UTC), f"<{key}@localhost>", None,
                         ["id: g1", *request_fields(seats, "2.6.1", Options())])
     store.spool.add(raw, key)
     daemon_step(data)

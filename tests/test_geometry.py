@@ -1,10 +1,20 @@
 """Cells and the geometry of a space [1.2], [11.4]."""
 
-from itertools import product
+from itertools import pairwise, product
 
 import pytest
 
-from gm.games.spaceships.geometry import ALL_CELLS, LINE_DIRECTIONS, STANDARD, STEPS, Cell, Geometry, cells_of, is_axis, mask_of
+from gm.games.spaceships.geometry import (
+    ALL_CELLS,
+    LINE_DIRECTIONS,
+    STANDARD,
+    STEPS,
+    Cell,
+    Geometry,
+    cells_of,
+    is_axis,
+    mask_of,
+)
 from support import cells
 
 
@@ -38,7 +48,7 @@ def test_spaces_do_not_wrap_1_2_6():
 
 def test_colour_order_is_red_orange_yellow_green_blue_11_4_1():
     chain = cells("Rv1 Ov1 Yv1 Gv1 Bv1")
-    for a, b in zip(chain, chain[1:]):
+    for a, b in pairwise(chain):
         assert STANDARD.adjacent(a, b)
 
 

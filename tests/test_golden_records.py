@@ -37,7 +37,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -90,7 +90,7 @@ def _params():
     return params
 
 
-@lru_cache(maxsize=None)
+@cache
 def run(name: str, as_json: bool) -> subprocess.CompletedProcess:
     """``gm referee`` on a record, in a subprocess, from the project root."""
     command = [sys.executable, "-P", "-m", "gm", "referee", f"tests/records/{name}.rec"]
@@ -99,7 +99,7 @@ def run(name: str, as_json: bool) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=120)
 
 
-@lru_cache(maxsize=None)
+@cache
 def outcome(name: str) -> dict:
     """The JSON document ``gm referee --json`` prints for a record."""
     result = run(name, True)
@@ -107,7 +107,7 @@ def outcome(name: str) -> dict:
     return json.loads(result.stdout)
 
 
-@lru_cache(maxsize=None)
+@cache
 def refereed(name: str) -> RefereeOutcome:
     """The same record refereed in-process, for facts the JSON does not carry
     (which announcement a destruction is reported with, which ship fired)."""
@@ -168,7 +168,8 @@ def _turn(name: str, number: int) -> dict:
 
 def _announced(turn: dict, by: int, kind: str) -> list[tuple]:
     """(cell, result, explosions) of one player's announcements of one kind, in order."""
-    return [(a["cell"], a["result"], a["explosions"]) for a in turn["announcements"] if a["by"] == by and a["kind"] == kind]
+    return [(a["cell"], a["result"], a["explosions"])
+            for a in turn["announcements"] if a["by"] == by and a["kind"] == kind]
 
 
 def _rejected(turn: dict) -> list[tuple[int, str]]:

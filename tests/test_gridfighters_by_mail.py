@@ -9,13 +9,12 @@ secrets out, and `gm replay` must rebuild it byte for byte.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from random import Random
 
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.pbem.admin import verify_replay
-from gmtest import ALICE, BOB, GM, World, run, text
+from gmtest import BOB, World, run, text
 from test_secrecy_whole_game import leaks, texts
 
 MOVE_LIMIT = 400

@@ -12,17 +12,18 @@ pure engine, so hypothesis can try many.
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from random import Random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.mailer import render_html, render_text
 
-START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=timezone.utc)
+START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.org", "Bob"))
 PACKAGE = "gm.games.gridfighters"
 
@@ -80,9 +81,10 @@ def test_what_a_player_is_sent_does_not_depend_on_the_opponents_secret_destinati
 
 def test_the_property_can_fail_the_mover_sees_their_own_destination():
     """The same comparison made for the mover differs: the test can tell."""
-    game, rng, at = started(1)
+    game, _rng, at = started(1)
     grid = game.play.grid
-    moves = [m for m in grid.legal_moves(1) if (m.piece, m.frm) == (grid.legal_moves(1)[0].piece, grid.legal_moves(1)[0].frm)]
+    moves = [m for m in grid.legal_moves(1)
+             if (m.piece, m.frm) == (grid.legal_moves(1)[0].piece, grid.legal_moves(1)[0].frm)]
     seen = []
     for move in moves[:2]:
         copied = copy.deepcopy(game)

@@ -6,8 +6,9 @@ truth, and the same game from the same seed."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from random import Random
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -196,7 +197,7 @@ def test_a_secret_destination_changes_neither_the_view_nor_the_move(level):
         grid2, report2 = grid.push(2, second)
         if grid1.to_move != 1 or grid2.to_move != 1:
             continue
-        seat1, seat2 = seat_view(grid1, 1, log + [report1]), seat_view(grid2, 1, log + [report2])
+        seat1, seat2 = seat_view(grid1, 1, [*log, report1]), seat_view(grid2, 1, [*log, report2])
         assert seat1 == seat2
         assert track(seat1) == track(seat2)
         assert robot_move(seat1, level, Random(seed)) == robot_move(seat2, level, Random(seed))

@@ -8,7 +8,17 @@ from dataclasses import replace
 import pytest
 
 from gm.games.gridfighters import (
-    PIECES, Grid, IllegalMove, SetupError, Square, collide, kind, parse_move, path, pieces_for, variant_named,
+    PIECES,
+    Grid,
+    IllegalMove,
+    SetupError,
+    Square,
+    collide,
+    kind,
+    parse_move,
+    path,
+    pieces_for,
+    variant_named,
 )
 from gm.games.gridfighters.game import Piece
 
@@ -210,7 +220,7 @@ def test_worked_example_of_the_procedure_note():
 
 def test_first_departure_checks_nothing_and_departure_square_is_not_on_the_path_ruling_8():
     # player 2's Z1 departs F1, where nothing of player 1 could be; later player 1 stands on F1
-    grid, reports = play(Grid.start(SETUP1, SETUP2), "Z1 E1-F1", "Z1 F1-F5", "Z2 E5-E4", "Z1 F5-F6")
+    _grid, reports = play(Grid.start(SETUP1, SETUP2), "Z1 E1-F1", "Z1 F1-F5", "Z2 E5-E4", "Z1 F5-F6")
     # Player 1's Z1 landed on F1, where player 2's Z1 stood; player 2's Z1 then
     # departed F1 for F5. When it departs again, its path F2 F3 F4 F5 is checked:
     # F1, its departure square, is not on it, so the two never meet.
@@ -258,7 +268,7 @@ def test_two_pieces_collide_once_and_each_path_is_checked_once_per_move_ruling_6
     """Player 1's Z2 and player 2's Z4 each land on E4. When Z2 departs, its
     path E4 meets Z4; Z4's own path E4 is then checked and would meet Z2 on
     E4 again: the pair has met already in this move, so once only."""
-    grid, reports = play(Grid.start(SETUP1, SETUP2), "Z2 E5-E4", "Z4 F4-E4", "Z2 E4-F4")
+    _grid, reports = play(Grid.start(SETUP1, SETUP2), "Z2 E5-E4", "Z4 F4-E4", "Z2 E4-F4")
     assert [c.pieces for c in reports[-1].collisions] == [("2:Z4", "1:Z2")]
 
 
@@ -270,7 +280,7 @@ def test_a_collision_is_told_to_both_players_ruling_7():
 
 
 def test_checked_path_is_not_checked_again_ruling_9():
-    grid, reports = play(Grid.start(SETUP1, SETUP2, first=2), "Y1 G6-D3", "Z2 E5-E3", "Y1 D3-B5")
+    grid, _reports = play(Grid.start(SETUP1, SETUP2, first=2), "Y1 G6-D3", "Z2 E5-E3", "Y1 D3-B5")
     # Y1 path C4 B5; now player 1's X1 moves C2-C4, and Y1 departs again: its path C4 B5 meets X1 on C4
     grid, (report,) = play(grid, "X1 C2-C4")
     grid, (report,) = play(grid, "Y1 B5-C6")
@@ -335,14 +345,14 @@ def test_unreachable_home_is_a_draw_decided_by_movement_alone_ruling_13():
     grid = Grid.start(SETUP1, SETUP2)
     # player 1 keeps Y1 on E8 (colour 1: (4+7)%2), player 2's home J5 is colour 1: reachable
     grid = only(only(grid, 1, {"H", "Y1", "Z1"}), 2, {"H", "Y1"})
-    grid, (report,) = play(grid, "Z1 E1-A1")
+    grid, (_report,) = play(grid, "Z1 E1-A1")
     assert grid.result is None
     grid = Grid.start(SETUP1, SETUP2)
     grid = only(only(grid, 1, {"H", "Y2", "Z1"}), 2, {"H", "Y2"})  # Y2 E9: colour 0; J5 colour 1
-    grid, (report,) = play(grid, "Z1 E1-D2")
+    grid, (_report,) = play(grid, "Z1 E1-D2")
     assert grid.result is None                 # Z1 could still reach J5
     grid = only(grid, 1, {"H", "Y2"})
-    grid, (report,) = play(grid, "Y2 F8-G9")   # player 2's Y2 (F8: colour 0) can reach A5 (colour 0): go on
+    grid, (_report,) = play(grid, "Y2 F8-G9")   # player 2's Y2 (F8: colour 0) can reach A5 (colour 0): go on
     assert grid.result is None
 
 

@@ -15,15 +15,15 @@ regeneration cannot hide a regression.
 from __future__ import annotations
 
 import os
-from html.parser import HTMLParser
 from datetime import timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
-from gm.pbem.mailer import body_html, body_text, render_html, render_text
+from gm.pbem.mailer import body_html, body_text
 from gmtest import START
 
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "gridfighters"
@@ -73,7 +73,7 @@ def test_golden_mail(player):
 
 @pytest.mark.parametrize("player", [1, 2])
 def test_facts_every_line_keeps_to_the_width_and_every_sheet_has_html(player):
-    for subject, text, html in SENT[player]:
+    for subject, text, _html in SENT[player]:
         assert max(len(line) for line in text.splitlines()) <= WIDTH, subject
     assert sum(html is not None for _, _, html in SENT[player]) >= 4
 

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -57,22 +57,21 @@ def test_a_batch_is_seen_by_its_own_thread_only_until_it_is_committed(tmp_path, 
         other.join()
         assert seen_elsewhere == {"keys": ["a"], "staged": False, "removed": True}
         assert listing(box.path / "cur") == [] and listing(box.path / "new") == ["a"]  # nothing published yet
-    assert listing(box.path / "cur") == ["b:2,S"] and listing(box.path / "new") == [] and listing(box.path / "tmp") == []
+    assert (listing(box.path / "cur") == ["b:2,S"] and listing(box.path / "new") == []
+            and listing(box.path / "tmp") == [])
     fresh = DurableMaildir(box.path)
     assert fresh.keys() == ["b"] and fresh.get_bytes("b") == b"one\n"
 
 
 def test_a_batch_ended_by_an_exception_is_committed_and_one_ended_by_the_process_is_not(tmp_path):
     box = DurableMaildir(tmp_path / "box")
-    with pytest.raises(ValueError):
-        with Batch(Syncer()):
-            box.add(b"kept\n", "a")
-            raise ValueError("a message gm fails on")
+    with pytest.raises(ValueError), Batch(Syncer()):
+        box.add(b"kept\n", "a")
+        raise ValueError("a message gm fails on")
     assert DurableMaildir(box.path).keys() == ["a"]
-    with pytest.raises(KeyboardInterrupt):
-        with Batch(Syncer()):
-            box.add(b"left\n", "b")
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), Batch(Syncer()):
+        box.add(b"left\n", "b")
+        raise KeyboardInterrupt
     assert DurableMaildir(box.path).keys() == ["a"]  # as a crash leaves it: staged only
 
 
@@ -104,7 +103,8 @@ with store.batch():
 """
 
 
-@pytest.mark.parametrize("point", ["batch-synced:1", "mid-batch-commit:1", "mid-batch-commit:3", "after-batch-commit:1"])
+@pytest.mark.parametrize("point",
+                         ["batch-synced:1", "mid-batch-commit:1", "mid-batch-commit:3", "after-batch-commit:1"])
 def test_a_batch_killed_during_its_commit_is_completed_at_the_next_start(tmp_path, point):
     root = tmp_path / "data"
     Store(root).spool.add(b"mail\n", "k0")
@@ -118,7 +118,8 @@ def test_a_batch_killed_during_its_commit_is_completed_at_the_next_start(tmp_pat
 
     store = Store(root)
     assert store.finish_interrupted() == 4 - renamed
-    assert [store.archive(g).keys() for g in ("g1", "g2", "g3")] == [["000001.in.k0"], ["000001.in.k1"], ["000001.in.k2"]]
+    assert [store.archive(g).keys() for g in ("g1", "g2", "g3")] == [["000001.in.k0"], ["000001.in.k1"],
+                                                                     ["000001.in.k2"]]
     assert store.outbox.keys() == ["g1.000001.out.1"] and store.outbox.get_bytes("g1.000001.out.1") == b"reply\n"
     assert (root / "commit").read_bytes() == b"" and store.finish_interrupted() == 0
 
@@ -149,9 +150,8 @@ def test_a_failed_data_barrier_stops_the_batch_before_anything_is_published(tmp_
         raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr(Syncer, "data_barrier", broken)
-    with pytest.raises(CommitError) as raised:
-        with store.batch():
-            store.outbox.add(b"reply\n", "r1")
+    with pytest.raises(CommitError) as raised, store.batch():
+        store.outbox.add(b"reply\n", "r1")
     assert isinstance(raised.value.__cause__, OSError) and raised.value.__cause__.errno == errno.EIO
     assert listing(store.outbox.path / "new") == []
 
@@ -169,11 +169,10 @@ def test_a_full_disk_during_the_commit_keeps_the_batch_for_later_and_the_deliver
 
     store.spool.add(b"mail\n", "k1")
     monkeypatch.setattr(storage.os, "replace", full)
-    with pytest.raises(OSError):
-        with store.batch():
-            store.outbox.add(b"one\n", "r1")
-            store.outbox.add(b"two\n", "r2")
-            store.spool.remove("k1")
+    with pytest.raises(OSError), store.batch():
+        store.outbox.add(b"one\n", "r1")
+        store.outbox.add(b"two\n", "r2")
+        store.spool.remove("k1")
     assert listing(store.outbox.path / "new") == ["r1"] and store.batch_pending()
     assert Deliverer(store, None, Identity(GM))._outbox_keys() == []  # half published: not sent yet
     assert (store.spool.path / "new" / "k1").exists()
@@ -227,7 +226,7 @@ def test_the_spool_commits_messages_that_arrive_together_together(tmp_path, monk
 
     async def scenario() -> None:
         committer = SpoolCommitter(store)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         await asyncio.gather(*(committer.add(b"mail %d\r\n" % n, spool_key(now, "smtp")) for n in range(30)))
 
     asyncio.run(scenario())
@@ -245,7 +244,7 @@ def test_a_spool_commit_that_fails_answers_every_message_of_it_with_the_error(tm
 
     async def scenario() -> list:
         committer = SpoolCommitter(store)
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         return await asyncio.gather(*(committer.add(b"mail\r\n", spool_key(now, "smtp")) for _ in range(5)),
                                     return_exceptions=True)
 
@@ -306,7 +305,7 @@ def test_the_daemon_stops_when_the_masters_batch_cannot_be_made_durable(tmp_path
     data = tmp_path / "data"
     store = Store(data)
     raw = b"From: someone@example.com\r\nTo: gm@example.org\r\nSubject: help\r\nMessage-ID: <h@example.com>\r\n\r\nhelp\r\n"
-    store.spool.add(raw, spool_key(datetime.now(timezone.utc), "smtp"))
+    store.spool.add(raw, spool_key(datetime.now(UTC), "smtp"))
     done = subprocess.run([sys.executable, "-P", "-c", STOPS, str(data), GM], capture_output=True, timeout=60)
     assert done.returncode == daemon_module.EXIT_COMMIT, done.stderr.decode()[-2000:]
     assert b"stopping: a batch could not be made durable" in done.stderr

@@ -345,7 +345,8 @@ def test_ten_grids_of_five_rows_of_five_cells(dom):
         rows = cell_rows(grid)
         assert len(rows) == 5 and all(len(row) == 5 for row in rows), grid.caption
         # A cell says what it shows by one class of the palette, or none when it is blank.
-        assert all(cell.css in PALETTE if cell.text.strip() else cell.css == "" for row in rows for cell in row), grid.caption
+        assert all(cell.css in PALETTE if cell.text.strip() else cell.css == ""
+                   for row in rows for cell in row), grid.caption
 
 
 def test_cells_show_what_the_game_implies(dom):
@@ -447,7 +448,8 @@ def test_the_sheet_looks_as_it_did_in_edition_3(chromium, delivered, outdir, she
     picture (but for a few pixels, should Chromium draw some text a shade
     apart)."""
     images = {}
-    pages = {"turn": (delivered.edition3_html, delivered.html), "final": (delivered.edition3_final_html, delivered.final_html)}
+    pages = {"turn": (delivered.edition3_html, delivered.html),
+             "final": (delivered.edition3_final_html, delivered.final_html)}
     for edition, html in zip((3, 4), pages[sheet]):
         page = outdir / f"look-{sheet}-edition{edition}.html"
         page.write_text(html, encoding="utf-8")
@@ -477,7 +479,7 @@ def test_grids_wrap_instead_of_scrolling_sideways(chromium, delivered, outdir, w
     assert cell_width >= 24 and cell_height >= 18, f"grid cells squeezed to {cell_width}x{cell_height}px"
     for colour in layout["colours"]:
         for left, top, right, bottom in colour.values():
-            assert 0 <= left and right <= width and bottom > top
+            assert left >= 0 and right <= width and bottom > top
     if width >= 1024:  # room for a colour's two grids side by side
         assert all(abs(c["own"][1] - c["known"][1]) < 1 and c["known"][0] > c["own"][2] for c in layout["colours"])
     else:  # either side by side, or the known grid wrapped below its own
@@ -509,7 +511,7 @@ def test_announced_results_are_coloured_and_written(chromium, delivered, dom, ou
     # Alice's own announcements and Bob's, in order: each result is its word, in a colour of its own.
     assert {"hit", "miss", "explosion", "undamaged"} <= set(words)
     by_word = {}
-    for css, colour, word in results:
+    for _css, colour, word in results:
         by_word.setdefault(word, set()).add(colour)
     assert all(len(c) == 1 for c in by_word.values()), by_word
     assert len({next(iter(by_word[w])) for w in ("hit", "miss", "explosion")}) == 3

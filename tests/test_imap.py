@@ -2,9 +2,11 @@
 
 import asyncio
 
-from dovecot import dovecot_server  # noqa: F401  (a fixture)
+from dovecot import dovecot_server
 from gm.pbem.imap import HANDLED_FLAG, ImapAccount, ImapPoller
 from gmtest import ALICE, SETUP_ALICE, World
+
+__all__ = ["dovecot_server"]  # a fixture used below
 
 
 def test_imap_url_parsing():

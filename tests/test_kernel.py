@@ -23,14 +23,30 @@ from typing import Any
 
 import pytest
 
-from gm.kernel.protocol import REGISTRY, game_named
 from gm.kernel import engine
 from gm.kernel.model import MailGame
-from gm.kernel.protocol import GameRules, Table, TurnPolicy
+from gm.kernel.protocol import REGISTRY, GameRules, Table, TurnPolicy, game_named
 from gm.kernel.registry import Registry
 from gm.kernel.values import (
-    ENDED, PLAY, SETUP, Cancelled, Created, DeadlinePassed, Did, EndKind, GameEnd, Notice, Options, Paused, PlayerMail,
-    Reply, Resumed, Seat, SendGamesList, Submitted, Turn,
+    ENDED,
+    PLAY,
+    SETUP,
+    Cancelled,
+    Created,
+    DeadlinePassed,
+    Did,
+    EndKind,
+    GameEnd,
+    Notice,
+    Options,
+    Paused,
+    PlayerMail,
+    Reply,
+    Resumed,
+    Seat,
+    SendGamesList,
+    Submitted,
+    Turn,
 )
 from gm.pbem.admin import request_game, verify_replay
 from gmtest import START, World, run, text
@@ -85,8 +101,10 @@ class TallyGame(GameRules):
         play.pending.clear()
         play.turn += 1
         if play.total >= 10:
-            return self._final(game, at, GameEnd(EndKind.RULES, play.turn - 1, clause=f"the total reached {play.total}"))
-        return Turn(lambda: [Notice(p, "reply", f"Turn {play.turn - 1}", self._data(game, p, at, [f"the total is {play.total}"]))
+            return self._final(game, at,
+                               GameEnd(EndKind.RULES, play.turn - 1, clause=f"the total reached {play.total}"))
+        return Turn(lambda: [Notice(p, "reply", f"Turn {play.turn - 1}",
+                                    self._data(game, p, at, [f"the total is {play.total}"]))
                              for p in game.players])
 
     def waiting_for(self, game: Table) -> list[int]:
@@ -181,7 +199,8 @@ SEATS = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bea@example.org", "Bea"), S
 def three(game_name: str = "tally", observers: tuple[str, ...] = (), **options) -> MailGame:
     game, notices = engine.create(Created(START, "g1", SEATS, "ten", Options(**options), game=game_name,
                                           observers=observers))
-    assert [(n.player, n.observer) for n in notices] == [(1, 0), (2, 0), (3, 0)] + [(0, 1 + n) for n in range(len(observers))]
+    assert [(n.player, n.observer) for n in notices] == ([(1, 0), (2, 0), (3, 0)]
+                                                         + [(0, 1 + n) for n in range(len(observers))])
     return game
 
 
@@ -283,7 +302,8 @@ def test_the_turn_a_mail_answers_comes_from_its_in_reply_to_or_else_its_subject(
     mail(game, 3, "1")  # event 4 ran turn 1: its mail asks for turn 2
     assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<g1.4.1.x@gm.example>")) == 2
     assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<g1.2.1@gm.example>")) == 1
-    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<elsewhere@x>", "Re: [gm g1] Turn 3 results; orders for turn 4")) == 4
+    assert engine.answered_turn(game, PlayerMail(START, 1, "", None, "<elsewhere@x>",
+                                                "Re: [gm g1] Turn 3 results; orders for turn 4")) == 4
     assert engine.answered_turn(game, PlayerMail(START, 1, "", None, None, "hello")) is None
 
 
@@ -372,8 +392,8 @@ def test_a_cancelled_game_ends_with_its_reason_worded_by_the_end_it_is():
 
 def test_the_games_command_is_an_effect_of_the_mail_read_once():
     game = three()
-    for text in ("Games:", "games ;", "GAMES"):
-        (reply, *_) = engine.apply(game, PlayerMail(START, 2, text))
+    for words in ("Games:", "games ;", "GAMES"):
+        (reply, *_) = engine.apply(game, PlayerMail(START, 2, words))
         assert reply.effects == (SendGamesList(2),)
     assert [n.effects for n in engine.apply(game, PlayerMail(START, 2, "message games"))] == [()] * 3
 

@@ -65,7 +65,7 @@ def test_one_line_per_record_without_a_timestamp_when_not_a_terminal(restore_log
     out = logged()
     logs.event("mail accepted", game="g1", player=2, reason='two words "quoted"', absent=None)
     try:
-        1 / 0
+        1 / 0  # noqa: B018 (raises, to log a traceback)
     except ZeroDivisionError:
         logging.getLogger("gm").exception("step failed\nsecond line")
     lines = out.getvalue().splitlines()

@@ -9,7 +9,7 @@ mailbox)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from email import quoprimime
 from email.message import EmailMessage
 from email.policy import SMTP
@@ -20,7 +20,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gm.pbem.writer import (
-    Mail, _field, _fill, _fix_boundaries, _folded_by_package, _quoted_printable, text_body, with_attachments,
+    Mail,
+    _field,
+    _fill,
+    _fix_boundaries,
+    _folded_by_package,
+    _quoted_printable,
+    text_body,
+    with_attachments,
 )
 
 NAMES = ["Subject", "References", "In-Reply-To", "Auto-Submitted", "X-GM-Game", "X-GM-Player", "Message-ID",
@@ -65,7 +72,7 @@ def test_a_field_is_folded_as_the_email_package_folds_it(name, text):
 
 @settings(max_examples=300, deadline=None)
 @given(st.datetimes(min_value=datetime(1970, 1, 2), max_value=datetime(2999, 12, 30)),
-       st.sampled_from([timezone.utc, timezone(timedelta(hours=2)), timezone(timedelta(hours=-9, minutes=-30)), None]))
+       st.sampled_from([UTC, timezone(timedelta(hours=2)), timezone(timedelta(hours=-9, minutes=-30)), None]))
 def test_a_date_is_written_as_the_email_package_writes_it(moment, zone):
     text = format_datetime(moment.replace(tzinfo=zone))
     assert _field("Date", text) == by_package("Date", text)
@@ -82,7 +89,8 @@ latin1 = st.text(st.sampled_from([chr(c) for c in range(256)] + ["=", " ", "\t",
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.one_of(latin1, st.builds(lambda n, end: "x" * n + end, st.integers(0, 240),
-                                              st.sampled_from(["", " ", "\t", "=", "\xe9", " \n", "=\n"]))), max_size=8))
+                                              st.sampled_from(["", " ", "\t", "=", "\xe9", " \n", "=\n"]))),
+                max_size=8))
 @example(["x" * 74 + " "])
 @example(["x" * 75 + "\t"])
 @example(["x" * 76 + " "])

@@ -2,7 +2,7 @@
 for byte the same whatever player 2's fleet holds in cells that the rules
 never revealed to player 1 [1.4], [5], [7]."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from random import Random
 
 import pytest
@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 from gm.games.spaceships.bot import random_orders, random_setup
 from gm.games.spaceships.fleet import build_fleet
 from gm.games.spaceships.orders import Missile, MissileSelector, Placement
-from gm.kernel import engine
-from gm.pbem.archive import Threads, notice_messages
-from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
-from gm.pbem.mailer import Identity
 from gm.games.spaceships.ruleset import ruleset_named
+from gm.kernel import engine
+from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
+from gm.pbem.archive import Threads, notice_messages
+from gm.pbem.mailer import Identity
 
-START = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.net", "Bob"))
 
 
@@ -95,19 +95,21 @@ def test_player_1s_mail_does_not_depend_on_unrevealed_cells(variant, seed, turns
     geometry = ruleset_named(variant).geometry
     setup2 = list(placements[1])
     others = [c for i, p in enumerate(setup2) for c in p.cells(geometry)]
-    movable = [i for i, p in enumerate(setup2) if not set(p.cells(geometry)) & known and p.type.code not in ("MD", "AG", "LG")]
+    movable = [i for i, p in enumerate(setup2)
+               if not set(p.cells(geometry)) & known and p.type.code not in ("MD", "AG", "LG")]
     assume(movable)
     index = data.draw(st.sampled_from(movable))
     ship = setup2[index]
     rest = set(others) - set(ship.cells(geometry))
     shifts = []
-    for vector in [(dx, dy, dz) for dx in range(-4, 5) for dy in range(-4, 5) for dz in range(-4, 5) if (dx, dy, dz) != (0, 0, 0)]:
+    for vector in [(dx, dy, dz) for dx in range(-4, 5) for dy in range(-4, 5) for dz in range(-4, 5)
+                   if (dx, dy, dz) != (0, 0, 0)]:
         moved = geometry.translate(ship.cells(geometry), vector)
         if moved and not set(moved) & (rest | known):
             shifts.append(moved)
     assume(shifts)
     moved = data.draw(st.sampled_from(shifts))
-    setup2_moved = setup2[:index] + [Placement(ship.type, ship.identity, tuple(moved))] + setup2[index + 1:]
+    setup2_moved = [*setup2[:index], Placement(ship.type, ship.identity, tuple(moved)), *setup2[index + 1:]]
     original = play_by_mail((setup_text(placements[0]), setup_text(setup2)), orders, variant)
     changed = play_by_mail((setup_text(placements[0]), setup_text(setup2_moved)), orders, variant)
     headers = [m.split(b"\r\n\r\n")[0] for m in original]

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,8 @@ def test_a_players_own_auto_reply_to_the_plain_address_is_answered_once_not_warn
             answer = inbox[-1]
             assert "reached no game" in str(answer["Subject"]) and "Someone tried" not in str(answer["Subject"])
             assert str(answer["Auto-Submitted"]) == "auto-replied"
-            assert str(answer["Reply-To"]) == str(world.alice.latest()["Reply-To"]) or "gm+g1.1." in str(answer["Reply-To"])
+            assert (str(answer["Reply-To"]) == str(world.alice.latest()["Reply-To"])
+                    or "gm+g1.1." in str(answer["Reply-To"]))
             await world.act(world.alice.reply, "Rv1", to=answer)  # its Reply-To reaches her game
             assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1"]
         async with World(tmp_path) as world:
@@ -94,7 +96,8 @@ def test_a_stranger_asking_for_help_is_answered_once_a_day_and_automatic_mail_ne
             carol = "carol@example.com"
             for n in range(2):
                 await world.asend(plain(carol, "help", f"<help{n}@example.com>"), carol, [GM])
-            await world.asend(plain("robot@example.com", "help", "<r@example.com>", extra="Auto-Submitted: auto-replied\r\n"),
+            await world.asend(plain("robot@example.com", "help", "<r@example.com>",
+                                    extra="Auto-Submitted: auto-replied\r\n"),
                               "robot@example.com", [GM])
             await world.settle()
             store = world.daemon.store
@@ -110,7 +113,7 @@ def test_the_daily_cap_on_a_players_mail_survives_a_restart(tmp_path):
             async with World(tmp_path, limits=Limits(replies_per_day=4)) as world:
                 if not world.daemon.master.games:
                     await started_game(world)  # Alice's first mail of the day
-                for n in range(2):
+                for _n in range(2):
                     await world.act(world.alice.reply, "Rv1")
         assert sum(b"more than 4 mails today" in r for r in shunt_reasons(world)) == 1  # her fifth
     run(scenario())
@@ -129,18 +132,20 @@ def test_addresses_are_counted_normalized(spelling, expected):
 # A message during which the daemon dies, again and again
 
 def test_a_message_that_kills_the_daemon_goes_to_the_shunt_after_three_tries(tmp_path):
+    from datetime import datetime
+
     from gm.pbem.store import Store, spool_key
-    from datetime import datetime, timezone
 
     data = tmp_path / "data"
     store = Store(data)
     poison = plain("stranger@example.com", "<blockquote>" * 10, "<poison@example.com>")
-    key = spool_key(datetime.now(timezone.utc), "smtp")
+    key = spool_key(datetime.now(UTC), "smtp")
     store.spool.add(poison, key)
     env = dict(os.environ, GM_CRASH_AT="mid-handle:1")
     deaths = 0
     for _ in range(6):
-        daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", "127.0.0.1:0",
+        daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp",
+                                   "127.0.0.1:0",
                                    "--address", GM], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             daemon.wait(15)
@@ -224,7 +229,7 @@ def test_a_full_disk_neither_corrupts_nor_doubles_a_turn(small_disk, leave):
             inbound = [message_from_bytes(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
             assert [str(m["Message-ID"]) for m in inbound].count(bob_id) == 1
             assert shunt_reasons(world) == [] and world.daemon.store.spool.keys() == []
-        count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
+        _count, differences = verify_replay(str(small_disk / "data" / "games" / "g1"))
         assert differences == []
     run(scenario())
 
@@ -264,7 +269,8 @@ def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
             await started_game(world)
-            await world.act(world.alice.reply, "Rv1", X_GM_Bounce="game=g1; player=2; at=2026-11-21T12:00:00+00:00; reason=x")
+            await world.act(world.alice.reply, "Rv1",
+                            X_GM_Bounce="game=g1; player=2; at=2026-11-21T12:00:00+00:00; reason=x")
             await world.act(world.bob.reply, "Bz5", X_GM_Bounce="player=2", X_GM_Accepted="game=g1; player=1")
             assert world.daemon.master.games["g1"].turn == 2
         async with World(tmp_path) as world:  # a restart replays every game
@@ -281,6 +287,7 @@ def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
 
 def test_a_deadline_event_gm_failed_on_is_not_spooled_again_and_again(tmp_path, monkeypatch, caplog):
     from datetime import timedelta
+
     from gm.kernel import engine
 
     def broken(game, at):

@@ -4,8 +4,8 @@ import asyncio
 from datetime import timedelta
 
 from gm.games.spaceships.match import MatchTerms
-from gm.pbem.admin import request_game
 from gm.kernel.values import Options
+from gm.pbem.admin import request_game
 from gmtest import ALICE, BOB, World, text
 
 TWO_GUNBOATS = "LG Rv1\nLG Rv3\n"  # fleet cost 2 [3.7.1], [6.10]
@@ -93,7 +93,8 @@ def test_a_variant_game_started_by_a_challenge(tmp_path):
             await world.act(world.bob.reply, "accept", to=invite)
             await world.settle()
             game = world.daemon.master.games["g1"]
-            assert game.play.ruleset.early and game.play.ruleset.scoring_by_hits and game.variant == "early+scoring-by-hits"
+            assert (game.play.ruleset.early and game.play.ruleset.scoring_by_hits
+                    and game.variant == "early+scoring-by-hits")
             assert "Rules: Spaceships, early rules, scoring by hits" in text(world.alice.latest())
     asyncio.run(scenario())
 

@@ -11,17 +11,34 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-import re
 from itertools import product
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gm.games.spaceships.geometry import ALL_CELLS, Cell, Geometry
-from gm.games.spaceships.notation import NotationError, Record, hint_for, parse_order, parse_orders, parse_record, parse_setup
-from gm.games.spaceships.orders import Beam, Kamikaze, Missile, MissileSelector, Placement, Scan, ShipRef, Strike, format_orders
+from gm.games.spaceships.notation import (
+    NotationError,
+    Record,
+    hint_for,
+    parse_order,
+    parse_orders,
+    parse_record,
+    parse_setup,
+)
+from gm.games.spaceships.orders import (
+    Beam,
+    Kamikaze,
+    Missile,
+    MissileSelector,
+    Placement,
+    Scan,
+    ShipRef,
+    Strike,
+    format_orders,
+)
 from gm.games.spaceships.ships import ShipType
 
 RECORDS = Path(__file__).parent / "records"
@@ -286,12 +303,13 @@ def test_orders_round_trip_through_text(orders):
 # Round trip: text -> values -> text, the text built from the rules' alphabets.
 
 cell_texts = st.sampled_from(ALL_TEXTS)
-ship_texts = st.builds(lambda t, n: t + n, st.sampled_from(TYPE_CODES), st.sampled_from(["", "1", "2", "3", "10", "42"]))
+ship_texts = st.builds(lambda t, n: t + n, st.sampled_from(TYPE_CODES),
+                       st.sampled_from(["", "1", "2", "3", "10", "42"]))
 selector_texts = st.builds(
-    lambda c, l, n: "m" + c + l + n,
-    st.sampled_from([""] + list(COLOURS)),
-    st.sampled_from([""] + list(LETTERS)),
-    st.sampled_from([""] + list(NUMBERS)),
+    lambda c, le, n: "m" + c + le + n,
+    st.sampled_from(["", *COLOURS]),
+    st.sampled_from(["", *LETTERS]),
+    st.sampled_from(["", *NUMBERS]),
 ).filter(lambda t: t != "m")
 order_texts = st.one_of(
     cell_texts,
@@ -347,7 +365,8 @@ def test_setup_line_forms():
     assert str(p) == "DS Rv1-Ow2 Bz5 Bz4"
 
 
-@pytest.mark.parametrize("line", ["KC Rv1-Rw3", "FS2 Bv1-Bw2", "DS Yx3-Gy4", "PC Bv5-By5", "AG Gv1 Gv2", "DS3 Rv1-Rw2 Ov1-Ow2"])
+@pytest.mark.parametrize("line",
+                         ["KC Rv1-Rw3", "FS2 Bv1-Bw2", "DS Yx3-Gy4", "PC Bv5-By5", "AG Gv1 Gv2", "DS3 Rv1-Rw2 Ov1-Ow2"])
 def test_box_shorthand_prints_back_as_written(line):
     assert texts_of(parse_setup(line)) == [line]
 
@@ -362,7 +381,8 @@ def test_box_expands_to_the_cells_between_two_opposite_corners():
 CUBE = ["Rv1", "Rv2", "Rw1", "Rw2", "Ov1", "Ov2", "Ow1", "Ow2"]
 
 
-@pytest.mark.parametrize("corners", ["Rv1-Ow2", "Ow2-Rv1", "Rv2-Ow1", "Ow1-Rv2", "Rw1-Ov2", "Ov2-Rw1", "Rw2-Ov1", "Ov1-Rw2"])
+@pytest.mark.parametrize("corners",
+                         ["Rv1-Ow2", "Ow2-Rv1", "Rv2-Ow1", "Ow1-Rv2", "Rw1-Ov2", "Ov2-Rw1", "Rw2-Ov1", "Ov1-Rw2"])
 def test_cube_box_corner_order_does_not_matter(corners):
     (ds,) = parse_setup(f"DS {corners}")
     assert sorted(texts_of(ds.cells()), key=ALL_TEXTS.index) == CUBE
@@ -380,7 +400,7 @@ def test_box_follows_the_variants_colour_order():
     assert set(texts_of(p.cells())) == {"Rv1", "Rw1", "Ov1", "Ow1"}
     # With the colours ordered R Y G O B, Red and Orange are three apart.
     assert set(texts_of(p.cells(Geometry("RYGOB")))) == {
-        f"{c}{l}1" for c in "RYGO" for l in "vw"
+        f"{c}{le}1" for c in "RYGO" for le in "vw"
     }
 
 
@@ -391,9 +411,9 @@ def test_box_has_the_size_of_its_corners_span(a, b):
     got = texts_of(p.cells())
     spans = [sorted((axis.index(a[i]), axis.index(b[i]))) for i, axis in enumerate((COLOURS, LETTERS, NUMBERS))]
     expected = {
-        COLOURS[c] + LETTERS[l] + NUMBERS[n]
+        COLOURS[c] + LETTERS[le] + NUMBERS[n]
         for c in range(spans[0][0], spans[0][1] + 1)
-        for l in range(spans[1][0], spans[1][1] + 1)
+        for le in range(spans[1][0], spans[1][1] + 1)
         for n in range(spans[2][0], spans[2][1] + 1)
     }
     assert sorted(got) == sorted(expected)
@@ -402,7 +422,8 @@ def test_box_has_the_size_of_its_corners_span(a, b):
 
 @pytest.mark.parametrize(
     "bad",
-    ["KC", "KC Rv1-", "KC -Rv1", "KC Rv1--Rw3", "KC Rv1-Rw3-Rx3", "Rv1 Rw1", "KC Rv1 FS Rw1", "KCRv1", "KC Rv1Rw1", "KC Rv6"],
+    ["KC", "KC Rv1-", "KC -Rv1", "KC Rv1--Rw3", "KC Rv1-Rw3-Rx3", "Rv1 Rw1", "KC Rv1 FS Rw1", "KCRv1", "KC Rv1Rw1",
+     "KC Rv6"],
 )
 def test_bad_setup_lines_are_errors(bad):
     with pytest.raises(NotationError):
@@ -752,7 +773,8 @@ def test_lower_case_blue_gets_the_capital_colour_hint_11_4_5(parse, text, line, 
     assert word[0].upper() + word[1:] in error.hint
 
 
-@pytest.mark.parametrize("text", ["", "; nothing\n", "setup 3\nKC Rv1\nsetup 2\n", "variant\n" + MINIMAL, "turn 1\n1:\n2:\n"])
+@pytest.mark.parametrize("text",
+                         ["", "; nothing\n", "setup 3\nKC Rv1\nsetup 2\n", "variant\n" + MINIMAL, "turn 1\n1:\n2:\n"])
 def test_other_unreadable_records(text):
     error = error_of(parse_record, text)
     assert error.line >= 1 and error.column >= 1 and error.expected

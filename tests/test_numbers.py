@@ -84,7 +84,7 @@ def test_a_grid_fighters_placement_with_a_huge_column_is_a_notation_error():
 
 
 def test_a_grid_fighters_variant_with_a_huge_number_is_an_unknown_option():
-    with pytest.raises(ValueError, match="^unknown option 'quiet=9+' for Grid Fighters variant standard"):
+    with pytest.raises(ValueError, match=r"^unknown option 'quiet=9+' for Grid Fighters variant standard"):
         gridfighters_variant(f"standard+quiet={HUGE}")
 
 
@@ -94,15 +94,15 @@ def test_spaceships_notation_has_no_unbounded_number():
     """Its grammar bounds every number's digits (a ship's identity 3, a turn's 6)."""
     for read, text in ((spaceships_orders, f"Rv{HUGE}\n"), (spaceships_orders, f"m{HUGE}\n"),
                        (spaceships_setup, f"KC{HUGE} Rv1\n")):
-        with pytest.raises(NotationError, match="^line 1, column 1: unexpected"):
+        with pytest.raises(NotationError, match=r"^line 1, column 1: unexpected"):
             read(text)
 
 
 def test_a_spaceships_ruleset_with_a_huge_fleet_cost_is_an_unknown_option():
-    with pytest.raises(ValueError, match="^unknown option 'fleet=9+' for ruleset 2.6.1"):
+    with pytest.raises(ValueError, match=r"^unknown option 'fleet=9+' for ruleset 2.6.1"):
         ruleset_named(f"2.6.1+fleet={HUGE}")
 
 
 def test_a_spaceships_challenge_for_a_match_of_a_huge_number_of_games_says_so():
-    with pytest.raises(ValueError, match="^bad match terms: number too large$"):
+    with pytest.raises(ValueError, match=r"^bad match terms: number too large$"):
         Spaceships().challenge_terms(f"match scored {HUGE}\n")

@@ -13,10 +13,10 @@ import asyncio
 import json
 
 from gm.cli import main
-from gm.pbem.admin import request_game, verify_replay
 from gm.kernel.values import Options
+from gm.pbem.admin import request_game, verify_replay
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, Player, World, text
-from test_secrecy_whole_game import SECRETS, Seat, leaks, mail, texts
+from test_secrecy_whole_game import Seat, leaks, mail, texts
 
 CAROL = "carol@example.com"
 DAVE = "dave@example.net"

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 from html.parser import HTMLParser
 
+from browser import rgb
 from gm.pbem.mailer import BANNER
 from gmtest import World, started_game, text
-from browser import rgb
-from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse  # noqa: F401 (chromium is a fixture)
+from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse
+
+__all__ = ["chromium"]  # a fixture used below
 
 
 def html(message) -> str:
@@ -22,7 +24,7 @@ def html(message) -> str:
 class Tags(HTMLParser):
     """Counts start tags, and checks every element closes in order."""
 
-    VOID = {"meta", "br", "hr", "img", "input", "col", "wbr"}
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "col", "wbr"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,7 +61,8 @@ def test_help_status_and_history_in_one_mail_come_back_in_one_reply(tmp_path):
             assert len(world.bob.inbox()) == bob_before
             assert str(reply["Subject"]) == "[gm g1] Help; Turn 1: your sheet; The game so far"
             body = text(reply)
-            for line, what in ((1, "help: the help sheet"), (2, "status: the current sheet"), (4, "history: the game so far")):
+            for line, what in ((1, "help: the help sheet"), (2, "status: the current sheet"),
+                               (4, "history: the game so far")):
                 assert f"line {line}: {what} is below" in body
             titles = [body.split("\n")[i + 1] for i, line in enumerate(body.split("\n")) if line == BANNER][::2]
             assert titles == ["Help", "Turn 1: your sheet", "The game so far"]
@@ -124,7 +127,8 @@ def test_the_one_page_shows_the_sheet_as_its_own_mail_would_in_chromium(tmp_path
     sheet = parse(dumped)
     assert len(sheet.grids) == 10  # the sheet's five grids of each space, drawn as its own mail draws them
     assert "Your orders for turn 1:" in dumped and "Commands, one per line" in dumped
-    assert dumped.index("Your orders for turn 1:") < dumped.index("Commands, one per line") < dumped.index("Turn 1: your sheet</h2>")
+    assert (dumped.index("Your orders for turn 1:") < dumped.index("Commands, one per line")
+            < dumped.index("Turn 1: your sheet</h2>"))
     # The sheet's <style> block went into the page's head: its cells are drawn in their colours there too.
     cells = displayed(chromium, html(reply), "table.grid td", tmp_path / "cells-shown.html")
     kinds = [(cell.css or BLANK[which]) for grid in sheet.grids for which in [grid.classes[1]]

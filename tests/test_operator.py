@@ -6,7 +6,7 @@ game byte for byte after each kind."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from gm.cli import main
 from gm.kernel.values import ENDED, AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed
@@ -76,7 +76,8 @@ def test_the_deadline_is_set_or_extended_and_the_players_told(tmp_path):
             await operator(world, "g1", DeadlineSet(world.clock(), extend=timedelta(hours=24)))
             assert game.deadline == old + timedelta(hours=24)
             assert world.alice.latest()["Subject"] == "[gm g1] The deadline has moved"
-            assert f"it was {old:%Y-%m-%d %H:%M} UTC, it is now {game.deadline:%Y-%m-%d %H:%M} UTC" in world.alice.latest_text()
+            assert (f"it was {old:%Y-%m-%d %H:%M} UTC, it is now {game.deadline:%Y-%m-%d %H:%M} UTC"
+                    in world.alice.latest_text())
             world.clock.advance(hours=73)  # the old deadline passes: nothing happens
             await world.settle()
             assert game.turn == 1
@@ -172,7 +173,8 @@ def test_shunted_mail_is_listed_shown_released_and_discarded(tmp_path, capsys):
             await world.act(world.alice.reply, "status")
             await world.act(world.alice.reply, "help")
             await world.act(world.alice.reply, "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n")
-            raw = (f"From: stranger@example.com\r\nTo: {GM}\r\nSubject: hello\r\nMessage-ID: <s@example.com>\r\n\r\nhi\r\n")
+            raw = (f"From: stranger@example.com\r\nTo: {GM}\r\nSubject: hello\r\nMessage-ID: "
+                   "<s@example.com>\r\n\r\nhi\r\n")
             await world.asend(raw.encode(), "stranger@example.com", [GM])
             await world.settle()
             store = world.daemon.store
@@ -279,7 +281,8 @@ def test_the_owner_gets_one_summary_a_day_even_across_a_restart(tmp_path):
             assert str(summary["Subject"]).startswith("[gm] What needs attention, 2026-11-2")
             body = text(summary)
             assert "Shunted mail (1)" in body and "g1: paused since" in body
-            await world.asend(owner_mail("again", sender="stranger@example.com", message_id="<2@x>"), "stranger@example.com", [GM])
+            await world.asend(owner_mail("again", sender="stranger@example.com", message_id="<2@x>"),
+                              "stranger@example.com", [GM])
             world.clock.advance(minutes=5)
             await world.settle()
             assert len(owner.inbox()) == 1
@@ -342,7 +345,7 @@ def test_the_commands_as_processes_against_a_running_daemon(tmp_path):
 def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
     from gm.kernel.values import AddressReplaced
     from gm.pbem.operator import request_action
-    from gmtest import Player, ALICE
+    from gmtest import ALICE, Player
 
     async def scenario():
         async with World(tmp_path) as world:
@@ -391,12 +394,12 @@ def test_gm_answer_from_the_command_line_refuses_what_cannot_be_done(tmp_path, c
 
 
 def test_the_owner_writes_an_answer_as_a_line():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from gm.kernel.values import Answered
     from gm.pbem.operator import read_action
 
-    at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=timezone.utc)
+    at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=UTC)
     action = read_action("answer g1 2  The planet finds nothing new.", at)
     assert (action.game, action.event) == ("g1", Answered(at, 2, "The planet finds nothing new."))
     for wrong in ("answer g1", "answer g1 two hello", "answer g1 2"):

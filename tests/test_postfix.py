@@ -136,7 +136,7 @@ class Daemon:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
-            raise AssertionError(f"gm serve did not stop on SIGINT within 10 s\n{self.log()}")
+            raise AssertionError(f"gm serve did not stop on SIGINT within 10 s\n{self.log()}") from None
         assert status == 0, self.log()
         wait_for("gm's LMTP port to close", lambda: not listening(self.port))
 
@@ -164,7 +164,8 @@ def test_players_reach_gm_through_postfix_which_refuses_unknown_and_oversized_ma
     check_the_instance_follows_the_recipe(mta, daemon.port)
     made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
-    alice, bob = wait_for("the invitations", lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE)[-1], inbox(data, BOB)[-1]))
+    alice, bob = wait_for("the invitations",
+                          lambda: len(inbox(data, BOB)) == 1 and (inbox(data, ALICE)[-1], inbox(data, BOB)[-1]))
     replies = [str(alice["Reply-To"]), str(bob["Reply-To"])]
     for address, player in zip(replies, ("1", "2")):
         assert re.fullmatch(rf"gm\+g1\.{player}\.\w+@{re.escape(DOMAIN)}", address), address
@@ -174,13 +175,15 @@ def test_players_reach_gm_through_postfix_which_refuses_unknown_and_oversized_ma
     with smtplib.SMTP(mta.host, mta.port, timeout=10) as client:
         assert mta.hostname in client.ehlo()[1].decode()
         for sender, original, setup in ((ALICE, alice, SETUP_ALICE), (BOB, bob, SETUP_BOB)):
-            refused = client.send_message(mail(sender, str(original["Reply-To"]), "Re: " + str(original["Subject"]), setup))
+            refused = client.send_message(mail(sender, str(original["Reply-To"]), "Re: " + str(original["Subject"]),
+                                               setup))
             assert refused == {}
 
     explain = lambda: (f"--- Postfix log ---\n{mta.log_tail()}\n--- gm log ---\n{daemon.log()}\n"  # noqa: E731
                        f"--- shunted: {shunted(data)}")
     for player in (ALICE, BOB):
-        wait_for(f"{player}'s turn-1 sheet", lambda: [m for m in inbox(data, player) if "the game begins" in str(m["Subject"])],
+        wait_for(f"{player}'s turn-1 sheet",
+                 lambda: [m for m in inbox(data, player) if "the game begins" in str(m["Subject"])],
                  explain)
     assert shunted(data) == [], explain()
     log = mta.log()
@@ -227,7 +230,8 @@ def test_players_reach_gm_through_postfix_which_refuses_unknown_and_oversized_ma
     with smtplib.SMTP(mta.host, mta.port, timeout=10) as client:
         assert client.sendmail(BOB, [GM], near) == {}
     wait_for("gm to take the nearly oversized mail", lambda: shunted(data), explain)
-    wait_for("Postfix to log its delivery", lambda: re.search(rf"to=<{re.escape(GM)}>, relay=127\.0\.0\.1.*status=sent \(250",
+    wait_for("Postfix to log its delivery",
+             lambda: re.search(rf"to=<{re.escape(GM)}>, relay=127\.0\.0\.1.*status=sent \(250",
                                                               mta.log()), explain)
     assert b"Nearly too big" in shunted(data)[0].read_bytes()
     assert not re.search(r"status=(deferred|bounced)", mta.log()), explain()
@@ -244,14 +248,16 @@ def test_players_reach_gm_through_postfix_which_refuses_unknown_and_oversized_ma
     queued = re.fullmatch(rb"2\.0\.0 Ok: queued as (\w+)", answer)
     assert code == 250 and queued, (code, answer)
     queue_id = queued[1].decode()
-    wait_for("Postfix to defer the orders", lambda: re.search(rf"{queue_id}: to=<.*status=deferred \(.*refused", mta.log()),
+    wait_for("Postfix to defer the orders",
+             lambda: re.search(rf"{queue_id}: to=<.*status=deferred \(.*refused", mta.log()),
              explain)
     wait_for("the orders in Postfix's queue", lambda: queue_id in mta.queue_ids(), explain)
     daemon.start()
     mta.flush()
     wait_for("the orders to reach gm", lambda: re.search(rf"{queue_id}: to=<.*status=sent \(250", mta.log()), explain)
     waiting = re.compile(r'"waiting_for": \[\s*"Player 2"\s*\]')
-    wait_for("gm to take Alice's orders", lambda: waiting.search(gm("show", "g1", "--data", str(data), cwd=tmp_path).stdout),
+    wait_for("gm to take Alice's orders",
+             lambda: waiting.search(gm("show", "g1", "--data", str(data), cwd=tmp_path).stdout),
              lambda: gm("show", "g1", "--data", str(data), cwd=tmp_path).stdout + explain())
     deferred = re.findall(r"(\w+): to=<.*status=deferred", mta.log())
     assert set(deferred) == {queue_id} and "status=bounced" not in mta.log(), explain()

@@ -74,7 +74,8 @@ any_order = st.one_of(
 
 @variants
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(seed=seeds, turns=st.integers(0, 6), orders1=st.lists(any_order, max_size=20), orders2=st.lists(any_order, max_size=20))
+@given(seed=seeds, turns=st.integers(0, 6), orders1=st.lists(any_order, max_size=20),
+       orders2=st.lists(any_order, max_size=20))
 def test_arbitrary_orders_never_raise_and_every_rejection_names_a_clause(variant, seed, turns, orders1, orders2):
     game = play(seed, max_turns=turns, variant=variant)
     assume(game.result is None)
@@ -193,7 +194,8 @@ def test_who_reports_first_does_not_change_results_11_7_2_1(variant, seed, turns
             continue  # the first turn's scan entitlement differs [8.3.1.2]
         after, report = resolve_turn(state, *orders)
         outcomes.append((
-            sorted((a.by, a.kind, str(a.cell), str(a.result), tuple(map(str, a.explosions))) for a in report.announcements),
+            sorted((a.by, a.kind, str(a.cell), str(a.result), tuple(map(str, a.explosions)))
+                   for a in report.announcements),
             [(s.destroyed, s.fired, s.burnt_out) for s in after.sides],
         ))
     assume(len(outcomes) == 2)

@@ -106,9 +106,9 @@ def test_beams_then_strikes_then_scans_then_kamikaze_deaths_11_7_1_1():
 
 
 def test_reporting_order_does_not_change_the_outcome_11_7_2_1():
-    from gm.games.spaceships.state import GameState
-    from gm.games.spaceships.resolution import resolve_turn
     from gm.games.spaceships.notation import parse_orders
+    from gm.games.spaceships.resolution import resolve_turn
+    from gm.games.spaceships.state import GameState
     start = new_game().state
     results = []
     for turn in (2, 3):  # player 2 first, then player 1 first
@@ -187,7 +187,7 @@ def test_kamikaze_that_destroys_its_ship_is_reported_with_the_death_11_7_3():
     game = saucer_left_diagonal()
     game.push("", "Bv2")
     report = game.push("kBw1 Rz5", "")
-    death = [a for a in report.announcements if a.kind == "kamikaze"][0]
+    death = next(a for a in report.announcements if a.kind == "kamikaze")
     assert [str(d.ship) for d in death.destroyed] == ["FS Bv1 Bv2 Bw1 Bw2"]
 
 
@@ -207,7 +207,9 @@ def test_game_ends_when_a_side_has_no_ships_2_3_1():
 
 
 def test_mutual_destruction_is_a_draw_2_3_4():
-    game = new_game("LG Rv1\n", "LG Rv1\n", ruleset=__import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named("2.6.1+fleet=1"))
+    game = new_game("LG Rv1\n", "LG Rv1\n",
+                    ruleset=__import__("gm.games.spaceships.ruleset").games.spaceships.ruleset.ruleset_named(
+                        "2.6.1+fleet=1"))
     report = game.push("mRv1 Rv1", "mRv1 Rv1")
     assert report.result.scores == (0, 0) and report.result.winner is None
 

@@ -9,16 +9,16 @@ the robot plays the hard level.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from gm.games.spaceships.bot import random_orders, random_setup
+from gm.games.spaceships.mail import Spaceships
 from gm.games.spaceships.orders import format_orders
 from gm.kernel.values import ENDED, Options
 from gm.mail.reading import parse_message
 from gm.pbem.admin import request_game, verify_replay
 from gm.pbem.events import EVENT_HEADER
-from gm.games.spaceships.mail import Spaceships
-
 from gmtest import ALICE, SETUP_ALICE, World, run, shunt_reasons, text
 
 MAX_TURNS = 400
@@ -120,7 +120,7 @@ def test_challenge_robot_by_mail_makes_a_game_once_confirmed(tmp_path):
             assert len(games) == 1, "confirming made the game"
             game = world.daemon.master.games[games[0].id]
             assert [seat.robot for seat in game.seats] == [None, "easy"]
-            assert [seat.address for seat in game.seats][0] == ALICE
+            assert next(seat.address for seat in game.seats) == ALICE
             assert game.waiting_for == [1]
             assert "Robot" in text(world.alice.latest())
 
@@ -185,7 +185,8 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
     robot's move Alice has no legal move, the robot moves again (ruling 11)
     at once. Seed 141 at the normal level was found to do that, by playing
     the same events through the kernel alone, after 13 of Alice's moves."""
-    from gm.games.gridfighters.bot import random_move, random_setup as grid_setup
+    from gm.games.gridfighters.bot import random_move
+    from gm.games.gridfighters.bot import random_setup as grid_setup
     from gm.games.gridfighters.events import MoveReport
 
     async def scenario():
@@ -208,7 +209,7 @@ def test_alice_plays_the_grid_fighters_robot_to_the_end(tmp_path):
                 await world.act(world.alice.reply, answer)
             assert game.outcome is not None
             log = [report for report in game.play.log if isinstance(report, MoveReport)]
-            assert any(a.by == b.by == 2 for a, b in zip(log, log[1:])), "the robot never moved twice in a row"
+            assert any(a.by == b.by == 2 for a, b in itertools.pairwise(log)), "the robot never moved twice in a row"
             assert len(robot_events(world, game_id)) == 1 + sum(report.by == 2 for report in log)
             no_mail_to_the_robot(world)
             return game_id

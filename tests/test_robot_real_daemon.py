@@ -15,7 +15,6 @@ import random
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.mail.reading import parse_message
-
 from gmprocess import free_port, gm, inbox, serving, wait_for
 from gmtest import ALICE, GM, SETUP_ALICE, text
 from test_deadline_real_clock import reply
@@ -40,7 +39,8 @@ def test_alice_plays_the_hard_robot_to_the_end_by_mail(tmp_path):
             strikes, cells = cells[:1], cells[1:] or [str(cell) for cell in ALL_CELLS]
             reply(port, ALICE, latest, " ".join(strikes))
             answer = wait_for(f"the answer to turn {turn}", lambda: [
-                m for m in inbox(data, ALICE) if f"Turn {turn} results" in str(m["Subject"]) or "over" in str(m["Subject"])])
+                m for m in inbox(data, ALICE)
+                    if f"Turn {turn} results" in str(m["Subject"]) or "over" in str(m["Subject"])])
             latest, turn = answer[-1], turn + 1
         shown = json.loads(gm("show", "g1", "--data", str(data), cwd=tmp_path).stdout)
         assert shown["phase"] == "ended"

@@ -18,7 +18,7 @@ import asyncio
 import difflib
 import re
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from gm.pbem.admin import verify_replay
 from gmtest import World
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample-mail"
-CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 """When make_samples.py creates the game (its CREATED)."""
 SLIP = "06-alice-turn2-slip.eml"
 RESEND = "07-alice-turn2-resend.eml"
@@ -83,7 +83,8 @@ def test_the_sample_game_through_the_daemon_gives_the_stored_gm_mail(tmp_path):
 
     # Every message the GM delivered is byte for byte the stored one, in order.
     stored = gm_files()
-    assert len(delivered) == len(stored), f"the GM sent {len(delivered)} mails, sample-mail holds {len(stored)}; {REGENERATE}"
+    assert len(delivered) == len(stored), (f"the GM sent {len(delivered)} mails, sample-mail holds {len(stored)}; "
+                                           f"{REGENERATE}")
     for path, actual in zip(stored, delivered):
         expected = path.read_bytes()
         assert actual == expected, f"{path.name} differs; {REGENERATE}\n{difference(expected, actual, path.name)}"

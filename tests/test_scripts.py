@@ -31,7 +31,8 @@ def tree(tmp_path) -> Path:
             shutil.copy2(ROOT / name, tree / name)
     venv_bin = tree / ".venv" / "bin"
     venv_bin.mkdir(parents=True)
-    _script(venv_bin / "python", f"""if [ "$1" = -m ] && [ "$2" = pip ]; then echo "$*" >> "$(dirname "$0")/../pip.log"; exit 0; fi
+    _script(venv_bin / "python",
+            f"""if [ "$1" = -m ] && [ "$2" = pip ]; then echo "$*" >> "$(dirname "$0")/../pip.log"; exit 0; fi
 exec {sys.executable} "$@"
 """)
     _script(venv_bin / "gm", 'echo "gm $*"\n')

@@ -24,7 +24,8 @@ from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, World
 
 SECRETS = {
     1: {"ip": "192.0.2.41", "signature": "Alice Arden, 7 Rabbit Hole Road", "chat": "my sister says hi, xyzzy-a"},
-    2: {"ip": "198.51.100.77", "signature": "Bob Brown, Flat 3, 12 Secret Lane", "chat": "I bet she never finds plugh-b"},
+    2: {"ip": "198.51.100.77", "signature": "Bob Brown, Flat 3, 12 Secret Lane",
+        "chat": "I bet she never finds plugh-b"},
 }
 ADDRESSES = {1: ALICE, 2: BOB}
 PRESS = {1: "good luck from alice", 2: "good luck from bob"}
@@ -60,7 +61,8 @@ def mail(player, world: World, body: str, password: bool = False) -> None:
     secrets = SECRETS[player.number]
     extra = f"\npassword {token(world.daemon.store.key, 'g1', player.number)}" if password else ""
     player.player.reply(f"{body}{extra}\n; {secrets['chat']}\n\n-- \n{secrets['signature']}\n",
-                        Received=f"from laptop ([{secrets['ip']}]) by mx.example with ESMTPSA; Sat, 21 Nov 2026 12:00:00 +0000")
+                        Received=f"from laptop ([{secrets['ip']}]) by mx.example with ESMTPSA; Sat, 21 Nov 2026 "
+                                 "12:00:00 +0000")
 
 
 class Seat:
@@ -84,7 +86,7 @@ def test_nothing_of_the_opponent_reaches_a_player_but_what_the_gm_relays(tmp_pat
             turns = [("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
                      ("bYx3Yx5 Yy3 Yy4 Gx3 Gx4 Gy3 Gy4", "Gv1 Gw1 sBv1 sBw1"), ("Gz1 Gz2", "Ov1")]
             if ending == "resigned":
-                turns = turns[:1] + [("Rz5", "resign")]
+                turns = [*turns[:1], ("Rz5", "resign")]
             for orders_a, orders_b in turns:
                 await asyncio.to_thread(mail, alice, world, orders_a)
                 await world.settle()

@@ -78,7 +78,7 @@ def stopped(process: subprocess.Popen, number: signal.Signals) -> tuple[int, str
         _, err = process.communicate(timeout=WAIT)
     except subprocess.TimeoutExpired:
         process.kill()
-        raise AssertionError(f"gm serve did not stop within {WAIT} s of {number.name}")
+        raise AssertionError(f"gm serve did not stop within {WAIT} s of {number.name}") from None
     return process.returncode, err
 
 

@@ -107,7 +107,7 @@ def test_a_bundle_carries_the_games_mail_and_markers_and_goes_only_to_a_shard_wi
     assert source.outbox.keys() == ["g1.000001.out.1", "g3.000002.out.1"]  # sent already: the deliverer drops it
     assert [p.name for p in (source.root / "moved").glob("*/g1")] == ["g1"]
     assert source.reserve_game_id() == "g4"
-    with pytest.raises(ValueError, match="another secret.key"):
+    with pytest.raises(ValueError, match=r"another secret\.key"):
         import_game(other, tmp_path / "bundle")
     assert other.game_ids() == []
     (tmp_path / "c").mkdir()
@@ -308,7 +308,8 @@ def test_two_shards_behind_one_postfix_and_a_game_moved_from_one_to_the_other(tw
     wait_for("the held orders to reach B", lambda: delivered_to(mta, waiting, b.port), explain)
     wait_for("B to take Alice's orders",
              lambda: re.search(r'"waiting_for": \[\s*"Player 2"\s*\]', shown(b.data, "g1", tmp_path)), explain)
-    orders = send(mta, reply(BOB, [m for m in inbox(a.data, BOB) if "the game begins" in str(m["Subject"])][-1], "Bz5\n"))
+    orders = send(mta,
+                  reply(BOB, [m for m in inbox(a.data, BOB) if "the game begins" in str(m["Subject"])][-1], "Bz5\n"))
     wait_for("Bob's orders to reach B", lambda: delivered_to(mta, orders, b.port), explain)
     wait_for("turn 1 to run on B", lambda: '"turn": 2' in shown(b.data, "g1", tmp_path), explain)
     for player in (ALICE, BOB):
@@ -331,7 +332,8 @@ def test_two_shards_behind_one_postfix_and_a_game_moved_from_one_to_the_other(tw
                                        "--player", DAVE, cwd=tmp_path).stdout
     assert "game requested: g4 " in gm("new", "--data", str(b.data), "--address", GM, "--player", ALICE,
                                        "--player", BOB, cwd=tmp_path).stdout
-    later = send(mta, reply(CAROL, [m for m in inbox(b.data, CAROL) if "the game begins" in str(m["Subject"])][-1], "Rv1\n"))
+    later = send(mta,
+                 reply(CAROL, [m for m in inbox(b.data, CAROL) if "the game begins" in str(m["Subject"])][-1], "Rv1\n"))
     wait_for("Carol's orders for g2 to reach B", lambda: delivered_to(mta, later, b.port), explain)
     # Every mail for g1 after the hold went to B, none to A.
     held_at = re.search(r"hold: RCPT from .*: <gm\+g1\.1\.\w+@[^>]*>: Recipient address "

@@ -164,8 +164,8 @@ def game_steps(record: str) -> list[Step]:
 
 GAMES = {
     "standard-win": game_steps((RECORDS / "standard-win.rec").read_text()),
-    "kamikaze-burnout": game_steps(KAMIKAZE_BURNOUT) + [
-        Step(1, "history", 0.5), Step(1, "resign", 2), Step(2, "history", 1)],
+    "kamikaze-burnout": [*game_steps(KAMIKAZE_BURNOUT), Step(1, "history", 0.5), Step(1, "resign", 2),
+                         Step(2, "history", 1)],
 }
 
 LABELS = {

@@ -18,8 +18,8 @@ import pytest
 
 from gm.pbem import loading, snapshots
 from gm.pbem.archive import identity_of, is_inbound, replay
-from gm.pbem.master import GameMaster
 from gm.pbem.mailer import Identity
+from gm.pbem.master import GameMaster
 from gm.pbem.resident import summary_of
 from gm.pbem.store import Store, spool_key
 from gm.storage import DurableMaildir, current_batch, unix_lines
@@ -65,7 +65,8 @@ def _played(tmp_path: Path, turns: int = 3, stale_after: int | None = None) -> t
                     world.daemon.master.save_snapshots()
                     shutil.copytree(tmp_path / "played" / "data" / "snapshots", stale)
             world.clock.advance(minutes=5)
-            return [compose(world.alice, "Rz4", "<next-a@example.org>"), compose(world.bob, "Oz4", "<next-b@example.org>")]
+            return [compose(world.alice, "Rz4", "<next-a@example.org>"),
+                    compose(world.bob, "Oz4", "<next-b@example.org>")]
 
     mails = run(scenario())
     return tmp_path / "played" / "data", mails, stale
@@ -93,7 +94,7 @@ def _contents(data: Path) -> dict[str, bytes]:
 
 
 def test_start_reads_summaries_from_snapshots_and_loads_a_game_when_its_mail_comes(tmp_path, monkeypatch):
-    data, mails, _ = _played(tmp_path)
+    data, _mails, _ = _played(tmp_path)
     head = snapshots.read_head(data, "g1")
     assert head is not None and head.last_in == [k for k in Store(data).archive("g1").keys() if is_inbound(k)][-1]
 

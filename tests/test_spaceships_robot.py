@@ -56,7 +56,7 @@ def play(seed: int, variant: str, levels: tuple[str | None, str | None], max_tur
 def test_orders_are_legal_and_survive_the_notation(variant, level):
     for seed in range(3):
         opponent = None if seed % 2 else "hard"
-        for game, player, view, orders in play(seed, variant, (level, opponent)):
+        for game, _player, _view, orders in play(seed, variant, (level, opponent)):  # noqa: B007 (the last game is read below)
             assert parse_orders(format_orders(orders)) == orders, format_orders(orders)
         robots = (0,) if opponent is None else (0, 1)
         for report in game.reports:
@@ -68,7 +68,7 @@ def test_orders_are_legal_and_survive_the_notation(variant, level):
 def test_robot_uses_its_whole_entitlement():
     """Every strike, missile and beam the seat is entitled to is ordered
     (scans too), so the strength measured is not thrown away."""
-    for game, player, view, orders in play(5, "2.6.1", ("hard", "normal"), max_turns=4):
+    for game, player, _view, orders in play(5, "2.6.1", ("hard", "normal"), max_turns=4):
         check = game.state.entitlement(player)
         kinds = [type(o).__name__ for o in orders]
         assert kinds.count("Beam") == len(check.beam_directions)
@@ -101,7 +101,7 @@ def test_seat_view_holds_no_hidden_state(variant):
     opponent's ships only those reported destroyed [2.2.4]: never the
     opponent's Side or Fleet."""
     checked = 0
-    for game, player, view, orders in play(11, variant, ("hard", None)):
+    for game, player, view, _orders in play(11, variant, ("hard", None)):
         found: list = []
         walk(view, set(), found)
         opponent = game.state.side(3 - player)
@@ -122,7 +122,7 @@ def test_orders_do_not_depend_on_the_opponents_hidden_fleet(variant):
     other = Random(99)
     ruleset = ruleset_named(variant)
     checked = 0
-    for game, player, view, orders in play(21, variant, ("hard", "normal")):
+    for game, player, view, _orders in play(21, variant, ("hard", "normal")):
         state = game.state
         stranger = Side(build_fleet(robot_setup(ruleset, "easy", other), ruleset), destroyed=other.getrandbits(125))
         sides = [state.sides[0], state.sides[1]]
@@ -143,7 +143,7 @@ def test_model_never_rules_out_the_opponents_real_ships(variant):
     positions = 0
     for seed in range(6):
         levels = ("hard", None) if seed % 2 else ("hard", "hard")
-        for game, player, view, orders in play(100 + seed, variant, levels):
+        for game, player, view, _orders in play(100 + seed, variant, levels):
             opponent = game.state.side(3 - player)
             known = read_views(player, view.views)
             for level in ("normal", "hard"):
@@ -206,7 +206,8 @@ def test_continued_match_with_additional_ships(variant):
     match = Match(MatchTerms(CONTINUED, games=2), ruleset)
     while not match.over:
         extra = match.additional_costs()
-        game = match.start_game(robot_setup(ruleset, "hard", rng, extra[0]), robot_setup(ruleset, "normal", rng, extra[1]))
+        game = match.start_game(robot_setup(ruleset, "hard", rng, extra[0]),
+                                robot_setup(ruleset, "normal", rng, extra[1]))
         while game.result is None and game.turn <= 100:
             report = game.push(robot_orders(seat_view(game.state, 1, game.reports), "hard", rng),
                                robot_orders(seat_view(game.state, 2, game.reports), "normal", rng))

@@ -33,7 +33,8 @@ def test_early_fleet_has_a_heavy_fighter_and_no_scouts_early_3_3():
     assert build_fleet(parse_setup(EARLY_1), EARLY).size == 8 + 6 + 4 + 3 + 2
     assert "the early rules have no light scouts" in problems(EARLY_1.replace("HF Bz4 Bz5", "LS Bz5"), EARLY)
     assert "the fleet needs a heavy fighter [early 3.3]" in problems(EARLY_1.replace("HF Bz4 Bz5\n", ""), EARLY)
-    assert "heavy fighters belong to the early rules" in problems(FLEET_1.replace("LS Bz5", "HF Bz4 Bz5"), ruleset_named("2.6.1"))
+    assert "heavy fighters belong to the early rules" in problems(FLEET_1.replace("LS Bz5", "HF Bz4 Bz5"),
+                                                                  ruleset_named("2.6.1"))
 
 
 def test_early_death_star_is_a_cube_only_early_6_1_1():

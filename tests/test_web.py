@@ -26,7 +26,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from datetime import timedelta
+from datetime import UTC, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 from random import Random
@@ -34,8 +34,8 @@ from random import Random
 import pytest
 
 from browser import Chromium, find_chromium, measured, measuring_page, read_png
-from gm.kernel.values import Options
 from gm.kernel.records import referee_record
+from gm.kernel.values import Options
 from gm.pbem.admin import load_games, request_game
 from gm.pbem.store import Store
 from gm.pbem.tokens import token
@@ -277,7 +277,7 @@ def test_nothing_served_holds_an_address_a_token_a_players_words_or_the_game_in_
     assert games["g3"].observers == (DAVE,) and games["g2"].observers == (CAROL,)
     assert len(tokens) >= 8
     needles = [*tokens, *SECRET_WORDS.split(), *IN_PROGRESS_ALIASES, "example.org", "example.net", "example.com"]
-    for path, (status, headers, body) in crawl(site).items():
+    for path, (_status, headers, body) in crawl(site).items():
         blob = body + "\n".join(f"{k}: {v}" for k, v in headers.items()).encode()
         assert b"@" not in blob.replace(b"@media", b""), path
         found = [n for n in needles if n.lower().encode() in blob.lower()]
@@ -470,14 +470,14 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
     by mail keeps them (`Play.log`): the record referees to the game's result
     and the page has a position for every move, spent moves included (their
     destination is not kept: any legal one plays the same)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    from gm.kernel.protocol import game_named
     from gm.games.gridfighters.bot import random_move, random_setup
     from gm.games.gridfighters.game import Grid
     from gm.games.gridfighters.mail import Play
     from gm.games.gridfighters.variants import variant_named
     from gm.kernel.model import MailGame
+    from gm.kernel.protocol import game_named
     from gm.kernel.values import ENDED, EndKind, GameEnd, Seat
 
     spent = 0
@@ -494,8 +494,10 @@ def test_grid_fighters_records_of_random_games_referee_to_their_results():
         play.grid = grid
         result = grid.result
         game = MailGame(f"g{seed}", (Seat(1, ALICE, "Ann"), Seat(2, BOB, "Ben")), game_named("gridfighters"),
-                        Options(), datetime(2026, 11, 21, tzinfo=timezone.utc), "standard+quiet=20", phase=ENDED,
-                        play=play, outcome=GameEnd(EndKind.RULES, result.ended_after_move, winners=(result.winner,) if result.winner else (),
+                        Options(), datetime(2026, 11, 21, tzinfo=UTC), "standard+quiet=20", phase=ENDED,
+                        play=play,
+                        outcome=GameEnd(EndKind.RULES, result.ended_after_move,
+                                        winners=(result.winner,) if result.winner else (),
                                                         clause=result.reason, result=result))
         refereed = referee_record(game.rules.record_text(game))
         assert refereed.exit_status == 0, (seed, refereed.text())

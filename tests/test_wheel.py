@@ -33,7 +33,7 @@ import sysconfig
 import tarfile
 import time
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
@@ -109,7 +109,8 @@ def test_the_wheel_holds_the_templates_the_grammar_and_every_module(dists):
     for game in _project_files("gm/games", "*/templates"):
         game_templates = _project_files(f"gm/games/{game}", "*")
         assert {"turn_sheet.txt", "turn_sheet.html"} <= game_templates, game  # every game has a sheet
-        missing |= {f"gm/games/{game}/{t}" for t in game_templates if (ROOT / "gm" / "games" / game / t).is_file()} - names
+        missing |= {f"gm/games/{game}/{t}" for t in game_templates
+                    if (ROOT / "gm" / "games" / game / t).is_file()} - names
     assert not missing, f"templates missing from the wheel: {sorted(missing)}"
     assert "gm/games/spaceships/notation.lark" in names
     assert "gm/games/celestial_empire/celestial_empire.lark" in names
@@ -134,7 +135,8 @@ def test_the_sdist_holds_the_licence_and_what_the_tests_need(dists):
         licence = archive.extractfile(members["LICENSE"]).read().decode()
     assert "GNU GENERAL PUBLIC LICENSE" in licence and "Version 3" in licence
     assert "License-File: LICENSE" in archive_text(sdist, "PKG-INFO")
-    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/games/spaceships/notation.lark", "gm/games/spaceships/templates/turn_sheet.html", "templates/press.txt",
+    for needed in ("README", "setup.cfg", "pyproject.toml", "gm/games/spaceships/notation.lark",
+                   "gm/games/spaceships/templates/turn_sheet.html", "templates/press.txt",
                    "tests/gmtest.py", "tests/records/standard-win.rec", "docs/rulings.md",
                    "sample-mail/README", "bench/ingest.py", ".ci/run"):
         assert needed in members, f"{needed} missing from the sdist"
@@ -182,7 +184,7 @@ def _answer(port: int, player: str, original, body: str) -> None:
     reply["From"] = player
     reply["To"] = str(original["Reply-To"])
     reply["Subject"] = "Re: " + str(original["Subject"])
-    reply["Date"] = format_datetime(datetime.now(timezone.utc))
+    reply["Date"] = format_datetime(datetime.now(UTC))
     reply["Message-ID"] = make_msgid(domain=player.split("@")[1])
     reply["In-Reply-To"] = str(original["Message-ID"])
     reply.set_content(body)
@@ -295,7 +297,8 @@ def _invitations_rendered(venv_bin: Path, work: Path) -> None:
 
 def _where_gm_is(venv_bin: Path, work: Path) -> tuple[Path, Path]:
     """Where the gm in ``venv_bin`` imports gm and its kernel's templates from."""
-    found = _run([venv_bin / "python", "-c", "import gm, gm.templates; print(gm.__file__); print(gm.templates.__file__)"],
+    found = _run([venv_bin / "python", "-c",
+                  "import gm, gm.templates; print(gm.__file__); print(gm.templates.__file__)"],
                  timeout=60, cwd=work).stdout.split()
     return Path(found[0]), Path(found[1])
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..kernel.protocol import game_named
@@ -20,19 +20,24 @@ def add_new(commands: Any) -> None:
     new = commands.add_parser("new", help="create a game and queue its invitations")
     data_option(new)
     identity_options(new)
-    new.add_argument("--player", action="append", required=True, metavar="ADDR", help="a player's address (once for each seat, in order)")
-    new.add_argument("--robot", action="store_true", help="the GM's robot takes the last seat (Spaceships, Grid Fighters)")
+    new.add_argument("--player", action="append", required=True, metavar="ADDR",
+                     help="a player's address (once for each seat, in order)")
+    new.add_argument("--robot", action="store_true",
+                     help="the GM's robot takes the last seat (Spaceships, Grid Fighters)")
     new.add_argument("--level", choices=("easy", "normal", "hard"),
                      help="the robot's level (default normal)")
-    new.add_argument("--alias", action="append", metavar="NAME", help="a player's alias (once for each seat, in player order)")
+    new.add_argument("--alias", action="append", metavar="NAME",
+                     help="a player's alias (once for each seat, in player order)")
     new.add_argument("--observer", action="append", metavar="ADDR",
                      help="an address that watches the game: a note now, the whole game when it ends (repeatable)")
     new.add_argument("--game", default="spaceships", type=str.lower,
                      help="the game: spaceships (the default), gridfighters or celestial-empire")
     new.add_argument("--variant", help="the ruleset, e.g. 2.6.1 or 2.6.1+fleet=24 (default: the game's own)")
     new.add_argument("--deadline", type=duration, default=timedelta(hours=72), help="time for each turn (default 72h)")
-    new.add_argument("--remind-before", type=duration, default=timedelta(hours=12), help="remind this long before the deadline")
-    new.add_argument("--forfeit-after", type=int, default=3, help="turns in a row without orders that forfeit (default 3)")
+    new.add_argument("--remind-before", type=duration, default=timedelta(hours=12),
+                     help="remind this long before the deadline")
+    new.add_argument("--forfeit-after", type=int, default=3,
+                     help="turns in a row without orders that forfeit (default 3)")
     new.add_argument("--absence-max", type=duration, default=timedelta(days=14),
                      help="the longest absence a player may declare (default 14d)")
     new.add_argument("--absence-total", type=duration, default=timedelta(days=28),
@@ -79,7 +84,7 @@ def _new(args: argparse.Namespace) -> int:
             raise ValueError("--level is the robot's: give --robot too")
         variant = args.variant or rules.default_variant
         key, game_id = request_game(data, identity(args), args.player, variant, options,
-                                    datetime.now(timezone.utc), args.alias, match=match, game=args.game,
+                                    datetime.now(UTC), args.alias, match=match, game=args.game,
                                     observers=args.observer, robot=(args.level or "normal") if args.robot else None)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
@@ -102,7 +107,8 @@ def _games(args: argparse.Namespace) -> int:
         deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
         deadline += "".join(f"  {alias} away until {until}" for alias, until in d["absent"].items())
         deadline += f"  {len(d['observers'])} watching" if d["observers"] else ""
-        rows.append((game_id, f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
+        rows.append((game_id,
+                     f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
     if not rows:
         print("no games")
     for _, line in sorted(rows, key=lambda row: (len(row[0]), row[0])):

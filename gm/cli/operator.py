@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..kernel.clock import parse_duration
@@ -24,8 +24,9 @@ over, a deadline in the past...): nothing was spooled."""
 def add_operator(commands: Any) -> None:
     """Add the operator's commands to ``gm``'s parser."""
     def action(name: str, help: str, with_identity: bool = True) -> argparse.ArgumentParser:
-        parser = commands.add_parser(name, help=help, description=help + ". The daemon applies it and tells the players. "
-                                     f"Exit {EXIT_REFUSED} (and nothing done) when it cannot be done.")
+        parser = commands.add_parser(name, help=help,
+                                     description=help + ". The daemon applies it and tells the players. "
+                                                 f"Exit {EXIT_REFUSED} (and nothing done) when it cannot be done.")
         parser.add_argument("game")
         data_option(parser)
         if with_identity:
@@ -38,7 +39,8 @@ def add_operator(commands: Any) -> None:
     action("pause", "pause a game: no deadline or reminder until it is resumed")
     action("resume", "resume a paused game: its deadline starts again from now")
     deadline = action("deadline", "set or extend a game's deadline")
-    deadline.add_argument("--at", metavar="ISO", help="the new deadline, such as 2026-12-01T12:00Z (UTC unless it says)")
+    deadline.add_argument("--at", metavar="ISO",
+                          help="the new deadline, such as 2026-12-01T12:00Z (UTC unless it says)")
     deadline.add_argument("--extend", metavar="DURATION", help="move the deadline on by this much: 24h, 3d, 90m")
     replace = action("replace", "give a player's seat a new address (and reply token)", with_identity=False)
     replace.add_argument("--player", type=int, required=True, metavar="N")
@@ -59,7 +61,7 @@ def add_operator(commands: Any) -> None:
 
 
 def _action(args: argparse.Namespace) -> int:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     name = args.command
     data = store(args)
     try:
@@ -101,7 +103,7 @@ def _shunt(args: argparse.Namespace) -> int:
         elif args.what == "show":
             sys.stdout.write(show(data, args.key).decode("utf-8", "replace"))
         elif args.what == "release":
-            print(release(data, args.key, datetime.now(timezone.utc)))
+            print(release(data, args.key, datetime.now(UTC)))
         else:
             print(discard(data, args.key))
     except KeyError as error:

@@ -5,8 +5,9 @@ reading of a setting from the command line or the configuration file."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..configfile import SETTINGS, ConfigError, Kind, Setting, load
 from ..kernel.clock import parse_duration

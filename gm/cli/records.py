@@ -35,7 +35,8 @@ def add_export(commands: Any) -> None:
     export.add_argument("game")
     export.add_argument("--mbox", required=True, help="the mbox file to write")
     export.add_argument("--player", type=int, metavar="N",
-                        help="only what the GM sent player N (what may be given to a player); default: the whole archive")
+                        help="only what the GM sent player N (what may be given to a player); default: the whole "
+                             "archive")
     data_option(export)
     export.set_defaults(run=_export)
 
@@ -81,5 +82,6 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     for difference in differences:
         print(difference)
-    print(f"{count} messages rebuilt from {args.maildir}: {'all identical' if not differences else f'{len(differences)} differ'}")
+    print(f"{count} messages rebuilt from {args.maildir}: "
+          f"{'all identical' if not differences else f'{len(differences)} differ'}")
     return 0 if not differences else 1

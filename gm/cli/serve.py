@@ -18,7 +18,8 @@ from .options import EXIT_CONFIG, EXIT_START, add_settings, data_option, given, 
 def add_serve(commands: Any) -> None:
     """The ``serve`` command and its options."""
     serve = commands.add_parser("serve", help="run the game master daemon",
-                                description="Run the daemon. With no options: SMTP on 127.0.0.1:2525, data in ./gm-data, "
+                                description="Run the daemon. With no options: SMTP on 127.0.0.1:2525, data in "
+                                "./gm-data, "
                                 "outgoing mail into ./gm-data/delivered/. SIGTERM or SIGINT stop it cleanly (exit 0). "
                                 f"Exit {EXIT_CONFIG} for a wrong configuration, {EXIT_START} when it cannot start "
                                 "(such as a port in use). See docs/operations.md.")

@@ -25,8 +25,10 @@ def add_shard(commands: Any) -> None:
     data_option(init)
     transport = shard_commands.add_parser("transport", help="print the Postfix regexp map that routes games to shards",
                                           description="Print the lines of the regexp transport map (gm-shards) that "
-                                          "route each game's plus-addresses to its shard: one HOP per shard, shard 0 first.")
-    transport.add_argument("hops", nargs="+", metavar="HOP", help="a shard's LMTP listener HOST:PORT, or a Postfix next hop")
+                                          "route each game's plus-addresses to its shard: one HOP per shard, "
+                                          "shard 0 first.")
+    transport.add_argument("hops", nargs="+", metavar="HOP",
+                           help="a shard's LMTP listener HOST:PORT, or a Postfix next hop")
     route = shard_commands.add_parser("route", help="print the Postfix line that routes (or holds) one moved game",
                                       description="Print a line of the override transport map (gm-moved) that sends "
                                       "GAME's mail to HOP, or, with --hold, a line of the access map (gm-hold) that "

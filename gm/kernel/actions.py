@@ -11,12 +11,23 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from .clock import utc_minute
 from .addresses import is_mail_address
+from .clock import utc_minute
 from .model import MailGame
 from .values import (
-    ENDED, OPERATOR_EVENTS, EndKind, GameEnd, Action, AddressReplaced, Answered, Cancelled, DeadlineSet, Notice, Paused,
-    Resumed, Seat,
+    ENDED,
+    OPERATOR_EVENTS,
+    Action,
+    AddressReplaced,
+    Answered,
+    Cancelled,
+    DeadlineSet,
+    EndKind,
+    GameEnd,
+    Notice,
+    Paused,
+    Resumed,
+    Seat,
 )
 
 

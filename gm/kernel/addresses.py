@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from email.utils import getaddresses
 
-__all__ = ["mail_address", "is_mail_address"]
+__all__ = ["is_mail_address", "mail_address"]
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _ADDRESS = re.compile(rf"[^\s@<>,;:\"()\[\]\\]+@{_LABEL}(?:\.{_LABEL})*")

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 KEYWORDS = (
     "help", "status", "check", "orders", "setup", "resign", "draw", "message", "press",
@@ -91,7 +91,9 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
             if keyword in ("message", "press"):  # the whole line: a ';' is part of the message
                 rest = raw.strip()[len(word):].strip()
             elif keyword in NO_ARGUMENT and rest.strip():
-                mail.not_understood.append((number, raw.strip(), f"'{keyword}' takes nothing after it: write it alone on its line (and orders on lines of their own)"))
+                mail.not_understood.append((number, raw.strip(),
+                                            f"'{keyword}' takes nothing after it: write it alone on its line (and "
+                                            "orders on lines of their own)"))
                 continue
             mail.commands.append(Command("message" if keyword == "press" else keyword, rest.strip(), number))
             continue
@@ -101,7 +103,8 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
             continue
         notation.append("")
         nearest = difflib.get_close_matches(keyword, keywords, n=1, cutoff=0.6)
-        why = f"did you mean '{nearest[0]}'?" if nearest else "not a command, an order or a setup line (send 'help' for the list)"
+        why = (f"did you mean '{nearest[0]}'?" if nearest
+               else "not a command, an order or a setup line (send 'help' for the list)")
         mail.not_understood.append((number, raw.strip(), why))
     mail.notation = "\n".join(notation)
     return mail

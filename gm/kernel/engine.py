@@ -41,8 +41,24 @@ from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
 from .values import (
-    ENDED, ONE_REPLY_EDITION, OPERATOR_EVENTS, PLAY, SETUP, Bouncing, Created, DeadlinePassed, Did, EndKind,
-    Event, GameEnd, Notice, PlayerMail, ReminderDue, Reply, SendGamesList, Seat,
+    ENDED,
+    ONE_REPLY_EDITION,
+    OPERATOR_EVENTS,
+    PLAY,
+    SETUP,
+    Bouncing,
+    Created,
+    DeadlinePassed,
+    Did,
+    EndKind,
+    Event,
+    GameEnd,
+    Notice,
+    PlayerMail,
+    ReminderDue,
+    Reply,
+    Seat,
+    SendGamesList,
 )
 
 
@@ -337,7 +353,8 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for
     for player in missing:  # a seat's count starts again when it sends what it owes
         game.missed[player] += 1
-    forfeits = [p for p in missing if game.missed[p] >= game.options.forfeit_after] if game.rules.forfeit_for_silence else []
+    forfeits = ([p for p in missing if game.missed[p] >= game.options.forfeit_after]
+                if game.rules.forfeit_for_silence else [])
     if forfeits:
         remaining = [p for p in game.players if p not in forfeits]
         end = GameEnd(EndKind.FORFEIT, winners=tuple(remaining) if len(remaining) == 1 else (), losers=tuple(forfeits),
@@ -349,7 +366,8 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
         game.reminded.clear()
         return [
             Notice(p, "setup_late", "Deadline passed: your setup is still missing",
-                   game.rules.common(game, p, at) | {"missed": game.missed[p], "forfeit_after": game.options.forfeit_after})
+                   game.rules.common(game, p, at) | {"missed": game.missed[p],
+                                                     "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
     return lifecycle.run(game, at, missing)
@@ -361,5 +379,6 @@ def _reminders(game: MailGame, at: datetime) -> list[Notice]:
         if player not in game.reminded:
             game.reminded.add(player)
             what = game.rules.reminder_what(game)
-            notices.append(Notice(player, "reminder", f"Reminder: your {what}", game.rules.common(game, player, at) | {"what": what}))
+            notices.append(Notice(player, "reminder", f"Reminder: your {what}",
+                                  game.rules.common(game, player, at) | {"what": what}))
     return notices

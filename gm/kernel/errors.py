@@ -6,7 +6,8 @@ expected there, so that the GM's reply can point at the very place.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class NotationError(ValueError):

@@ -21,18 +21,17 @@ game by name: the kernel never imports one.
 from __future__ import annotations
 
 import enum
+from abc import ABC, abstractmethod
 from datetime import datetime
 from random import Random
-from abc import ABC, abstractmethod
 from typing import Any, Generic, Protocol, TypeVar
 
+from . import shown
 from .commands import KERNEL_HELP, Command, Mail
 from .errors import RecordError
 from .registry import Registry
-from . import shown
 from .shown import ShownDeadline
 from .values import GameEnd, NextGame, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn
-
 
 
 class TurnPolicy(enum.Enum):

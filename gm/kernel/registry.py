@@ -8,7 +8,8 @@ tree (or the kernel tests' small game) is `register`-ed whole.
 
 from __future__ import annotations
 
-from typing import Callable, Generic, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 
 class Named(Protocol):

@@ -56,7 +56,8 @@ def fields(game: Showing, at: datetime | None) -> dict[str, Any]:
     ``at``: the notices built since the deadline was last set share it."""
     if game.deadline is None:
         return {"deadline": None, "remaining": None}
-    shown = game.shown if game.shown is not None and game.shown.decided == game.deadline else ShownDeadline(game.deadline)
+    shown = (game.shown if game.shown is not None and game.shown.decided == game.deadline
+             else ShownDeadline(game.deadline))
     built = game.deadline
     return {"deadline": Shown(shown, built), "remaining": None if at is None else Shown(shown, built, at)}
 

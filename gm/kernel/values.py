@@ -10,9 +10,10 @@ games (`gm.games`) and the edge (`gm.pbem`) import them from here.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Callable, Union
+from typing import Any
 
 SETUP = "setup"
 PLAY = "play"
@@ -253,8 +254,8 @@ class Answered:
 
 OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
-Action = Union[Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered]
-Event = Union[Created, PlayerMail, DeadlinePassed, ReminderDue, Bouncing, Action]
+Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
+Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Action
 
 
 # What the GM says
@@ -276,10 +277,10 @@ class Notice:
     answers: str | None = None
     attach_archive: bool = False
     observer: int = 0
-    enclosed: tuple["Notice", ...] = ()
+    enclosed: tuple[Notice, ...] = ()
     """Documents sent inside this notice's mail, after its own text (the
     help, a sheet, the history a player asked for in the mail it answers)."""
-    effects: tuple["Effect", ...] = ()
+    effects: tuple[Effect, ...] = ()
     """In the reply to a player's mail: what the mail asks of the edge
     beside the game's own mail (the games list, an address to confirm)."""
 
@@ -302,7 +303,7 @@ class ConfirmAddress:
     address: str
 
 
-Effect = Union[SendGamesList, ConfirmAddress]
+Effect = SendGamesList | ConfirmAddress
 """What a player's mail asks of the edge beside the game's own mail (`Notice.effects`)."""
 
 

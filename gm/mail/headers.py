@@ -21,8 +21,15 @@ import re
 from email.headerregistry import HeaderRegistry
 from email.message import Message
 
-__all__ = ["addresses", "clean_subject", "from_trouble", "header_text", "message_id_of", "MAX_HEADER_CHARS",
-           "MAX_MESSAGE_ID_CHARS"]
+__all__ = [
+    "MAX_HEADER_CHARS",
+    "MAX_MESSAGE_ID_CHARS",
+    "addresses",
+    "clean_subject",
+    "from_trouble",
+    "header_text",
+    "message_id_of",
+]
 
 _REGISTRY = HeaderRegistry()
 MAX_HEADER_CHARS = 998

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-__all__ = ["html_to_text", "MAX_HTML_CHARS", "MAX_QUOTE_MARKS", "MAX_TEXT_LINES", "MAX_TEXT_CHARS"]
+__all__ = ["MAX_HTML_CHARS", "MAX_QUOTE_MARKS", "MAX_TEXT_CHARS", "MAX_TEXT_LINES", "html_to_text"]
 
 MAX_HTML_CHARS = 1_000_000
 """Characters of HTML read; the rest is ignored."""
@@ -34,11 +34,12 @@ MAX_TEXT_CHARS = 1_000_000
 """Characters of text made from one part at most."""
 
 _BLOCK = frozenset(
-    "address article aside blockquote body center dd details dialog dir div dl dt fieldset figcaption figure "
-    "footer form h1 h2 h3 h4 h5 h6 header hgroup html li main menu nav ol p pre section summary table tbody "
-    "tfoot thead tr ul".split()
+    ["address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "dir", "div", "dl", "dt",
+     "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+     "html", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead",
+     "tr", "ul"]
 )
-_SKIP = frozenset("script style head title template noscript".split())
+_SKIP = frozenset(["script", "style", "head", "title", "template", "noscript"])
 _CELL = frozenset(("td", "th"))
 _ASCII_SPACE = re.compile(r"[ \t\n\r\f]+")
 

@@ -57,6 +57,7 @@ Decisions taken here (see the tests for examples):
 from __future__ import annotations
 
 import codecs
+import contextlib
 import email
 import email.policy
 import re
@@ -66,8 +67,20 @@ from email.message import EmailMessage, Message
 from .headers import addresses, clean_subject, from_trouble, header_text, message_id_of
 from .htmltext import MAX_TEXT_CHARS, MAX_TEXT_LINES, html_to_text
 
-__all__ = ["parse_message", "body_text", "new_lines", "clean_subject", "player_text", "addresses", "header_text",
-           "message_id_of", "html_to_text", "unflow", "sender_trouble", "Unparsable"]
+__all__ = [
+    "Unparsable",
+    "addresses",
+    "body_text",
+    "clean_subject",
+    "header_text",
+    "html_to_text",
+    "message_id_of",
+    "new_lines",
+    "parse_message",
+    "player_text",
+    "sender_trouble",
+    "unflow",
+]
 
 _POLICY = email.policy.default
 
@@ -105,10 +118,8 @@ def parse_message(raw: bytes) -> EmailMessage:
     except Exception as error:
         why = f"{type(error).__name__} in the parser"
     fallback = EmailMessage(policy=_POLICY)
-    try:
+    with contextlib.suppress(Exception):
         fallback.set_content(raw.decode("latin-1"))
-    except Exception:
-        pass
     fallback.defects.append(Unparsable(why))
     return fallback
 

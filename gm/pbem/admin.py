@@ -11,8 +11,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..kernel.clock import utc_minute
 from ..kernel.addresses import is_mail_address
+from ..kernel.clock import utc_minute
 from ..kernel.model import MailGame
 from ..kernel.protocol import GameRules, game_named
 from ..kernel.values import DEFAULT_GAME, Options, Seat
@@ -25,7 +25,6 @@ from .events import EVENT_HEADER, event_message
 from .mailer import Identity
 from .store import Store, origin_of, spool_key
 from .tokens import mask
-
 
 ROBOT_ADDRESS = "robot"
 """What a robot seat's creation event names as its address: no mail address,
@@ -126,7 +125,10 @@ def pending_requests(store: Store) -> list[dict[str, Any]]:
 def _how_many(seats: range) -> str:
     words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
     low, high = seats.start, seats.stop - 1
-    name = (lambda n: words[n] if n < len(words) else str(n))
+
+    def name(n: int) -> str:
+        return words[n] if n < len(words) else str(n)
+
     return name(low) if low == high else f"from {name(low)} to {name(high)}"
 
 

@@ -20,23 +20,23 @@ with the archived copy byte for byte.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parseaddr
-from typing import Iterator
 
+from ..kernel import engine
+from ..kernel.model import MailGame
+from ..kernel.values import Bouncing, Created, Event, Notice, PlayerMail
 from ..mail.headers import message_id_of
 from ..mail.reading import parse_message, player_text
 from ..storage import DurableMaildir
-from ..kernel import engine
-from ..kernel.values import Bouncing, Created, Event, Notice, PlayerMail
 from .events import message_time, read_event
 from .mailer import Identity, build, message_id
 from .observers import build_observer
 from .tokens import mask
 from .writer import as_bytes
-from ..kernel.model import MailGame
 
 BOUNCE_HEADER = "X-GM-Bounce"
 ACCEPTED_HEADER = "X-GM-Accepted"
@@ -229,7 +229,7 @@ def mbox_of(messages: list[bytes], read: bool = False) -> bytes:
         text = raw.replace(b"\r\n", b"\n")
         try:
             moment = message_time(parse_message(raw))
-            stamp = moment.astimezone(timezone.utc).strftime("%a %b %d %H:%M:%S %Y")
+            stamp = moment.astimezone(UTC).strftime("%a %b %d %H:%M:%S %Y")
         except (TypeError, ValueError):
             stamp = "Thu Jan 01 00:00:00 1970"
         body = re.sub(rb"(?m)^(>*From )", rb">\1", text)
@@ -282,7 +282,8 @@ def _whole_archive_so_far(archive: DurableMaildir, number: int, pending: bytes |
     """What games created before the player's mailbox existed attached: the
     whole archive so far, opponent's mail and all. Kept only so that `replay`
     rebuilds those games' final sheets exactly; no new game sends it."""
-    keys = [k for k in archive.keys() if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and is_inbound(k))]
+    keys = [k for k in archive.keys()
+            if int(k.split(".")[0]) < number or (int(k.split(".")[0]) == number and is_inbound(k))]
     messages = [archive.get_bytes(k) for k in keys]
     if pending is not None and not any(int(k.split(".")[0]) == number for k in keys):
         messages.append(pending)

@@ -21,7 +21,7 @@ MTA keeps mail queued (`LONGEST_WAIT`) counts as now.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 LONGEST_WAIT = timedelta(days=5)
@@ -57,8 +57,8 @@ def arrival_time(raw: bytes, origin: str, now: datetime, trusted: int = 1,
     if claimed is None:
         return now
     if claimed.tzinfo is None:
-        claimed = claimed.replace(tzinfo=timezone.utc)
-    claimed = claimed.astimezone(timezone.utc)
+        claimed = claimed.replace(tzinfo=UTC)
+    claimed = claimed.astimezone(UTC)
     if claimed > now or claimed < now - LONGEST_WAIT:
         return now
     return claimed

@@ -11,13 +11,13 @@ is handled only up to the first of them until then (`_held_from`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Callable
 
+from ..kernel.values import ENDED
 from ..logs import event as log_event
 from .events import event_message
 from .mailer import Identity
-from ..kernel.values import ENDED
 from .resident import Games, GameSummary
 from .store import Store, spool_key
 
@@ -47,7 +47,8 @@ class Clockwork:
             if game.phase == ENDED or game.deadline is None:
                 continue
             reminder = game.reminder_due()
-            if reminder is not None and reminder <= now < game.deadline and [p for p in game.waiting_for if p not in game.reminded]:
+            if (reminder is not None and reminder <= now < game.deadline
+                    and [p for p in game.waiting_for if p not in game.reminded]):
                 count += self._spool_event(game, "reminder", reminder, now)
             if game.deadline <= now and now >= self._catching_up_until(game.deadline):
                 count += self._spool_event(game, "deadline", game.deadline, now)
@@ -85,7 +86,8 @@ class Clockwork:
                 log_event(f"{kind} stuck", logging.ERROR, game=game.id, key=key,
                           reason="its event is in the shunt; the game waits for the operator")
             return 0
-        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, due at {stamp}."]
+        body = [f"The {kind} for {'setup' if game.turn == 0 else f'turn {game.turn}'} of game {game.id}, due at "
+                f"{stamp}."]
         raw = event_message(self.identity, kind, max(now, due), f"<{name}@{self.identity.domain}>", game.id, body,
                             deadline=due if kind == "deadline" else None)
         self.store.spool.add(raw, key)

@@ -47,7 +47,8 @@ def fresh_terms(game: str, terms: Any) -> Any:
 
 
 def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
-                   game: str = DEFAULT_GAME, observers: tuple[str, ...] = (), robot_seed: int | None = None) -> list[str]:
+                   game: str = DEFAULT_GAME, observers: tuple[str, ...] = (),
+                   robot_seed: int | None = None) -> list[str]:
     """The body of a creation event: which game, who plays (and who
     watches), under which rules and options (and the game's own terms, such
     as a Spaceships match). A seat the GM's robot holds says its level, and

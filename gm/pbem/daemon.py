@@ -17,6 +17,7 @@ The clock is injected, so tests drive deadlines without sleeping.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -24,11 +25,12 @@ import signal
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
@@ -187,7 +189,8 @@ class SpoolHandler:
         """See `Config.trusted_received`."""
         self.spooled = spooled
 
-    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]) -> str:
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          options: list[str]) -> str:
         local, _, domain = address.rpartition("@")
         if domain.lower() != self.identity.domain.lower() or local.split("+")[0].lower() != self.identity.local.lower():
             return "550 5.1.1 No such mailbox here"
@@ -283,7 +286,8 @@ class Daemon:
             await self._loaded
         gate = ConnectionGate(self.config.max_connections)
         committer = SpoolCommitter(self.store)
-        for name, address, protocol in (("smtp", self.config.smtp, GuardedSMTP), ("lmtp", self.config.lmtp, GuardedLMTP)):
+        listeners = (("smtp", self.config.smtp, GuardedSMTP), ("lmtp", self.config.lmtp, GuardedLMTP))
+        for name, address, protocol in listeners:
             if address is None:
                 continue
             handler = SpoolHandler(self.store, self.config.identity, self.clock, name, self.wake, committer)
@@ -302,7 +306,7 @@ class Daemon:
                 raise StartError(f"cannot listen for {name.upper()} on {address[0]}:{address[1]}: {reason}") from None
             self.servers.append(server)
             self.bound[name] = server.sockets[0].getsockname()[:2]
-            event("listening", proto=name, addr="%s:%s" % self.bound[name])
+            event("listening", proto=name, addr="{}:{}".format(*self.bound[name]))
         if self.config.http:
             # Only a daemon that serves the web archive (off by default) pays
             # for aiohttp: some 15 MiB of memory and a fraction of a second.
@@ -325,10 +329,8 @@ class Daemon:
 
     async def _pause_delivery(self) -> None:
         self._outbox.clear()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._outbox.wait(), 1.0)
-        except asyncio.TimeoutError:
-            pass
 
     async def step(self) -> None:
         """Handle everything due now: deadlines and the spool; then let the
@@ -363,10 +365,8 @@ class Daemon:
             timeout = SPOOL_POLL_SECONDS  # `gm new` spools from another process
             if wakeup is not None:
                 timeout = max(0.05, min(timeout, (wakeup - self.clock()).total_seconds()))
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            except asyncio.TimeoutError:
-                pass
 
     async def stop(self) -> None:
         """Stop safely: take no more mail, let the master's step in progress
@@ -389,10 +389,8 @@ class Daemon:
             if session.transport is not None:
                 session.transport.close()
         for server in self.servers:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(server.wait_closed(), 5.0)
-            except asyncio.TimeoutError:
-                pass
         async with self._lock:  # held by `step` while its worker thread runs
             # Cancelled again until they end: before Python 3.12 `wait_for`
             # drops a cancellation that comes as its wait ends (gh-86296),

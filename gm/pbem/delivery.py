@@ -30,15 +30,15 @@ import asyncio
 import logging
 import smtplib
 import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Awaitable, Callable
 
-from ..mail.reading import addresses, parse_message
 from ..logs import event as log_event
+from ..mail.reading import addresses, parse_message
 from ..storage import Batch, CommitError, unix_lines
-from .events import event_message
 from .crashpoints import crashpoint
+from .events import event_message
 from .mailer import Identity
 from .store import Store, spool_key
 

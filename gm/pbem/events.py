@@ -25,13 +25,22 @@ before ``X-GM-At``).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage, Message
 from email.utils import format_datetime, parsedate_to_datetime
 
 from ..kernel.values import (
-    AddressReplaced, Answered, Bouncing, Cancelled, DeadlinePassed, DeadlineSet, Event, Paused, PlayerMail,
-    ReminderDue, Resumed,
+    AddressReplaced,
+    Answered,
+    Bouncing,
+    Cancelled,
+    DeadlinePassed,
+    DeadlineSet,
+    Event,
+    Paused,
+    PlayerMail,
+    ReminderDue,
+    Resumed,
 )
 from .creation import created_event, exact_seconds, parse_fields
 from .mailer import GAME_HEADER, Identity
@@ -48,7 +57,7 @@ OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel"
 
 def exact_time(at: datetime) -> str:
     """gm's one way to write a moment: UTC, to the microsecond."""
-    return at.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    return at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str],
@@ -75,7 +84,7 @@ def event_message(identity: Identity, kind: str, at: datetime, message_id: str, 
 def message_time(message: Message) -> datetime:
     """A message's Date, as a moment (UTC when it names no zone)."""
     moment = parsedate_to_datetime(str(message["Date"]))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _event_time(message: Message, header: str = AT_HEADER) -> datetime | None:

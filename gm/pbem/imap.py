@@ -13,12 +13,13 @@ silent connection is noticed, and otherwise polls every minute.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 from urllib.parse import unquote, urlparse
 
 from imapclient import IMAPClient
@@ -42,7 +43,7 @@ class ImapAccount:
     tls: bool = False
 
     @classmethod
-    def from_url(cls, url: str, user: str | None, password: str | None) -> "ImapAccount":
+    def from_url(cls, url: str, user: str | None, password: str | None) -> ImapAccount:
         """``imap://HOST[:PORT][/FOLDER]`` or ``imaps://...``; a user and
         password in the URL are used only when not given otherwise."""
         parts = urlparse(url)
@@ -72,7 +73,8 @@ class ImapPoller:
 
     def connect(self) -> IMAPClient:
         context = ssl.create_default_context() if self.account.tls else None
-        client = IMAPClient(self.account.host, port=self.account.port, ssl=self.account.tls, ssl_context=context, timeout=30)
+        client = IMAPClient(self.account.host, port=self.account.port, ssl=self.account.tls, ssl_context=context,
+                            timeout=30)
         client.normalise_times = False  # INTERNALDATE with its zone, not as local time
         client.login(self.account.user, self.account.password)
         client.select_folder(self.account.folder)
@@ -124,9 +126,7 @@ class ImapPoller:
                 log.warning("IMAP %s: %s; retrying in %.0f s", self.account.host, error, delay)
             finally:
                 if client is not None:
-                    try:
+                    with contextlib.suppress(Exception):
                         await asyncio.to_thread(client.logout)
-                    except Exception:
-                        pass
             await asyncio.sleep(delay)
             delay = min(delay * 2, 300.0)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable
 
 from ..storage import current_batch
 from . import loading, snapshots

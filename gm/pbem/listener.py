@@ -147,5 +147,13 @@ class GuardedLMTP(_Guarded, LMTP):
     """aiosmtpd's LMTP with connection caps, gm's idle timeout and lines as long as a message."""
 
 
-__all__ = ["ConnectionGate", "GuardedLMTP", "GuardedSMTP", "IDLE_SECONDS", "PER_CLIENT",
-           "TOO_MANY", "TOO_MANY_FROM_YOU", "client_of"]
+__all__ = [
+    "IDLE_SECONDS",
+    "PER_CLIENT",
+    "TOO_MANY",
+    "TOO_MANY_FROM_YOU",
+    "ConnectionGate",
+    "GuardedLMTP",
+    "GuardedSMTP",
+    "client_of",
+]

@@ -12,6 +12,7 @@ gives; `tests/test_snapshots.py` holds gm to that.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -19,10 +20,10 @@ from dataclasses import dataclass, field
 
 from ..kernel.values import PlayerMail
 from ..storage import current_batch
+from . import snapshots
 from .archive import Replayed, is_inbound, replay, spool_key_of
 from .mailer import Identity
 from .resident import GameSummary, Live, summary_of
-from . import snapshots
 from .store import Store, origin_of
 
 Messages = list[tuple[str, int, bytes]]
@@ -59,10 +60,8 @@ def archive_keys(store: Store, game_id: str) -> list[str]:
     root = store.games_dir / game_id
     names: set[str] = set()
     for sub in ("new", "cur"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             names.update(name.partition(":2,")[0] for name in os.listdir(root / sub) if name[:1] != ".")
-        except FileNotFoundError:
-            pass
     return sorted(names)
 
 
@@ -86,7 +85,8 @@ def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str])
     present = set(keys)
     inbound = inbound_keys(keys)
     head = snapshots.read_head(store.root, game_id)
-    if head is not None and head.last_in == inbound[-1] and not _unfinished(store, game_id, present, head.last_messages):
+    if head is not None and head.last_in == inbound[-1] and not _unfinished(store, game_id, present,
+                                                                            head.last_messages):
         return Opened(head.summary, None, handled=_handled(inbound, spooled, game_id, head.summary.turn))
     live, unfinished = load(store, identity, game_id, keys)
     return Opened(summary_of(live.game), live, unfinished, _handled(inbound, spooled, game_id, live.game.turn))

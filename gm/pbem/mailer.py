@@ -21,8 +21,8 @@ from typing import Any
 
 import jinja2
 
-from ..kernel.values import LIGHT_MAIL_EDITION, Notice
 from ..kernel.model import MailGame
+from ..kernel.values import LIGHT_MAIL_EDITION, Notice
 from .tokens import PLACEHOLDER
 from .writer import Mail, _fill
 
@@ -164,7 +164,8 @@ def body_html(notice: Notice, package: str = KERNEL, folders: tuple[str, ...] = 
     parts = [_inner(own, styles) if own else _pre(render_text(notice.template, notice.data, package, folders))]
     for enclosed, page in zip(notice.enclosed, pages):
         parts.append(f"<hr>\n<h2>{escape(enclosed.subject)}</h2>")
-        parts.append(_inner(page, styles) if page else _pre(render_text(enclosed.template, enclosed.data, package, folders)))
+        parts.append(_inner(page, styles) if page
+                     else _pre(render_text(enclosed.template, enclosed.data, package, folders)))
     head = "".join(styles)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{escape(notice.subject)}</title>'
             f"{head}</head>\n<body>\n" + "\n".join(parts) + "\n</body></html>\n")
@@ -240,4 +241,4 @@ def build(
     return message
 
 
-__all__ = ["Identity", "build", "render_text", "message_id"]
+__all__ = ["Identity", "build", "message_id", "render_text"]

@@ -45,9 +45,9 @@ from __future__ import annotations
 import logging
 import re
 import time
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from typing import Callable
 
 from ..kernel import engine
 from ..kernel.actions import operator_refusal
@@ -86,7 +86,7 @@ robot is played in one sitting while the pass still ends."""
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 SNAPSHOT_AFTER = 60.0
@@ -184,9 +184,11 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
         `BATCH_SECONDS`), committed when it ends; how many it handled."""
         ends = time.monotonic() + BATCH_SECONDS
+        handled = 0
         with self.store.batch():
-            for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
+            for key in keys[:BATCH_MESSAGES]:
                 self.handle(key)
+                handled += 1
                 crashpoint("between-messages")
                 if time.monotonic() > ends:
                     break
@@ -251,7 +253,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
                 raise Shunted(f"creation request for game {game_id!r}, which is taken or no game id")
             at = time_of(key)
             instance = instance_tag(self.store.key, game_id, exact_time(at))
-            created = event_message(self.identity, "created", at, f"<created.{game_id}.{instance}@{self.identity.domain}>",
+            created = event_message(self.identity, "created", at,
+                                    f"<created.{game_id}.{instance}@{self.identity.domain}>",
                                     game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
             event = created_event(at, game_id, fields | {"instance": instance})
             self._archive_and_apply(game_id, created, key, event)
@@ -261,7 +264,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         if game_id not in self.games:
             raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
         if any(k.endswith(f".in.{key}") for k in self.store.archive(game_id).keys()):
-            return  # applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only)
+            # Applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only).
+            return
         action = to_event(raw, game_id)
         if isinstance(action, PlayerMail) and self.robot_stale(key, game_id, action.player):
             return

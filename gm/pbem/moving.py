@@ -19,8 +19,8 @@ from ..kernel.model import MailGame
 from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from .archive import orders_text, prepend_header
-from .operator import request_action
 from .decisions import Shunted
+from .operator import request_action
 from .outside import Master, fields_of
 from .store import time_of
 from .tokens import token, verify

@@ -14,8 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from email.utils import format_datetime
 
-from ..kernel.values import Notice
 from ..kernel.model import MailGame
+from ..kernel.values import Notice
 from .mailer import GAME_HEADER, Identity, message_id, render_text
 from .tokens import MASK, PLACEHOLDER
 from .writer import Mail, with_attachments

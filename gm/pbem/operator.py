@@ -27,14 +27,14 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from ..kernel.clock import parse_duration
 from ..kernel.actions import operator_refusal
 from ..kernel.addresses import mail_address
-from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed
+from ..kernel.clock import parse_duration
 from ..kernel.model import MailGame
+from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Event, Paused, Resumed
 from ..mail.reading import parse_message
 from .events import event_fields, event_message
 from .mailer import Identity
@@ -69,8 +69,9 @@ def moment(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text.strip().replace("z", "Z").replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"{text!r}: give the moment as 2026-12-01T12:00Z (ISO 8601, UTC unless it says otherwise)") from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        raise ValueError(f"{text!r}: give the moment as 2026-12-01T12:00Z (ISO 8601, UTC unless it says "
+                         "otherwise)") from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)

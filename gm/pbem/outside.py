@@ -26,10 +26,9 @@ from email.utils import format_datetime
 from typing import Any, Protocol
 
 from ..kernel.clock import utc_minute
-from ..mail.reading import parse_message
-from ..kernel.protocol import game_named
-from ..kernel.protocol import GameRules
+from ..kernel.protocol import GameRules, game_named
 from ..kernel.values import DEFAULT_GAME, ENDED, Options
+from ..mail.reading import parse_message
 from .admin import request_game
 from .archive import orders_text, prepend_header
 from .decisions import Shunted
@@ -157,7 +156,8 @@ class OutsideMail:
                 continue
             secret = token(master.store.key, game.secret_subject_of(seat.player), seat.player)
             reply_to = master.identity.reply_address(game.id, seat.player, secret)
-            found.append({"game": game.id, "alias": seat.alias, "opponent": " and ".join(other.alias for other in game.others(seat.player)),
+            found.append({"game": game.id, "alias": seat.alias,
+                          "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
                           "deadline": utc_minute(game.deadline) if game.deadline else None,
                           "waiting": seat.player in game.waiting_for})
@@ -200,7 +200,8 @@ class OutsideMail:
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
-        header = f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; at={at.isoformat()}; game={rules.name}"
+        header = (f"id={challenge_id}; challenger={challenger}; challenged={challenged}; variant={variant}; "
+                  f"at={at.isoformat()}; game={rules.name}")
         for line in rules.creation_fields(terms):  # the game's own terms, as its creation event holds them
             name, _, value = line.partition(":")
             header += f"; t.{name.strip()}={value.strip()}"
@@ -218,8 +219,9 @@ class OutsideMail:
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
-                  "challenge_confirm", {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                                        "title": rules.title, "public": public},
+                  "challenge_confirm",
+                  {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
+                   "title": rules.title, "public": public},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -254,10 +256,11 @@ class OutsideMail:
             raise Shunted(f"more than {limit} challenges to {challenged} today")
         rules = game_named(fields.get("game", DEFAULT_GAME))
         terms = _terms_of(rules, fields)
-        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}", at,
-                  "challenge", {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
-                                "match": rules.describe_terms(terms), "title": rules.title,
-                                "public": fields.get("public") == "yes"},
+        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}",
+                  at, "challenge",
+                  {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
+                   "match": rules.describe_terms(terms), "title": rules.title,
+                   "public": fields.get("public") == "yes"},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 

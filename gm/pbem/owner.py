@@ -36,9 +36,19 @@ from ..kernel.values import ENDED, AddressReplaced
 from ..mail.reading import parse_message
 from ..storage import DurableMaildir
 from .archive import orders_text
-from .limits import normalized
-from .operator import OPERATOR_LINE, Action, check_action, discard, read_action, release, request_action, shunt_entries, show
 from .decisions import Shunted
+from .limits import normalized
+from .operator import (
+    OPERATOR_LINE,
+    Action,
+    check_action,
+    discard,
+    read_action,
+    release,
+    request_action,
+    show,
+    shunt_entries,
+)
 from .outside import Master
 from .store import time_of
 from .tokens import token, verify
@@ -137,7 +147,8 @@ class OwnerMail:
             except ValueError as error:
                 errors.append(f"line {number}: {line[:60]}: {error}")
                 continue
-            why = None if action.game is None or action.event is None else check_action(self.master.games, action.game, action.event)
+            why = (None if action.game is None or action.event is None
+                   else check_action(self.master.games, action.game, action.event))
             if why:
                 errors.append(f"line {number}: {line[:60]}: {why}")
             else:
@@ -234,8 +245,8 @@ def shunt_listing(store) -> str:
     entries = shunt_entries(store)
     if not entries:
         return "  The shunt is empty."
-    return "\n".join(f"  {e['key']}\n    from {e['from'] or '-'}, {e['date'] or 'no date'}: {e['subject'] or '(no subject)'}"
-                     f"\n    {e['reason']}" for e in entries)
+    return "\n".join(f"  {e['key']}\n    from {e['from'] or '-'}, {e['date'] or 'no date'}: "
+                     f"{e['subject'] or '(no subject)'}\n    {e['reason']}" for e in entries)
 
 
 def _undeliverable_addresses(box: DurableMaildir) -> set[str]:

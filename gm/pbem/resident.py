@@ -15,10 +15,9 @@ and a changed game leaving memory has its snapshot written first.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
 
 from ..kernel.model import MailGame
 from ..kernel.values import ENDED, Seat

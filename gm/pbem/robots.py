@@ -30,7 +30,8 @@ from ..kernel.model import MailGame
 from ..kernel.values import ENDED
 from ..logs import event as log_event
 from .archive import spool_key_of
-from .events import ROBOT as KIND, event_message
+from .events import ROBOT as KIND
+from .events import event_message
 from .mailer import Identity
 from .resident import Games, Live
 from .store import Store, origin_of, spool_key, time_of
@@ -72,7 +73,8 @@ class RobotSeats:
         if after == live.number and player in live.game.waiting_for:
             return False
         log_event("robot event dropped", game=game_id, key=key,
-                  reason="another event came first" if after != live.number else "the game no longer waits for that seat")
+                  reason=("another event came first" if after != live.number
+                          else "the game no longer waits for that seat"))
         self._robot_games.add(game_id)
         return True
 

@@ -17,11 +17,12 @@ master takes that as the rule's decision to shunt.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
 from functools import cached_property
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from flufl.bounce import all_failures
 
@@ -203,7 +204,7 @@ class Screening:
         return handled("a challenge")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
-        text, password = mail.orders
+        _text, password = mail.orders
         game_id, player, token_given = self._route(mail.sender, mail.tags, password is not None)
         if game_id is None:
             why = ("it names a game that is not run here" if mail.tags else
@@ -218,7 +219,8 @@ class Screening:
         game = self.games[mail.game_id]
         if mail.secret is not None and any(verify(self.store.key, subject, mail.player, mail.secret)
                                            for subject in game.earlier_secret_subjects):
-            self.outside.how_to_play(mail.key, mail.sender, "it was sent to the address of a game of your match that is over")
+            self.outside.how_to_play(mail.key, mail.sender,
+                                     "it was sent to the address of a game of your match that is over")
             return shunted(f"player {mail.player}'s mail to a finished game of match {mail.game_id}")
         return None
 
@@ -233,9 +235,11 @@ class Screening:
     def _forged(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
         game = self.games[mail.game_id]
-        if mail.secret is None or not verify(self.store.key, game.secret_subject_of(mail.player), mail.player, mail.secret):
+        if mail.secret is None or not verify(self.store.key, game.secret_subject_of(mail.player), mail.player,
+                                             mail.secret):
             self._warn_player(game, mail.player, mail.sender)
-            return shunted(f"not proven to come from player {mail.player} of {mail.game_id}: no valid token or password")
+            return shunted(f"not proven to come from player {mail.player} of {mail.game_id}: no valid token or "
+                           "password")
         return None
 
     def _daily_cap(self, mail: Incoming) -> Decision | None:
@@ -246,7 +250,8 @@ class Screening:
     def _duplicate(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
         message_id = player_message_id(mail.message)
-        if message_id is not None and digest(mail.orders[0]) in self.games.live(mail.game_id).applied.get(message_id, ()):
+        if (message_id is not None
+                and digest(mail.orders[0]) in self.games.live(mail.game_id).applied.get(message_id, ())):
             log_event("mail duplicate", key=mail.key, message_id=message_id)
             return dropped(f"its Message-ID and text were applied already: {message_id}")
         return None
@@ -338,7 +343,8 @@ class Screening:
                                         "address": sender if own else None, "when": utc_minute(self.clock())})])
         message = build(notice, game, self.identity, 0, 0, self.clock(), [],
                         given_id=f"<{key}{'.' + game.instance if game.instance else ''}@{self.identity.domain}>")
-        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject_of(player), player)), key)
+        self.store.outbox.add(reveal(as_bytes(message), token(self.store.key, game.secret_subject_of(player), player)),
+                              key)
 
 
 SCREENING = (

@@ -41,8 +41,9 @@ import hmac
 import os
 import re
 import shutil
+from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..mail.reading import addresses, parse_message
@@ -82,7 +83,7 @@ def _digits(digits: list[int]) -> str:
     if len(digits) == 1:
         return str(digits[0])
     parts, run = [], [digits[0]]
-    for digit in digits[1:] + [None]:  # type: ignore[list-item]
+    for digit in [*digits[1:], None]:  # type: ignore[list-item]
         if digit is not None and digit == run[-1] + 1:
             run.append(digit)
             continue
@@ -194,9 +195,9 @@ def _mail_names(raw: bytes, local: str, domain: str, game: str) -> bool:
     for address in envelope + addresses(message, "To") + addresses(message, "Cc"):
         name, _, host = address.rpartition("@")
         base, plus, tag = name.partition("+")
-        if plus and base.lower() == local.lower() and host.lower() == domain.lower():
-            if tag.lower().split(".")[0] == game:
-                return True
+        if (plus and base.lower() == local.lower() and host.lower() == domain.lower()
+                and tag.lower().split(".")[0] == game):
+            return True
     return False
 
 
@@ -249,7 +250,7 @@ def export_game(store, game: str, bundle: str | os.PathLike[str], local: str, do
     target = Path(bundle)
     if target.exists():
         raise ValueError(f"{target} exists already: give a new folder for the bundle")
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     done = Bundle(game)
     staging = target.with_name(f".{target.name}.partial")
     if staging.exists():
@@ -336,10 +337,8 @@ def import_game(store, bundle: str | os.PathLike[str]) -> Bundle:
         home.rmdir()  # the empty directory of a reserved id (this game, moved away once before)
     os.rename(staging, home)
     fsync_dir(store.games_dir)
-    try:
+    with suppress(OSError):  # another game's import, cut short, left its copy there
         staging.parent.rmdir()
-    except OSError:  # another game's import, cut short, left its copy there
-        pass
     for name, markers in (("sent", store.sent), ("handled", store.handled)):
         folder = source / name
         for marker in sorted(os.listdir(folder)) if folder.is_dir() else []:

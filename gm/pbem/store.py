@@ -35,13 +35,21 @@ import os
 import re
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Callable
 
 from ..storage import (
-    Batch, DurableMaildir, Staged, Syncer, current_batch, finish_interrupted, fsync_dir, staging_name, write_staged,
+    Batch,
+    DurableMaildir,
+    Staged,
+    Syncer,
+    current_batch,
+    finish_interrupted,
+    fsync_dir,
+    staging_name,
+    write_staged,
 )
 from .crashpoints import crashpoint
 from .tokens import load_key
@@ -50,7 +58,7 @@ OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
 TRUSTED_ORIGINS = ("admin", "clock", "robot")
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
 

@@ -284,9 +284,9 @@ def _field(name: str, value: str) -> str:
                 return folded
         elif len(name) + 2 + len(value) <= MAX_LINE and (
                 (kind == "message-id" and _MSG_ID.fullmatch(value))
-                or (kind == "date" and _DATE.fullmatch(value) and format_datetime(parsedate_to_datetime(value)) == value)):
-            return f"{name}: {value}{CRLF}"
-        elif kind == "content-type" and _BOUNDARY.fullmatch(value) and len(name) + 2 + len(value) < MAX_LINE:
+                or (kind == "date" and _DATE.fullmatch(value)
+                    and format_datetime(parsedate_to_datetime(value)) == value)
+                or (kind == "content-type" and _BOUNDARY.fullmatch(value) and len(name) + 2 + len(value) < MAX_LINE)):
             return f"{name}: {value}{CRLF}"
     return _folded_by_package(name, value)
 

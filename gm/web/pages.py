@@ -21,13 +21,12 @@ snapshot's head where that is current, without loading the game.
 from __future__ import annotations
 
 import logging
-
 import re
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 
@@ -108,7 +107,7 @@ def _ended_at(store: Store, game_id: str, keys: list[str]) -> datetime | None:
         moment = parsedate_to_datetime(str(headers["Date"]))
     except (TypeError, ValueError):
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def render(game: MailGame, ended: datetime | None) -> Page:
@@ -242,7 +241,7 @@ class Archive:
                 row, _ = self._look(game_id, want_page=False)
                 if row is not None:
                     found.append(row)
-            epoch = datetime.min.replace(tzinfo=timezone.utc)
+            epoch = datetime.min.replace(tzinfo=UTC)
             found.sort(key=lambda g: (g.finished, g.ended or epoch, len(g.id), g.id), reverse=True)
             self._list = (now, found)
             return found

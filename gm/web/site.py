@@ -38,10 +38,11 @@ import resource
 import signal
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from importlib.resources import files
-from typing import Awaitable, Callable, TypeVar
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -170,7 +171,8 @@ def _static(name: str, content_type: str) -> Callable[[web.Request], Awaitable[w
 
 
 @web.middleware
-async def _headers(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+async def _headers(request: web.Request,
+                   handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """The security headers on every answer, errors included; no Server line."""
     if isinstance(request.protocol, Connection):
         request.protocol.head_read()
@@ -356,7 +358,7 @@ async def start(data: str, host: str, port: int) -> tuple[Site, tuple[str, int]]
         raise
     limit = max_connections()
     bound = tuple(sockets[0].getsockname()[:2])
-    event("listening", proto="http", addr="%s:%s" % bound, max_connections=limit)
+    event("listening", proto="http", addr="{}:{}".format(*bound), max_connections=limit)
     return Site(runner, sockets, limit), bound
 
 

@@ -25,8 +25,17 @@ from .answers import outcome, own_planet, own_ship, owned_ship, ship_not_yours
 from .damage import amnesty, resolve
 from .formulas import mass, pdu_shots, shots
 from .orders import AllianceLevel, Order
-from .orders_empire import (AttackIndustry, AttackMines, AttackOre, AttackPDUs, AttackShip, AttackSpacemines,
-                            Engage, PlanetAttackShip, PlanetAttackSpacemines)
+from .orders_empire import (
+    AttackIndustry,
+    AttackMines,
+    AttackOre,
+    AttackPDUs,
+    AttackShip,
+    AttackSpacemines,
+    Engage,
+    PlanetAttackShip,
+    PlanetAttackSpacemines,
+)
 from .report import Entry, Report, Volley
 from .rotation import in_sub_steps
 from .state import NEUTRAL, GameState, Planet, Ship

@@ -20,9 +20,29 @@ from dataclasses import dataclass, replace
 
 from .answers import Limit, outcome, own_ship, reduce
 from .galaxy import ORE_TYPES
-from .orders import (AllianceLevel, LoadAll, LoadIndustry, LoadMines, LoadOre, LoadPDUs, LoadSpacemines, Order,
-                     ShipOrder, TendAllOre, TendIndustry, TendMines, TendOre, TendPDUs, TendSpacemines,
-                     UnloadAllOre, UnloadIndustry, UnloadMines, UnloadOre, UnloadPDUs, UnloadSpacemines)
+from .orders import (
+    AllianceLevel,
+    LoadAll,
+    LoadIndustry,
+    LoadMines,
+    LoadOre,
+    LoadPDUs,
+    LoadSpacemines,
+    Order,
+    ShipOrder,
+    TendAllOre,
+    TendIndustry,
+    TendMines,
+    TendOre,
+    TendPDUs,
+    TendSpacemines,
+    UnloadAllOre,
+    UnloadIndustry,
+    UnloadMines,
+    UnloadOre,
+    UnloadPDUs,
+    UnloadSpacemines,
+)
 from .report import Report
 from .rotation import in_sub_steps
 from .state import NEUTRAL, Cargo, GameState, Planet, Ship
@@ -118,7 +138,8 @@ def asked(order: Order) -> tuple[Item, int]:
             UnloadOre: "ore", LoadOre: "ore", TendOre: "ore",
             UnloadMines: "mines", LoadMines: "mines", TendMines: "mines"}[type(order)]
     number = getattr(order, "ore_type", getattr(order, "mine_type", None))
-    return Item(kind, number), int(getattr(order, "amount"))
+    # Only the one-item kinds above have an amount, which the type Order does not declare.
+    return Item(kind, number), int(getattr(order, "amount"))  # noqa: B009
 
 
 def bad_type(item: Item) -> str:

@@ -12,11 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .answers import own_planet, own_ship
-from .orders import AllianceLevel, Order
-from .orders_empire import (AllianceMessage, Broadcast, ClearPlanetStandingOrder, ClearShipStandingOrder,
-                            GameLength, MoreFriendly, MoreHostile, NamePlanet, PersonalMessage, Scan,
-                            SetStandingOrder)
-from .orders import NameShip, ShipOrder
+from .orders import AllianceLevel, NameShip, Order, ShipOrder
+from .orders_empire import (
+    AllianceMessage,
+    Broadcast,
+    ClearPlanetStandingOrder,
+    ClearShipStandingOrder,
+    GameLength,
+    MoreFriendly,
+    MoreHostile,
+    NamePlanet,
+    PersonalMessage,
+    Scan,
+    SetStandingOrder,
+)
 from .report import Report
 from .state import NEUTRAL, GameState, Planet, Ship
 

@@ -9,9 +9,9 @@ it belongs. `steps.END_OF_TURN` lists them all, by name, in that order.
 from __future__ import annotations
 
 from .formulas import INCOME_INDUSTRY, INCOME_MINE, INCOME_PLANET, research_bonus
+from .orders import AllianceLevel
 from .report import Report
 from .state import NEUTRAL, GameState, Planet
-from .orders import AllianceLevel
 
 
 def mining(state: GameState, report: Report) -> None:

@@ -8,6 +8,7 @@ fractions so that rounding down is the manual's and never a float's (R-41).
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from math import floor
 
@@ -55,7 +56,7 @@ SIZES = ((10, "Small"), (30, "Medium"), (75, "Large"), (150, "Super"), (250, "Me
 
 def _polyline(points: tuple[tuple[int, Fraction], ...], x: Fraction) -> Fraction:
     """The value at ``x`` of the polyline through ``points`` (constant after the last)."""
-    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
         if x <= x1:
             return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
     return points[-1][1]

@@ -21,12 +21,27 @@ import dataclasses
 from collections.abc import Sequence
 
 from .answers import Limit, outcome, own_planet, own_ship, reduce
-from .formulas import (BUILD_HYPERDRIVE, BUILD_INDUSTRY, BUILD_MINE, BUILD_PDU, BUILD_SHIP_UNIT,
-                       BUILD_SPACEMINE_INDUSTRY, UNBUILD_SHIP_UNIT)
+from .formulas import (
+    BUILD_HYPERDRIVE,
+    BUILD_INDUSTRY,
+    BUILD_MINE,
+    BUILD_PDU,
+    BUILD_SHIP_UNIT,
+    BUILD_SPACEMINE_INDUSTRY,
+    UNBUILD_SHIP_UNIT,
+)
 from .galaxy import FIRST_NUMBER, ORE_TYPES
 from .orders import AllianceLevel, Order, Unit
-from .orders_empire import (BuildHyperdrives, BuildIndustry, BuildMines, BuildPDUs, BuildSpacemines, BuildUnits,
-                            Transmute, Unbuild)
+from .orders_empire import (
+    BuildHyperdrives,
+    BuildIndustry,
+    BuildMines,
+    BuildPDUs,
+    BuildSpacemines,
+    BuildUnits,
+    Transmute,
+    Unbuild,
+)
 from .report import Report
 from .rotation import in_sub_steps
 from .state import GameState, Planet, Ship, draws, no_ore

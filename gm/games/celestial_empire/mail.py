@@ -22,8 +22,8 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from . import sheets
 from .command_help import COMMANDS_HELP
 from .galaxy import generate
@@ -211,7 +211,8 @@ class CelestialEmpire(GameRules[Play]):
         waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
         reply.data["waiting_for"] = waiting
         reply.data["waits_for_deadline"] = game.options.wait_for_deadline
-        reply.data["waiting_names"] = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else "".join(waiting)
+        reply.data["waiting_names"] = (", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1
+                                       else "".join(waiting))
         return Submitted(did)
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
@@ -329,5 +330,6 @@ class CelestialEmpire(GameRules[Play]):
 
     def _sheet(self, game: Table[Play], player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play
-        return self.common(game, player, at) | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
+        common = self.common(game, player, at)
+        return common | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}

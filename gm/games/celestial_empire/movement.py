@@ -32,6 +32,7 @@ from .report import Report
 from .spacemines import spacemine_attack
 from .state import GameState, Planet, Ship
 
+
 def entering(state: GameState, ship: Ship, planet: Planet, report: Report) -> None:
     """``ship`` entered ``planet``'s system: the spacemines deployed there
     attack it in step 20, in the order of these calls (R-37: jump length,

@@ -17,6 +17,7 @@ syllables happening to spell a rude word.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 MAX_LENGTH = 10
@@ -60,7 +61,7 @@ def acceptable(name: str) -> bool:
     if any(word in lower for word in BLOCKED):
         return False
     run = 1
-    for before, after in zip(lower, lower[1:]):
+    for before, after in itertools.pairwise(lower):
         run = run + 1 if (before in "aeiou") == (after in "aeiou") else 1
         if run > 2 or before == after:
             return False

@@ -13,10 +13,11 @@ sheet also shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
-from typing import Any, Callable
+from typing import Any
 
 from lark import Lark, Token, Transformer
 
@@ -394,7 +395,7 @@ def _no_text(after: Token, kind: str) -> NotationError:
                          found="the end of the order")
 
 
-@lru_cache(maxsize=None)
+@cache
 def parser() -> Lark:
     """The Lark parser (built once): LALR(1), contextual lexer."""
     return Lark(

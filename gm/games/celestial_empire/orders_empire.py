@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from .orders import AllianceLevel, Order, Phase, PlanetOrder, ShipOrder, Unit, written_count
 
-
 # Battle [l.936]: ``fighters`` None means with all fighter units.
 
 @dataclass(frozen=True)

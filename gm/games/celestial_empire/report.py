@@ -124,13 +124,13 @@ class Report:
     def did(self, empire: int, order: Order | str, done: str, standing: bool = False) -> Entry:
         """Record that ``order`` was carried out: ``done`` says how much. The
         line is a standing order's if ``standing`` says so or the order is one."""
-        entry = Entry(str(order), done=done, standing=standing or isinstance(order, Order) and order.standing)
+        entry = Entry(str(order), done=done, standing=standing or (isinstance(order, Order) and order.standing))
         self.history.setdefault(empire, []).append(entry)
         return entry
 
     def refused(self, empire: int, order: Order | str, why: str, standing: bool = False) -> Entry:
         """Record that ``order`` could not be carried out at all, and why (standing: as for `did`)."""
-        entry = Entry(str(order), why=why, standing=standing or isinstance(order, Order) and order.standing)
+        entry = Entry(str(order), why=why, standing=standing or (isinstance(order, Order) and order.standing))
         self.history.setdefault(empire, []).append(entry)
         return entry
 

@@ -24,15 +24,15 @@ from __future__ import annotations
 from typing import Any
 
 from . import formulas
-from .endturn import income, planet_income
-from .report import Report
-from .research import is_research_turn
+from .damage import amnesty
 from .empire_steps import ending_turn, scans_available
+from .endturn import income, planet_income
 from .galaxy import ORE_TYPES
 from .orders import AllianceLevel, Unit
+from .report import Report
+from .research import is_research_turn
 from .state import NEUTRAL, GameState, Planet, Ship
 from .winning import Conditions, Length, last_turn
-from .damage import amnesty
 
 ADAPTER_KEYS = {
     "game": "the game's id, shown as the game number",
@@ -262,7 +262,8 @@ def sheet_data(state: GameState, report: Report | None, empire: int,
         "planet_summary": planet_summary(state, empire),
         "allies": ally_status(state, empire),
         "earth": earth_listing(state, empire),
-        "planets": [planet_view(state, state.planets[n], empire, n in scanned) for n in interest(state, report, empire)],
+        "planets": [planet_view(state, state.planets[n], empire, n in scanned)
+                    for n in interest(state, report, empire)],
         "messages": messages(state, report, empire),
         "history": history(report, empire),
         "seen": [] if report is None else list(report.seen.get(empire, [])),

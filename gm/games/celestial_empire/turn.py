@@ -44,7 +44,8 @@ def standing(state: GameState, empire: int, report: Report) -> list[Order]:
         except NotationError as error:
             report.refused(empire, text, f"standing order cannot be read: {error}", standing=True)
             continue
-        subject = order.ship if isinstance(order, ShipOrder) else order.planet if isinstance(order, PlanetOrder) else None
+        subject = order.ship if isinstance(order, ShipOrder) else order.planet if isinstance(order,
+                                                                                             PlanetOrder) else None
         if not isinstance(order, kind) or subject != number:
             report.refused(empire, text, "a standing order must be an order of its own ship or planet", standing=True)
             continue

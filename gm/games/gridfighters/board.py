@@ -9,8 +9,8 @@ knows where the opponent stands; that is `gm.games.gridfighters.game`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 ROWS = "ABCDEFGHIJ"
 """Row letters, top to bottom on player 2's board [summary]."""
@@ -32,7 +32,7 @@ class Square:
             raise ValueError(f"no such square: row {self.row}, column {self.column}")
 
     @classmethod
-    def parse(cls, text: str) -> "Square":
+    def parse(cls, text: str) -> Square:
         """``"e2"`` or ``"E2"`` (row letter A-J, then column 1-10)."""
         match = _SQUARE.fullmatch(text.strip())
         if not match:
@@ -88,7 +88,8 @@ KIND_NAMES = {
     "A": "asteroid", "W": "W fighter", "B": "B fighter", "X": "X fighter",
     "Y": "Y fighter", "Z": "Z fighter", "H": "home planet",
 }
-MOVES_LIKE = {"W": "a chess knight", "B": "a chess queen", "X": "a chess rook", "Y": "a chess bishop", "Z": "a chess queen"}
+MOVES_LIKE = {"W": "a chess knight", "B": "a chess queen", "X": "a chess rook", "Y": "a chess bishop",
+              "Z": "a chess queen"}
 
 
 def pieces_for(homes: int = 1) -> tuple[str, ...]:

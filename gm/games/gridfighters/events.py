@@ -85,7 +85,7 @@ class MoveReport:
     rammed: bool = False
     result: Result | None = None
 
-    def public(self) -> "MoveReport":
+    def public(self) -> MoveReport:
         """The report as the opponent hears it: the destination withheld
         unless the move rammed the mover's own asteroid (ruling 4)."""
         if self.rammed:

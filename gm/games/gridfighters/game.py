@@ -20,8 +20,8 @@ pieces further on (ruling 5, the worked example).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
 
 from .board import IMMOBILE, KIND_NAMES, MOVES_LIKE, Square, can_ever_reach, collide, destinations, kind, path
 from .events import Collision, MoveReport, OwnPiece, Result, Reveal, Sighting, View, tag
@@ -93,7 +93,7 @@ class Grid:
 
     @classmethod
     def start(cls, setup1: str | Sequence[Placement], setup2: str | Sequence[Placement], first: int = 1,
-              variant: Variant | str = STANDARD) -> "Grid":
+              variant: Variant | str = STANDARD) -> Grid:
         """A new game from both setups (text or parsed). Raises `SetupError`
         listing every problem of either setup, `NotationError` for setup text
         that cannot be read, ValueError for a bad ``first`` or variant."""
@@ -175,7 +175,7 @@ class Grid:
 
     # Moving
 
-    def push(self, player: int, move: Move) -> tuple["Grid", MoveReport]:
+    def push(self, player: int, move: Move) -> tuple[Grid, MoveReport]:
         """Make ``player``'s move: the next Grid and what happened. Raises
         `IllegalMove` (and the turn is not spent) when `check` objects."""
         reason = self.check(player, move)
@@ -227,7 +227,7 @@ class Grid:
                             tuple(destroyed), tuple(revealed), passes, rammed, grid.result)
         return grid, report
 
-    def _hand_over(self, player: int, n: int) -> tuple["Grid", tuple[int, ...]]:
+    def _hand_over(self, player: int, n: int) -> tuple[Grid, tuple[int, ...]]:
         """After move ``n`` (0: the start), decide whether the game has ended,
         and otherwise who moves next: ``player``, or if they have no legal move
         the other, who then passes (ruling 11)."""
@@ -243,7 +243,8 @@ class Grid:
         return replace(self, result=result, to_move=None), (player, other)
 
     def _ending(self, n: int) -> Result | None:
-        homes = [[name for name, p in side.items() if kind(name) == "H" and p.destroyed is None] for side in self.pieces]
+        homes = [[name for name,
+                  p in side.items() if kind(name) == "H" and p.destroyed is None] for side in self.pieces]
         last = "home planet" if self.variant.homes == 1 else "last home planet"
         if not homes[0] and not homes[1]:
             return Result(n, None, f"both players' {last}s were destroyed in the same move (ruling 10)",
@@ -268,7 +269,7 @@ class Grid:
         return any(can_ever_reach(kind(name), p.at, t)
                    for name, p in self.pieces[player - 1].items() if p.destroyed is None for t in targets)
 
-    def missed(self) -> tuple["Grid", tuple[int, ...]]:
+    def missed(self) -> tuple[Grid, tuple[int, ...]]:
         """The player to move let their deadline pass: the move goes to the
         other player, as if passed (ruling 19); no move is counted. Returns
         the next Grid and who passed (as `_hand_over` does)."""
@@ -277,7 +278,7 @@ class Grid:
         grid, passes = self._hand_over(3 - self.to_move, self.moves)
         return grid, (self.to_move, *passes)
 
-    def agreed_draw(self) -> "Grid":
+    def agreed_draw(self) -> Grid:
         """The game drawn by agreement after the moves made so far (agreement
         itself is the players' business, outside the rules core)."""
         if self.result is not None:
@@ -332,7 +333,7 @@ class _MoveCheck:
     met: set[frozenset[tuple[int, str]]]
 
     @classmethod
-    def begin(cls, sides: list[dict[str, Piece]]) -> "_MoveCheck":
+    def begin(cls, sides: list[dict[str, Piece]]) -> _MoveCheck:
         standing: list[dict[Square, list[str]]] = [{}, {}]
         for index, side in enumerate(sides):
             for piece_name, piece in side.items():

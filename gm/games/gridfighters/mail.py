@@ -18,9 +18,9 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
-from ...kernel.values import ENDED, SETUP, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.values import ENDED, SETUP, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
 from . import robot_seat, sheets, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
@@ -106,7 +106,8 @@ class GridFighters(GameRules[Play]):
         play.grid = Grid.start(play.setups[1], play.setups[2], 1, play.variant)
         if play.grid.result is not None:
             return _by_rules(game, at, None)
-        return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"), sheets.sheet(game, p, at, None))
+        return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"),
+                                    sheets.sheet(game, p, at, None))
                              for p in game.players])
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
@@ -163,7 +164,8 @@ class GridFighters(GameRules[Play]):
     def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.grid is None and game.phase == ENDED:
-            return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | sheets.outcome(game, player))
+            return Notice(player, "game_over", "The game is over",
+                          sheets.common(game, player, at) | sheets.outcome(game, player))
         if play.grid is None:
             return _invitation(game, player, at)
         return Notice(player, "turn_sheet", f"Move {game.turn}: your sheet", sheets.sheet(game, player, at, None))
@@ -173,7 +175,9 @@ class GridFighters(GameRules[Play]):
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
         data["moves"] = [sheets.happened(entry, player, game) if isinstance(entry, MoveReport) else
-                         {"n": None, "lines": sheets.passes_lines(game, player, {"late": [entry.late], "passes": list(entry.passes)})}
+                         {"n": None,
+                          "lines": sheets.passes_lines(game, player,
+                                                       {"late": [entry.late], "passes": list(entry.passes)})}
                          for entry in play.log]
         return data
 
@@ -192,7 +196,7 @@ class GridFighters(GameRules[Play]):
     def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
         return robot_seat.robot_text(game, player, level, rng)
 
-    def referee(self, record: str) -> "_Refereed":
+    def referee(self, record: str) -> _Refereed:
         return _Refereed(referee_text(record))
 
     def web_page(self, game: Table[Play]) -> dict[str, Any] | None:
@@ -247,7 +251,8 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
     except NotationError as error:
         if _is_a_move(mail.notation):
             if player in play.setups:
-                reply.not_understood.append(f"your move: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+                reply.not_understood.append("your move: the game has not begun; it begins when "
+                                            f"{sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("your move: the game has not begun; send your setup first")
             return Did.REJECTED
@@ -259,7 +264,8 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
     problems = setup_problems(player, placements, play.variant)
     if problems:
         reply.data["setup"] = {"accepted": False, "had_setup": player in play.setups,
-                               "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}" for p in problems]}
+                               "problems": [p.reason if p.line is None else f"line {p.line}: {p.reason}"
+                                            for p in problems]}
         reply.subject = lambda: "Your setup breaks the rules"
         reply.not_understood.append("your setup breaks the rules (see below)")
         return Did.REJECTED
@@ -340,7 +346,8 @@ def _by_rules(game: Table[Play], at: datetime, report: MoveReport | None) -> Tur
     assert game.play.grid is not None and game.play.grid.result is not None
     result = game.play.grid.result
     winners = () if result.winner is None else (result.winner,)
-    return _final(game, at, GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
+    return _final(game, at,
+                  GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
                   report)
 
 

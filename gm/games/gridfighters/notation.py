@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 from typing import Any
 
@@ -175,7 +175,7 @@ class _ToValues(Transformer):
                       (setup_lines[1], setup_lines[2]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def parser() -> Lark:
     """The Lark parser (built once)."""
     return Lark(
@@ -284,7 +284,7 @@ def hint_for(word: str, expected: frozenset[str] | set[str] = frozenset()) -> st
     upper = word.upper()
     if "MINUS" in expected and _SQUARE_LIKE.fullmatch(word):
         return "write the destination after a dash, such as Z2 E2-A2"
-    if "-" == word and "COMMA" in expected:
+    if word == "-" and "COMMA" in expected:
         return "a setup line places pieces, such as Z2 E2; it holds no moves"
     if _GLUED_SQUARES.fullmatch(word):
         return "put a dash between the two squares, such as E2-A2"

@@ -113,7 +113,8 @@ class Outcome:
         for entry in self.entries:
             lines += _entry_lines(entry)
         for entry in self.late:
-            lines.append(f"Line {entry.line.line}: late: player {entry.line.player} {entry.line.move}: {entry.rejected}")
+            lines.append(f"Line {entry.line.line}: late: player {entry.line.player} {entry.line.move}: "
+                         f"{entry.rejected}")
         lines.append("")
         result = self.result
         if result is None:

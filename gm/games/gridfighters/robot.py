@@ -25,9 +25,9 @@ Randomness comes only from the `random.Random` passed in.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Iterable, Sequence
+from functools import cache
 from random import Random
-from typing import Iterable, Sequence
 
 from .board import ALL_SQUARES, IMMOBILE, SIZE, home_rows, kind, strength
 from .bot import random_setup
@@ -37,7 +37,7 @@ from .notation import Move, Placement
 from .track import SQUARES, Knowledge, SeatView, index, route, territory, track
 from .variants import Variant
 
-__all__ = ["LEVELS", "SeatView", "seat_view", "robot_setup", "robot_move", "legal_moves", "track"]
+__all__ = ["LEVELS", "SeatView", "legal_moves", "robot_move", "robot_setup", "seat_view", "track"]
 
 LEVELS = ("easy", "normal", "hard")
 
@@ -108,7 +108,7 @@ def robot_setup(player: int, variant: Variant, level: str, rng: Random) -> list[
 
 # Moves
 
-@lru_cache(maxsize=None)
+@cache
 def _rays(piece_kind: str, frm: int) -> tuple[tuple[int, ...], ...]:
     """The squares along each line the kind moves on from ``frm``, nearest
     first (a knight's moves are lines of one square)."""
@@ -275,6 +275,6 @@ def _dangers(seat: SeatView, knowledge: Knowledge) -> tuple[dict[str, list[float
     return danger, prey
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reachable(piece_kind: str, frm: int) -> frozenset[int]:
     return frozenset(i for ray in _rays(piece_kind, frm) for i in ray)

@@ -7,8 +7,8 @@ fighters may share squares with one another.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .board import IMMOBILE, KIND_NAMES, home_rows, in_territory, kind
 from .notation import Placement
@@ -45,21 +45,26 @@ def setup_problems(player: int, placements: Sequence[Placement], variant: Varian
         if p.piece not in pieces:
             if kind(p.piece) == "H":
                 right = "H" if variant.homes == 1 else "H1, H2 and H3"
-                reason = f"{p.piece} is not a piece in this variant: the home planet{'s are' if variant.homes > 1 else ' is'} {right}"
+                reason = (f"{p.piece} is not a piece in this variant: "
+                          f"the home planet{'s are' if variant.homes > 1 else ' is'} {right}")
             else:
                 reason = f"{p.piece} is not a piece in this variant"
             problems.append(SetupProblem(player, p.line, reason + " [setup]"))
             continue
         if p.piece in seen:
-            problems.append(SetupProblem(player, p.line, f"{p.piece} is placed twice (first on line {seen[p.piece].line}) [setup]"))
+            problems.append(SetupProblem(player, p.line,
+                                         f"{p.piece} is placed twice (first on line {seen[p.piece].line}) [setup]"))
             continue
         seen[p.piece] = p
         if not in_territory(player, p.square):
             problems.append(SetupProblem(
-                player, p.line, f"{p.piece} on {p.square} is outside player {player}'s rows {rows[0]} to {rows[-1]} [setup]"))
+                player, p.line,
+                                         f"{p.piece} on {p.square} is outside player {player}'s rows {rows[0]} to "
+                                         f"{rows[-1]} [setup]"))
     missing = [piece for piece in pieces if piece not in seen]
     if missing:
-        problems.append(SetupProblem(player, None, f"not placed: {', '.join(missing)}; each piece is placed once [setup]"))
+        problems.append(SetupProblem(player, None,
+                                     f"not placed: {', '.join(missing)}; each piece is placed once [setup]"))
     by_square: dict[object, list[Placement]] = {}
     for p in seen.values():
         by_square.setdefault(p.square, []).append(p)

@@ -9,12 +9,13 @@ opponent's hidden squares.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
+from ...kernel import shown
 from ...kernel.protocol import Table
 from ...kernel.values import ENDED, EndKind, Seat
-from ...kernel import shown
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
 from .notation import Placement

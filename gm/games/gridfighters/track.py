@@ -30,7 +30,7 @@ no randomness.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from .board import ALL_SQUARES, IMMOBILE, SIZE, Square, destinations, in_territory, kind, path
 from .events import MoveReport, View, tag, untag
@@ -68,13 +68,13 @@ SQUARES = ALL_SQUARES
 """``SQUARES[i]`` is the square of index i."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def territory(player: int) -> frozenset[int]:
     """The indices of ``player``'s rows."""
     return frozenset(index(s) for s in ALL_SQUARES if in_territory(player, s))
 
 
-@lru_cache(maxsize=None)
+@cache
 def route(piece_kind: str, frm: int, to: int) -> tuple[int, ...]:
     """The indices a move passes through and lands on (`board.path`)."""
     squares = path(piece_kind, SQUARES[frm], SQUARES[to])
@@ -82,13 +82,13 @@ def route(piece_kind: str, frm: int, to: int) -> tuple[int, ...]:
     return tuple(index(s) for s in squares)
 
 
-@lru_cache(maxsize=None)
+@cache
 def reach(piece_kind: str, frm: int) -> frozenset[int]:
     """Every square the kind could move to from ``frm`` on an empty board."""
     return frozenset(index(s) for s in destinations(piece_kind, SQUARES[frm]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def lines_through(piece_kind: str, frm: int, square: int) -> frozenset[int]:
     """The destinations from ``frm`` whose path passes through or lands on ``square``."""
     return frozenset(t for t in reach(piece_kind, frm) if square in route(piece_kind, frm, t))
@@ -165,9 +165,9 @@ def _replay(report: MoveReport, me: int, opp: int, own: dict[str, Own], possible
             for name in immobile:  # met on its setup square, where nothing else was set up
                 if name != standing:
                     possible[name].discard(square)
-        if moving_side == opp and standing_side == me:
-            if not (report.by == opp and moving == report.piece) and moving in possible and moving in departed:
-                possible[moving] &= lines_through(kind(moving), departed[moving], square)
+        if (moving_side == opp and standing_side == me and not (report.by == opp and moving == report.piece)
+                and moving in possible and moving in departed):
+            possible[moving] &= lines_through(kind(moving), departed[moving], square)
         if standing_side == me:
             path_of = own[standing].path
             if path_of is not None:

@@ -71,5 +71,6 @@ def variant_named(spec: str) -> Variant:
         elif key == "quiet" and 1 <= (quiet := whole_number(value) or 0) <= QUIET_MAX:
             variant = replace(variant, quiet=quiet)
         else:
-            raise ValueError(f"unknown option {option!r} for Grid Fighters variant {name}: known are {', '.join(OPTIONS)}")
+            raise ValueError(f"unknown option {option!r} for Grid Fighters variant {name}: known are "
+                             f"{', '.join(OPTIONS)}")
     return variant

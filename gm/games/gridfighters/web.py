@@ -9,6 +9,7 @@ truth and not what one side knew. Seats are named by alias.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ...kernel.protocol import Table
@@ -125,9 +126,10 @@ def record_text(game: Table) -> str | None:
         placements = [f"{x.piece} {x.square}" for x in play.setups[p]]
         lines += ["", f"setup {p}"] + [", ".join(placements[k:k + 6]) for k in range(0, len(placements), 6)]
     lines += ["", "first 1"]
-    for (before, _), (_, entry) in zip(positions, positions[1:]):
+    for (before, _), (_, entry) in itertools.pairwise(positions):
         move = _move_of(before, entry)
-        lines.append(f"{entry.by}: {move.piece} {move.frm}-{move.to}" + ("  ; spent [procedure 4]" if entry.spent else ""))
+        lines.append(f"{entry.by}: {move.piece} {move.frm}-{move.to}"
+                     + ("  ; spent [procedure 4]" if entry.spent else ""))
     if game.outcome is not None:
         lines += ["", f"; Result: {game.outcome.reason}."]
     return "\n".join(lines) + "\n; end of the record\n"

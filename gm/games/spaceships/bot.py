@@ -7,7 +7,7 @@ stays pure and every game the bot plays can be replayed from its seed.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 from .fleet import Fleet, build_fleet
 from .geometry import ALL_CELLS, Cell, Geometry, cells_of
@@ -21,7 +21,7 @@ STANDARD_CHOICES = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _placements(type: ShipType, geometry: Geometry, cube_only: bool = False) -> list[frozenset[Cell]]:
     found = placements(type, geometry)
     if type is ShipType.DS and cube_only:
@@ -29,7 +29,8 @@ def _placements(type: ShipType, geometry: Geometry, cube_only: bool = False) -> 
     return found
 
 
-def random_setup(rng: random.Random, ruleset: Ruleset = DEFAULT, types: list[ShipType] | None = None) -> list[Placement]:
+def random_setup(rng: random.Random, ruleset: Ruleset = DEFAULT,
+                 types: list[ShipType] | None = None) -> list[Placement]:
     """Setup lines for a random legal fleet: the standard fleet [3.7] unless
     ``types`` says which ships to place."""
     if types is None:

@@ -7,13 +7,13 @@ the same list are rejected.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence, Union
 
 from .geometry import Cell, Geometry, cells_of
-from .ruleset import DEFAULT, Ruleset
 from .orders import Beam, Kamikaze, Missile, Order, Scan, Strike
+from .ruleset import DEFAULT, Ruleset
 from .ships import ShipType
 from .state import Entitlement, Side
 
@@ -39,7 +39,7 @@ class Rejected:
     reason: str
 
 
-Outcome = Union[Accepted, Rejected]
+Outcome = Accepted | Rejected
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,8 @@ class OrderCheck:
         return any(not isinstance(o.order, Scan) for o in self.accepted)
 
 
-def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], ruleset: Ruleset = DEFAULT) -> OrderCheck:
+def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order],
+                 ruleset: Ruleset = DEFAULT) -> OrderCheck:
     """Accept or reject each of ``orders`` for ``side`` in the coming turn.
 
     Beams, missile and kamikaze launches and scans are checked in the order
@@ -97,13 +98,16 @@ def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], 
             elif entitlement.scans == 0:
                 outcomes[position] = Rejected(order, "you have no undestroyed scanner [8.3], [8.3.2]")
             elif scans >= entitlement.scans:
-                outcomes[position] = Rejected(order, f"only {entitlement.scans} scan{'s' * (entitlement.scans > 1)} allowed this turn [8.3.1]")
+                outcomes[position] = Rejected(order,
+                                              f"only {entitlement.scans} scan{'s' * (entitlement.scans > 1)} allowed "
+                                              "this turn [8.3.1]")
             else:
                 scans += 1
                 outcomes[position] = Accepted(order, (order.target,), executed=f"scan {order.target}")
     # Each launch's target is one more strike in the list [11.5.3], [11.5.5]:
     # with fewer strikes than launches, the launches written last have none.
-    launches = sorted(i for i, o in outcomes.items() if isinstance(o, Accepted) and isinstance(o.order, (Missile, Kamikaze)))
+    launches = sorted(i for i, o in outcomes.items()
+                      if isinstance(o, Accepted) and isinstance(o.order, (Missile, Kamikaze)))
     written_strikes = sum(isinstance(order, Strike) for order in orders)
     for position in launches[written_strikes:]:
         accepted = outcomes[position]
@@ -134,7 +138,9 @@ def check_orders(side: Side, entitlement: Entitlement, orders: Sequence[Order], 
 def _check_beam(order: Beam, side: Side, entitlement: Entitlement, geometry: Geometry, fired: set[int]) -> Outcome:
     targets = geometry.line_of_three(order.start, order.end)
     if targets is None:
-        return Rejected(order, f"the end cells {order.start} and {order.end} are not two steps apart on a straight line [8.2.1]")
+        return Rejected(order,
+                        f"the end cells {order.start} and {order.end} are not two steps apart on a straight line "
+                        "[8.2.1]")
     direction = geometry.direction(targets[0], targets[1])
     assert direction is not None
     reverse = (-direction[0], -direction[1], -direction[2])
@@ -161,31 +167,38 @@ def _check_beam(order: Beam, side: Side, entitlement: Entitlement, geometry: Geo
         elif index in fired:
             why.append(f"{ship.label} has already fired its beam this turn [8.2]")
         elif not {direction, reverse} & entitlement.beam_directions.get(index, frozenset()):
-            why.append(f"{ship.label} has no two undamaged loosely adjacent cells in a line parallel to the targets [8.2.2]")
+            why.append(f"{ship.label} has no two undamaged loosely adjacent cells in a line parallel to the targets "
+                       "[8.2.2]")
         else:
             able.append(index)
     if not able:
         return Rejected(order, "; ".join(why))
     if len(able) > 1:
         names = ", ".join(fleet.ships[i].label for i in able)
-        return Rejected(order, f"several ships could fire this beam ({names}): name one, as in {order}({fleet.ships[able[0]].label}) [8.2.3.1], [11.5.2.1]")
+        return Rejected(order,
+                        f"several ships could fire this beam ({names}): name one, as in "
+                        f"{order}({fleet.ships[able[0]].label}) [8.2.3.1], [11.5.2.1]")
     index = able[0]
     fired.add(index)
     line = " ".join(map(str, targets))
     return Accepted(order, targets, index, executed=f"beam from {fleet.ships[index].label} on {line}")
 
 
-def _check_early_beam(order: Beam, side: Side, entitlement: Entitlement, geometry: Geometry, fired: set[int]) -> Outcome:
+def _check_early_beam(order: Beam, side: Side, entitlement: Entitlement, geometry: Geometry,
+                      fired: set[int]) -> Outcome:
     """[early 6.1.3]: an undamaged death star fires on five adjacent cells in
     a straight line, whose cells in the firing player's own space intersect
     the death star."""
     targets = geometry.line_of_five(order.start, order.end)
     if targets is None:
-        return Rejected(order, f"the end cells {order.start} and {order.end} are not the ends of five adjacent cells in a straight line [early 6.1.3.2]")
+        return Rejected(order,
+                        f"the end cells {order.start} and {order.end} are not the ends of five adjacent cells in a "
+                        "straight line [early 6.1.3.2]")
     fleet = side.fleet
     candidates = [i for i, s in enumerate(fleet.ships) if s.type.beam]
     if order.ship is not None:
-        candidates = [i for i in candidates if fleet.ships[i].type is order.ship.type and fleet.ships[i].identity in (order.ship.identity, None)]
+        candidates = [i for i in candidates if fleet.ships[i].type is order.ship.type
+                      and fleet.ships[i].identity in (order.ship.identity, None)]
     if not candidates:
         return Rejected(order, "you have no death star [early 6.1.3]")
     line_mask = sum(c.bit for c in targets)
@@ -197,7 +210,8 @@ def _check_early_beam(order: Beam, side: Side, entitlement: Entitlement, geometr
         elif index in fired:
             why.append(f"{ship.label} has already fired its beam this turn [early 6.1.3]")
         elif not ship.mask & line_mask:
-            why.append(f"the line {order.start}-{order.end} does not pass through your death star in your own space [early 6.1.3.3]")
+            why.append(f"the line {order.start}-{order.end} does not pass through your death star in your own space "
+                       "[early 6.1.3.3]")
         else:
             fired.add(index)
             return Accepted(order, targets, index, executed=f"beam from {ship.label} on {' '.join(map(str, targets))}")
@@ -216,7 +230,9 @@ def _check_missile(order: Missile, side: Side, launched: set[int]) -> Outcome:
     index = fleet.ship_at[cell.index]
     ship = fleet.ships[index]
     if index in launched:
-        return Rejected(order, f"{ship.label} has already launched a missile this turn; a ship launches one missile a turn [8.1.3]")
+        return Rejected(order,
+                        f"{ship.label} has already launched a missile this turn; a ship launches one missile a turn "
+                        "[8.1.3]")
     launched.add(index)
     return Accepted(order, (cell,), index, executed=f"missile launched from {cell} ({ship.label})")
 
@@ -238,7 +254,9 @@ def _check_kamikaze(order: Kamikaze, side: Side, entitlement: Entitlement, launc
             reasons.append("a conventional strike [4.4.1]")
         if index in entitlement.missile_ships:
             reasons.append("a missile strike [8.1.3]")
-        return Rejected(order, f"{ship.label} still entitles you to {' and '.join(reasons)}, so it cannot launch a kamikaze strike [4.5]")
+        return Rejected(order,
+                        f"{ship.label} still entitles you to {' and '.join(reasons)}, so it cannot launch a kamikaze "
+                        "strike [4.5]")
     if index in launched:
         return Rejected(order, f"{ship.label} has already launched a kamikaze strike this turn [4.5]")
     launched.add(index)

@@ -117,7 +117,7 @@ class TurnReport:
     def destructions(self) -> list[Destruction]:
         return [d for a in self.announcements for d in a.destroyed]
 
-    def view(self, player: int) -> "PlayerView":
+    def view(self, player: int) -> PlayerView:
         """The part of this report that ``player`` may know."""
         return PlayerView(
             turn=self.turn,

@@ -56,5 +56,5 @@ def record_lines(game: Table, player: int) -> list[str]:
         result = f"Result: {outcome.reason}"
         if outcome.scores is not None:
             result += f"; scores 1: {outcome.scores[0]}, 2: {outcome.scores[1]}"
-        lines += [""] + wrap(result + ".", "; ", "; ")
-    return lines + [END]
+        lines += ["", *wrap(result + ".", "; ", "; ")]
+    return [*lines, END]

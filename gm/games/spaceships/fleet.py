@@ -8,8 +8,8 @@ them all in one go.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .geometry import Cell
 from .orders import Placement
@@ -145,14 +145,18 @@ def build_fleet(placements: Iterable[Placement], ruleset: Ruleset = DEFAULT, add
             problems.append(SetupProblem(line, problem))
         if ruleset.allowed_types is not None and placement.type not in ruleset.allowed_types:
             problems.append(SetupProblem(line, f"{placement.type.title}s are not allowed in this game [3.7.1]"))
-        elif ruleset.early and placement.type not in EARLY_TYPES and not (ruleset.composition and placement.type in GUNBOATS):
-            problems.append(SetupProblem(line, f"the early rules have no {placement.type.title}s [early 3.3], [early 6]"))
+        elif (ruleset.early and placement.type not in EARLY_TYPES
+              and not (ruleset.composition and placement.type in GUNBOATS)):
+            problems.append(SetupProblem(line,
+                                         f"the early rules have no {placement.type.title}s [early 3.3], [early 6]"))
         elif not ruleset.early and placement.type is ShipType.HF:
             problems.append(SetupProblem(line, "heavy fighters belong to the early rules (variant early) [early 6.5]"))
         for cell in dict.fromkeys(cells):
             if cell in owner:
                 other = placements[owner[cell]]
-                problems.append(SetupProblem(line, f"{cell} is also in the {other.type.title} {other}: ships may not intersect [3.4]"))
+                problems.append(SetupProblem(line,
+                                             f"{cell} is also in the {other.type.title} {other}: ships may not "
+                                             "intersect [3.4]"))
             else:
                 owner[cell] = line
     identities, identity_problems = _identities(placements)
@@ -178,7 +182,9 @@ def _identities(placements: list[Placement]) -> tuple[list[int | None], list[Set
         if count == 1:
             written = placements[lines[0]].identity
             if written not in (None, 1):
-                problems.append(SetupProblem(lines[0], f"the only {type.title} is {type.code} (or {type.code}1), not {type.code}{written} [11.6.1]"))
+                problems.append(SetupProblem(lines[0],
+                                             f"the only {type.title} is {type.code} (or {type.code}1), not "
+                                             f"{type.code}{written} [11.6.1]"))
             continue
         taken: dict[int, int] = {}
         for line in lines:
@@ -186,9 +192,13 @@ def _identities(placements: list[Placement]) -> tuple[list[int | None], list[Set
             if written is None:
                 continue
             if written > count:
-                problems.append(SetupProblem(line, f"{type.code}{written}: with {count} {type.title}s the identities are 1 to {count} [11.6.1]"))
+                problems.append(SetupProblem(line,
+                                             f"{type.code}{written}: with {count} {type.title}s the identities are 1 "
+                                             f"to {count} [11.6.1]"))
             elif written in taken:
-                problems.append(SetupProblem(line, f"{type.code}{written} is also ship {taken[written] + 1}: identities must differ [3.3]"))
+                problems.append(SetupProblem(line,
+                                             f"{type.code}{written} is also ship {taken[written] + 1}: identities must "
+                                             "differ [3.3]"))
             else:
                 taken[written] = line
         free = iter(i for i in range(1, count + 1) if i not in taken)
@@ -223,14 +233,21 @@ def _composition_problems(types: list[ShipType], ruleset: Ruleset, additional: i
         return problems
     measure = (lambda t: t.size) if ruleset.carried_in_cells else (lambda t: t.cost)
     extra = sum(measure(t) * n for t, n in remaining.items())
-    spare = " ".join(ship_label(t, None) for t, n in sorted(remaining.items(), key=lambda i: i[0].cost) for _ in range(n))
+    spare = " ".join(ship_label(t, None)
+                     for t, n in sorted(remaining.items(), key=lambda i: i[0].cost) for _ in range(n))
     if extra != additional:
         if additional == 0:
-            problems.append(SetupProblem(None, f"the fleet has one ship of each kind; {spare} {'is' if len(spare.split()) == 1 else 'are'} too many [3.6], [{clause}]"))
+            problems.append(SetupProblem(None,
+                                         f"the fleet has one ship of each kind; {spare} "
+                                         f"{'is' if len(spare.split()) == 1 else 'are'} too many [3.6], [{clause}]"))
         elif ruleset.carried_in_cells:
-            problems.append(SetupProblem(None, f"the additional ships hold {extra} cells, not the {additional} carried over [early 7.2]"))
+            problems.append(SetupProblem(None,
+                                         f"the additional ships hold {extra} cells, not the {additional} carried over "
+                                         "[early 7.2]"))
         else:
-            problems.append(SetupProblem(None, f"the additional ships cost {extra}, not the {additional} carried over [10.3]"))
+            problems.append(SetupProblem(None,
+                                         f"the additional ships cost {extra}, not the {additional} carried over "
+                                         "[10.3]"))
     elif ruleset.composition and additional:
         wanted = composition_table(additional, ruleset.composition)
         left = Counter(remaining)
@@ -245,5 +262,6 @@ def _composition_problems(types: list[ShipType], ruleset: Ruleset, additional: i
         table = " + ".join("/".join(t.code for t in group) for group in wanted)
         problems.append(SetupProblem(
             None, f"carried-over resources of {additional} must be built as {table} by the "
-                  f"'{ruleset.composition} death star{'s' * (ruleset.composition == 'many')}' table, not {spare} [explanation 6.3]"))
+                  f"'{ruleset.composition} death star{'s' * (ruleset.composition == 'many')}' table, not {spare} "
+                  "[explanation 6.3]"))
     return problems

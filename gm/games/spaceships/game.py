@@ -7,7 +7,7 @@ game can be inspected at any turn.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .events import TurnReport
 from .fleet import Fleet, build_fleet
@@ -34,7 +34,7 @@ class Game:
         setup2: str | Sequence[Placement],
         ruleset: Ruleset = DEFAULT,
         additional_costs: tuple[int, int] = (0, 0),
-    ) -> "Game":
+    ) -> Game:
         """A game from both players' setup lines (text or parsed); raises
         `gm.fleet.SetupError` or `gm.notation.NotationError` on bad setups."""
         fleets = [

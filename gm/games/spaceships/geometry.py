@@ -13,8 +13,9 @@ and adjacency follows from that order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from itertools import product
-from typing import Iterable, Iterator, cast
+from typing import cast
 
 COLOURS = "ROYGB"
 """Colour coordinate values in the default order, Red to Blue [11.4.1]."""
@@ -34,7 +35,7 @@ class Cell:
     written; ``index`` (0-124) and ``bit`` (``1 << index``) are for masks.
     """
 
-    __slots__ = ("colour", "letter", "number", "index", "bit", "_text")
+    __slots__ = ("_text", "bit", "colour", "index", "letter", "number")
 
     colour: str
     letter: str
@@ -43,7 +44,7 @@ class Cell:
     bit: int
     _text: str
 
-    def __new__(cls, colour: str, letter: str, number: int) -> "Cell":
+    def __new__(cls, colour: str, letter: str, number: int) -> Cell:
         try:
             return _BY_TEXT[f"{colour}{letter}{number}"]
         except KeyError:
@@ -53,21 +54,21 @@ class Cell:
             ) from None
 
     @classmethod
-    def _create(cls, c: int, l: int, n: int) -> "Cell":
+    def _create(cls, c: int, le: int, n: int) -> Cell:
         cell = object.__new__(cls)
         for name, value in (
             ("colour", COLOURS[c]),
-            ("letter", LETTERS[l]),
+            ("letter", LETTERS[le]),
             ("number", n + 1),
-            ("index", c * 25 + l * 5 + n),
-            ("bit", 1 << (c * 25 + l * 5 + n)),
-            ("_text", COLOURS[c] + LETTERS[l] + NUMBERS[n]),
+            ("index", c * 25 + le * 5 + n),
+            ("bit", 1 << (c * 25 + le * 5 + n)),
+            ("_text", COLOURS[c] + LETTERS[le] + NUMBERS[n]),
         ):
             object.__setattr__(cell, name, value)
         return cell
 
     @classmethod
-    def parse(cls, text: str) -> "Cell":
+    def parse(cls, text: str) -> Cell:
         """The cell written as ``text`` in conventional notation, e.g. ``Rv1``."""
         try:
             return _BY_TEXT[text]
@@ -78,7 +79,7 @@ class Cell:
             ) from None
 
     @staticmethod
-    def from_index(index: int) -> "Cell":
+    def from_index(index: int) -> Cell:
         return ALL_CELLS[index]
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -87,7 +88,7 @@ class Cell:
     def __reduce__(self) -> tuple:
         return (Cell.from_index, (self.index,))
 
-    def __lt__(self, other: "Cell") -> bool:
+    def __lt__(self, other: Cell) -> bool:
         return self.index < other.index
 
     def __str__(self) -> str:
@@ -98,7 +99,7 @@ class Cell:
 
 
 ALL_CELLS: tuple[Cell, ...] = tuple(
-    Cell._create(c, l, n) for c in range(5) for l in range(5) for n in range(5)
+    Cell._create(c, le, n) for c in range(5) for le in range(5) for n in range(5)
 )
 _BY_TEXT: dict[str, Cell] = {str(cell): cell for cell in ALL_CELLS}
 

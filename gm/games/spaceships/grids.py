@@ -48,7 +48,7 @@ def legend_lines(title: str, entries: tuple[str, ...], width: int = 76) -> list[
         else:
             line += gap + entry
         gap = "   "
-    return lines + [line]
+    return [*lines, line]
 
 
 @dataclass(frozen=True)

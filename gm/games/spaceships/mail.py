@@ -17,11 +17,23 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
-from ...kernel.values import (
-    ENDED, LIGHT_MAIL_EDITION, PLAY, SETUP, Did, EndKind, GameEnd, NextGame, Notice, PlayerMail, Reply, Submitted, Turn,
-)
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.values import (
+    ENDED,
+    LIGHT_MAIL_EDITION,
+    PLAY,
+    SETUP,
+    Did,
+    EndKind,
+    GameEnd,
+    NextGame,
+    Notice,
+    PlayerMail,
+    Reply,
+    Submitted,
+    Turn,
+)
 from ..numbers import TOO_LARGE, whole_number
 from . import robot_seat, sheets, web
 from .checking import check_orders
@@ -164,7 +176,8 @@ class Spaceships(GameRules[Play]):
         play: Play = game.play
         fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
         play.game = Game(fleets[0], fleets[1], play.ruleset)
-        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins", sheets.sheet(game, p, at, None))
+        return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins",
+                                    sheets.sheet(game, p, at, None))
                              for p in (1, 2)])
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
@@ -225,7 +238,8 @@ class Spaceships(GameRules[Play]):
     def status(self, game: Table[Play], player: int, at: datetime) -> Notice:
         play: Play = game.play
         if play.game is None and game.phase == ENDED:
-            return Notice(player, "game_over", "The game is over", sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
+            return Notice(player, "game_over", "The game is over",
+                          sheets.common(game, player, at) | {"outcome": sheets.outcome_data(game, player)})
         if play.game is None:
             return _invitation(game, player, at)
         last = play.game.reports[-1] if play.game.reports else None
@@ -239,8 +253,10 @@ class Spaceships(GameRules[Play]):
         turns = []
         if play.game is not None:
             for report in play.game.reports:
-                turns.append(sheets.happened(report, player) | {"orders": sheets.command_history(report.view(player).check)})
-        data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns, past_games=list(play.match_scores))
+                turns.append(sheets.happened(report, player)
+                             | {"orders": sheets.command_history(report.view(player).check)})
+        data.update(setup=[str(p) for p in play.setups.get(player, [])], turns=turns,
+                    past_games=list(play.match_scores))
         return data
 
     def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
@@ -309,7 +325,8 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
     except NotationError as error:
         if _looks_like_orders(mail.notation):
             if player in play.setups:
-                reply.not_understood.append(f"orders: the game has not begun; it begins when {sheets.opponent(game, player).alias} has sent a setup too")
+                reply.not_understood.append("orders: the game has not begun; it begins when "
+                                            f"{sheets.opponent(game, player).alias} has sent a setup too")
             else:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
             return Did.REJECTED
@@ -420,13 +437,15 @@ def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> D
         f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
     reply.subject = lambda: f"Turn {turn}: orders {said}{some if game.edition >= 2 else ''}"
     if checked:
-        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, as you asked")
+        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, "
+                          "as you asked")
         reply.data["previous"] = None if previous is None else format_orders(previous)
         return Did.CHECKED
     play.pending[player] = orders
     reply.data["replaced"] = previous is not None
     reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
-    reply.done.append(f"your orders for turn {game.turn}" + (", replacing all you sent before" if previous is not None else ""))
+    reply.done.append(f"your orders for turn {game.turn}"
+                      + (", replacing all you sent before" if previous is not None else ""))
     return Did.ACCEPTED
 
 

@@ -9,8 +9,8 @@ either way only when a game has just ended [9.3.1], [10.6.1].
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .game import Game
 from .orders import Placement

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
-
 from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
-from ...kernel.errors import join_or as _join_or
 from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType
@@ -105,14 +103,15 @@ class _ToValues(Transformer):
         tag = items[0]
         return (int(tag[0]), list(items[1:]), tag.line)
 
-    def turn_section(self, items: list) -> "RecordTurn":
+    def turn_section(self, items: list) -> RecordTurn:
         number = items[0]
         (p1, orders1, line1), (p2, orders2, line2) = items[1], items[2]
         if (p1, p2) != (1, 2):
-            raise NotationError(line1, 1, f"{p1}:", ["'1:' then '2:'"], "each turn lists player 1's orders, then player 2's")
+            raise NotationError(line1, 1, f"{p1}:", ["'1:' then '2:'"],
+                                "each turn lists player 1's orders, then player 2's")
         return RecordTurn(int(number), (orders1, orders2), number.line, (line1, line2))
 
-    def record(self, items: list) -> "Record":
+    def record(self, items: list) -> Record:
         variant = "2.6.1"
         setups: dict[int, list[Placement]] = {}
         setup_lines: dict[int, int] = {}
@@ -157,7 +156,7 @@ class Record:
 
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser() -> Lark:
     return Lark(
         GRAMMAR.read_text(encoding="utf-8"),
@@ -256,8 +255,10 @@ def _literal(name: str) -> str:
 
 
 _SLIPS = [
-    (re.compile(r"^([roygb])([vwxyz])([1-5])$"), lambda m: f"colours are capital letters, so write {m[1].upper()}{m[2]}{m[3]} [11.4.5]"),
-    (re.compile(r"^([ROYGB])([VWXYZ])([1-5])$"), lambda m: f"letters are lower case, so write {m[1]}{m[2].lower()}{m[3]} [11.4.5]"),
+    (re.compile(r"^([roygb])([vwxyz])([1-5])$"),
+     lambda m: f"colours are capital letters, so write {m[1].upper()}{m[2]}{m[3]} [11.4.5]"),
+    (re.compile(r"^([ROYGB])([VWXYZ])([1-5])$"),
+     lambda m: f"letters are lower case, so write {m[1]}{m[2].lower()}{m[3]} [11.4.5]"),
     (re.compile(r"^([ROYGB])([vwxyz])([06-9]|\d\d+)$"), lambda m: f"numbers run from 1 to 5, not {m[3]} [11.4.3]"),
     (re.compile(r"^([ROYGB])([a-uA-Z])([1-5])$"), lambda m: f"letters run v w x y z, not {m[2]} [11.4.2]"),
     (re.compile(r"^((?![ROYGB])[A-Z])([vwxyz])([1-5])$"), lambda m: f"colours are R O Y G B, not {m[1]} [11.4.1]"),
@@ -306,7 +307,7 @@ def hint_for(word: str) -> str | None:
     return None
 
 
-_VALID_CELLS = {c + l + n for c in "ROYGB" for l in "vwxyz" for n in "12345"}
+_VALID_CELLS = {c + le + n for c in "ROYGB" for le in "vwxyz" for n in "12345"}
 _SHIP_CODES = {t.name for t in ShipType}
 
 

@@ -8,7 +8,6 @@ Every type here prints exactly the notation it stands for, so
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from .geometry import COLOURS, LETTERS, STANDARD, Cell, Geometry
 from .ships import ShipType, ship_label
@@ -111,7 +110,7 @@ class Scan:
         return f"s{self.target}"
 
 
-Order = Union[Strike, Beam, Missile, Kamikaze, Scan]
+Order = Strike | Beam | Missile | Kamikaze | Scan
 
 
 @dataclass(frozen=True)

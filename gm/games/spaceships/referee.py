@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ...kernel.errors import RecordError
+from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE
 from .events import Announcement, Destruction, TurnReport
 from .fleet import SetupError, build_fleet
 from .game import Game
 from .notation import Record, parse_record
 from .orders import format_orders
 from .ruleset import Ruleset, ruleset_named
-
-from ...kernel.errors import RecordError
-from ...kernel.records import EXIT_LEGAL, EXIT_REJECTED, EXIT_UNREADABLE
 
 __all__ = ["EXIT_LEGAL", "EXIT_REJECTED", "EXIT_UNREADABLE", "RecordError", "RefereeOutcome", "referee",
            "referee_text", "render_json", "render_text"]
@@ -194,14 +193,17 @@ def render_text(outcome: RefereeOutcome) -> str:
         if outcome.game:
             lines.append("The game has not ended.")
         else:
-            lines.append(f"The game could not start; {outcome.unplayed} turn{'s' * (outcome.unplayed != 1)} of the record not played.")
+            lines.append(f"The game could not start; {outcome.unplayed} turn{'s' * (outcome.unplayed != 1)} of the "
+                         "record not played.")
     else:
         first, second = result.scores
         verdict = "a draw" if result.winner is None else f"player {result.winner} wins"
         tiebreak = ""
         if result.tiebreak is not None:
-            tiebreak = f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to {result.tiebreak[1]} [explanation 6.1])"
-        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {first} to {second}{tiebreak}. {result.reason}")
+            tiebreak = (f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to "
+                        f"{result.tiebreak[1]} [explanation 6.1])")
+        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {first} to {second}{tiebreak}. "
+                     f"{result.reason}")
     return "\n".join(lines) + "\n"
 
 
@@ -239,6 +241,7 @@ def _detail_lines(a: Announcement) -> list[str]:
     if a.explosions:
         lines.append(f"       missile explosions: {' '.join(map(str, a.explosions))}")
     for d in a.destroyed:
-        lines.append(f"       player {d.owner}'s {d.ship.type.title} {d.ship.label} destroyed: {' '.join(map(str, d.ship.cells))}")
+        lines.append(f"       player {d.owner}'s {d.ship.type.title} {d.ship.label} destroyed: "
+                     f"{' '.join(map(str, d.ship.cells))}")
         lines.append(f"       flashcube from player {3 - d.owner}: {', '.join(map(str, d.flashcube))}")
     return lines

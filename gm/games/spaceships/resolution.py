@@ -134,17 +134,20 @@ class _Turn:
                 for target in accepted.cells:
                     result, explosions = self._strike(passive, target)
                     results.append(result)
-                    self._add(Announcement(by, "beam", target, result, explosions, beam=(accepted.order.start, accepted.order.end)),
+                    self._add(Announcement(by, "beam", target, result, explosions,
+                                           beam=(accepted.order.start, accepted.order.end)),
                               passive, _destroyed_by(result, target, explosions))
                 self._maybe_burn_out(active, accepted.ship, accepted.cells, results)
         for accepted in check.accepted:
             if isinstance(accepted.order, Strike):
                 target = accepted.cells[0]
                 result, explosions = self._strike(passive, target)
-                self._add(Announcement(by, "strike", target, result, explosions), passive, _destroyed_by(result, target, explosions))
+                self._add(Announcement(by, "strike", target, result, explosions), passive,
+                          _destroyed_by(result, target, explosions))
         for accepted in check.accepted:
             if isinstance(accepted.order, Scan):
-                self._add(Announcement(by, "scan", accepted.cells[0], self._scan(passive, accepted.cells[0])), passive, [])
+                self._add(Announcement(by, "scan", accepted.cells[0], self._scan(passive, accepted.cells[0])),
+                          passive, [])
         for accepted in check.accepted:
             if isinstance(accepted.order, Kamikaze):
                 launch = accepted.cells[0]
@@ -240,9 +243,11 @@ class _Turn:
             entitled = self.state.entitlement(p + 1)
             if self.early:
                 if entitled.only_kamikaze_and_scans and not self.checks[p].accepted:
-                    reasons.append(f"player {p + 1} could do nothing but kamikaze strikes, and recorded no action [early 2.3.2]")
+                    reasons.append(f"player {p + 1} could do nothing but kamikaze strikes, and recorded no action "
+                                   "[early 2.3.2]")
             elif entitled.only_kamikaze_and_scans and not self.checks[p].actions_other_than_scans:
-                reasons.append(f"player {p + 1} could do nothing but kamikaze strikes and scans, and recorded no action but scans [2.3.2]")
+                reasons.append(f"player {p + 1} could do nothing but kamikaze strikes and scans, and recorded no "
+                               "action but scans [2.3.2]")
         if not reasons:
             return None
         if self.ruleset.scoring_by_hits:

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
 
 from .bot import random_setup
 from .events import PlayerView, TurnReport
@@ -166,7 +166,7 @@ def _random_masks(types: list[ShipType], ruleset: Ruleset, rng: random.Random) -
             return masks
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prior_density(geometry: Geometry, cube: bool) -> tuple[float, ...]:
     """How often a density hunter with no information strikes each cell,
     scaled to a mean of 1: the cover of the standard fleet's placements."""
@@ -260,7 +260,8 @@ def _beam(view: SeatView, plan: _Plan, index: int, level: str, rng: random.Rando
                 line = geometry.line_of_five(ends[0], ends[1])  # type: ignore[arg-type]
                 assert line is not None
                 lines5.append(line)
-        line5 = rng.choice(lines5) if level == "easy" else max(lines5, key=lambda l: sum(plan.value(c) for c in l))
+        line5 = rng.choice(lines5) if level == "easy" else max(lines5,
+                                                               key=lambda cells: sum(plan.value(c) for c in cells))
         for c in line5:
             plan.take(c)
         return Beam(line5[0], line5[-1], named)

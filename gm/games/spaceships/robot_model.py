@@ -23,9 +23,9 @@ that may hold a ship of any allowed type, and leaves those refinements out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
 
 from .events import PlayerView, Result
 from .fleet import EARLY_FLEET, EARLY_TYPES, GUNBOATS, STANDARD_FLEET, Fleet
@@ -124,7 +124,7 @@ def read_views(player: int, views: Sequence[PlayerView]) -> Knowledge:
     return k
 
 
-@lru_cache(maxsize=None)
+@cache
 def placement_table(type: ShipType, geometry: Geometry, cube_only: bool) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """Every legal placement of a ship type as (mask, cell indices)."""
     found = placements(type, geometry)

@@ -111,7 +111,8 @@ class Ruleset:
         if self.scoring_by_hits:
             parts.append("scoring by hits")
         if self.composition:
-            parts.append(f"carried-over ships by the '{self.composition} death star{'s' * (self.composition == 'many')}' table")
+            parts.append(f"carried-over ships by the '{self.composition} death "
+                         f"star{'s' * (self.composition == 'many')}' table")
         return ", ".join(parts)
 
 

@@ -10,18 +10,27 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ...kernel import shown
+from ...kernel.protocol import Table
+from ...kernel.text import wrap
+from ...kernel.values import ENDED, EndKind, Seat
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
 from .geometry import COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
-from .grids import (LEGEND_OPPONENT_ENTRIES, LEGEND_OWN, LEGEND_OWN_ENTRIES, grid_rows, known_mark, legend_lines,
-                    legend_opponent, own_mark, text_grids)
+from .grids import (
+    LEGEND_OPPONENT_ENTRIES,
+    LEGEND_OWN,
+    LEGEND_OWN_ENTRIES,
+    grid_rows,
+    known_mark,
+    legend_lines,
+    legend_opponent,
+    own_mark,
+    text_grids,
+)
 from .knowledge import opponent_space, own_space
 from .orders import format_orders
-from ...kernel.protocol import Table
-from ...kernel.values import ENDED, EndKind, Seat
-from ...kernel import shown
-from ...kernel.text import wrap
 
 
 def opponent(game: Table, player: int) -> Seat:
@@ -155,7 +164,8 @@ def next_turn(game: Table, player: int) -> dict[str, Any]:
                            "through your death star's cells in your own space (e.g. bRv1Rz1)", "", "  ")
              if game.play.ruleset.early else
              wrap(f"Beam from {ships[i].label} [8.2]: "
-                  + ("in any of the 13 directions" if len(d) == 13 else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
+                  + ("in any of the 13 directions" if len(d) == 13
+                     else "along " + ", ".join(_direction_name(v) for v in sorted(d))),
                   "", "  ")}
             for i, d in e.beam_directions.items()
         ],
@@ -224,7 +234,8 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
 def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
     return {
-        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c), "known": grid_rows(known, c)} for c in COLOURS],
+        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c),
+                     "known": grid_rows(known, c)} for c in COLOURS],
         "legend_own": LEGEND_OWN,
         "legend_opponent": legend_opponent(edition),
     }
@@ -253,7 +264,8 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
         "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it",
                                  game.edition),
         "tables": grid_tables(own, known, game.edition),
-        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES) + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
+        "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES)
+                         + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
                          if game.edition >= 2 else
                          wrap("Your space: " + LEGEND_OWN, "", "  ") + wrap("Theirs: " + legend_opponent(1), "", "  ")),
         "remaining_materiel": game.play.game.state.side(player).remaining_materiel,

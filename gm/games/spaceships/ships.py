@@ -6,10 +6,10 @@ the variant's colour order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import product
-from typing import Iterable
 
 from .geometry import ALL_CELLS, Cell, Geometry, mask_of
 
@@ -87,7 +87,8 @@ class Ship:
         return " ".join([self.label, *map(str, self.cells)])
 
 
-def shape_problem(type: ShipType, cells: Iterable[Cell], geometry: Geometry, cube_death_star: bool = False) -> str | None:
+def shape_problem(type: ShipType, cells: Iterable[Cell], geometry: Geometry,
+                  cube_death_star: bool = False) -> str | None:
     """Why these cells cannot form a ship of this type, or None if they can [3.5].
     ``cube_death_star``: the early rules' death star, a 2x2x2 cube only [early 6.1.1]."""
     cells = sorted(set(cells))

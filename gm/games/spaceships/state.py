@@ -117,7 +117,7 @@ def firing_directions(undamaged: int, geometry: Geometry) -> frozenset[Vector]:
 AXES = frozenset({(1, 0, 0), (0, 1, 0), (0, 0, 1)})
 
 
-def entitlement(side: Side, ruleset: "Ruleset", turn: int) -> Entitlement:
+def entitlement(side: Side, ruleset: Ruleset, turn: int) -> Entitlement:
     """What ``side`` may do in turn number ``turn`` (1-based), under the ruleset."""
     geometry = ruleset.geometry
     conventional_by_ship = []
@@ -130,10 +130,7 @@ def entitlement(side: Side, ruleset: "Ruleset", turn: int) -> Entitlement:
         if not undamaged:
             conventional_by_ship.append(0)
             continue
-        if ship.type is ShipType.DS:
-            strikes = 1  # [6.2.4]
-        else:
-            strikes = max_matching(undamaged, geometry)
+        strikes = 1 if ship.type is ShipType.DS else max_matching(undamaged, geometry)  # DS: [6.2.4]
         conventional_by_ship.append(strikes)
         has_missile = bool(ship.mask & unfired)
         if has_missile:
@@ -195,7 +192,7 @@ class GameState:
     _entitlements: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
-    def new(cls, fleet1: Fleet, fleet2: Fleet, ruleset: Ruleset = DEFAULT) -> "GameState":
+    def new(cls, fleet1: Fleet, fleet2: Fleet, ruleset: Ruleset = DEFAULT) -> GameState:
         """The state just after setup [2.1], [3.8], [8.1.1]."""
         return cls((Side(fleet1), Side(fleet2)), ruleset)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kernel.protocol import Table
+from .checking import Accepted
 from .events import Announcement, Result, TurnReport
 from .final import record_lines
 from .geometry import COLOUR_NAMES, COLOURS, Cell
@@ -20,7 +21,6 @@ from .grids import LEGEND_OWN_ENTRIES, Mark, grid_rows, own_mark
 from .knowledge import own_space
 from .orders import format_orders
 from .sheets import announced
-from .checking import Accepted
 from .state import GameState
 
 MISS = Mark("o", "miss", "miss: no ship")
@@ -32,7 +32,8 @@ def _space(state: GameState, player: int, reports: list[TurnReport]) -> dict[Cel
     marks = {cell: own_mark(known) for cell, known in own_space(state.side(player)).items()}
     for report in reports:
         for a in report.announcements:
-            if a.by != player and a.kind in ("strike", "beam") and a.result is Result.MISS and marks[a.cell].css == "empty":
+            if (a.by != player and a.kind in ("strike", "beam") and a.result is Result.MISS
+                    and marks[a.cell].css == "empty"):
                 marks[a.cell] = MISS
     return marks
 

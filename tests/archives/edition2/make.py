@@ -3,21 +3,24 @@ commit fb31187 with its test clock (run from a checkout of that commit as
 `python -P tests/archives/edition2/make.py OUTDIR`). Kept as a record; never run it
 with a newer gm, for these stand for archives already in operators' data
 directories."""
-import asyncio, shutil, sys
+import asyncio
+import shutil
+import sys
 from pathlib import Path
-from datetime import timedelta
 from random import Random
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from gmtest import World, SETUP_ALICE, SETUP_BOB, text, Player
-from test_gridfighters_by_mail import setup_text, play_to_the_end
+from gmtest import SETUP_ALICE, SETUP_BOB, World
+from test_gridfighters_by_mail import play_to_the_end, setup_text
 
 
 async def spaceships(tmp):
     async with World(tmp) as world:
-        from gm.pbem.admin import request_game
         from gm.kernel.values import Options
+        from gm.pbem.admin import request_game
         from gmtest import ALICE, BOB
-        request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(), observers=["carol@example.com"])
+        request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(),
+                     observers=["carol@example.com"])
         await world.settle()
         await world.act(world.alice.reply, SETUP_ALICE)
         await world.act(world.bob.reply, "help\nstatus\nhistory\n" + SETUP_BOB)
@@ -46,5 +49,6 @@ async def gridfighters(tmp):
 
 for name, play in (("spaceships", spaceships), ("gridfighters", gridfighters)):
     tmp = Path(sys.argv[1]) / name
-    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
     print(name, asyncio.run(play(tmp)))

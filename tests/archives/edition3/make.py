@@ -5,12 +5,16 @@ gm/templates linked to ../templates, as
 data directory is played in a temporary folder and only what an archive is
 kept: games/g1/cur and secret.key. Kept as a record; never run it with a newer
 gm, for these stand for archives already in operators' data directories."""
-import asyncio, shutil, sys, tempfile
+import asyncio
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 from random import Random
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from gmtest import World, Player
-from test_gridfighters_by_mail import setup_text, play_to_the_end
+from gmtest import Player, World
+from test_gridfighters_by_mail import play_to_the_end, setup_text
 
 # test_html_sheet's setups: turn 1 brings hits, a miss, a missile explosion,
 # a ship destroyed and revealed, scans and a rejected scan, so the sheets show
@@ -21,8 +25,8 @@ SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 
 async def spaceships(tmp):
     async with World(tmp) as world:
-        from gm.pbem.admin import request_game
         from gm.kernel.values import Options
+        from gm.pbem.admin import request_game
         from gmtest import ALICE, BOB
         request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(),
                      observers=["carol@example.com"])
@@ -55,9 +59,10 @@ async def gridfighters(tmp):
 
 
 async def celestial(tmp):
-    from gm.pbem.admin import request_game
-    from gm.kernel.values import Options
     from datetime import timedelta
+
+    from gm.kernel.values import Options
+    from gm.pbem.admin import request_game
     addresses = ("ann@example.org", "bea@example.net")
     async with World(tmp) as world:
         request_game(world.daemon.store, world.config.identity, list(addresses), "standard+turns=2",
