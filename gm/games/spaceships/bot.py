@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from .fleet import Fleet, build_fleet
+from .fleet import EARLY_FLEET, Fleet, build_fleet
 from .geometry import ALL_CELLS, Cell, Geometry, cells_of
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ruleset import DEFAULT, Ruleset
@@ -34,8 +34,6 @@ def random_setup(rng: random.Random, ruleset: Ruleset = DEFAULT,
     """Setup lines for a random legal fleet: the standard fleet [3.7] unless
     ``types`` says which ships to place."""
     if types is None:
-        from .fleet import EARLY_FLEET
-
         types = [rng.choice(group) for group in (EARLY_FLEET if ruleset.early else STANDARD_CHOICES)]
     while True:
         used = 0
