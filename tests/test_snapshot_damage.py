@@ -10,13 +10,15 @@ import logging
 import os
 import shutil
 import struct
+from email import message_from_bytes
 from pathlib import Path
 
 import pytest
 
 from gm.pbem import snapshots
 from gm.web.pages import Archive
-from gmprocess import gm
+from gmprocess import free_port, gm, inbox, serving, wait_for
+from gmtest import ALICE, GM, send
 from test_snapshots import _contents, _played, _serve
 
 HEADER = len(snapshots.MAGIC)
@@ -100,3 +102,22 @@ def test_the_commands_and_the_web_archive_read_a_game_with_a_damaged_snapshot(tm
     assert listed.returncode == 0 and "g1" in listed.stdout, listed.stderr[-2000:]
     assert Archive(str(copy)).shown() == []  # a game in progress, not public: not listed, and no crash
     assert Archive(str(copy)).page("g1") is None
+
+
+@pytest.mark.parametrize("damage", ["head length, high bit", "body length, high bit"])
+def test_the_daemon_answers_mail_to_a_game_whose_snapshot_is_damaged(tmp_path, played, damage):
+    """The real daemon, started on a data directory where one bit of a
+    length field flipped: the game's mail is applied and answered."""
+    data, mails, _ = played
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    DAMAGE[damage](copy / "snapshots" / "g1")
+    before = len(inbox(copy, ALICE))
+    port = free_port()
+    with serving(copy, port, GM, tmp_path) as daemon:
+        recipient = str(message_from_bytes(mails[0])["To"])
+        assert send(port, mails[0], ALICE, [recipient]) == {}
+        wait_for("Alice's acknowledgement", lambda: len(inbox(copy, ALICE)) > before)
+    log = daemon.stderr.read().decode()
+    assert log.count("snapshot ignored") == 1 and "game=g1" in log, log[-3000:]
+    assert list((copy / "shunt" / "new").iterdir()) == [] and list((copy / "shunt" / "cur").iterdir()) == []
