@@ -35,9 +35,12 @@ half done. Only a bounded number of whole games stay in memory
 their mail comes. A write that fails (a full disk, no file handles left) is a
 temporary fault: the game is rebuilt from its archive the same way, and the
 message stays in the spool for the next pass. A message during which the
-daemon itself died `gm.pbem.screening.MAX_ATTEMPTS` times (as the
-out-of-memory killer would kill it) goes to the shunt instead of being tried
-again (the rule ``poison``).
+daemon itself died (as the out-of-memory killer would kill it) is handled
+next alone, in a batch of its own; one during which it died so
+`gm.pbem.screening.ALONE_DEATHS` times goes to the shunt instead of being
+tried again (the rule ``poison``). A crash that caught a message in a batch
+with others never counts against it: the batch is handled again, each of
+its messages applied once.
 """
 
 from __future__ import annotations
@@ -183,27 +186,36 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
 
     def _batch(self, keys: list[str]) -> int:
         """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
-        `BATCH_SECONDS`), committed when it ends; how many it handled."""
+        `BATCH_SECONDS`), committed when it ends; how many it handled. A
+        message during which gm died before is handled in a batch of its
+        own (`gm.pbem.store.Attempts.died`): the messages before it are
+        committed first, and a death now is its own doing."""
         ends = time.monotonic() + BATCH_SECONDS
         with self.store.batch():
             for handled, key in enumerate(keys[:BATCH_MESSAGES], 1):
-                self.handle(key)
+                alone = self.store.attempts.died(key)
+                if alone and handled > 1:
+                    handled -= 1
+                    break
+                self.handle(key, alone)
                 crashpoint("between-messages")
-                if time.monotonic() > ends:
+                if alone or time.monotonic() > ends:
                     break
         self._save_left()
         return handled
 
-    def handle(self, key: str) -> None:
+    def handle(self, key: str, alone: bool = False) -> None:
         """Handle one spooled message completely, then drop it from the spool:
         the screening's rules decide it, in order (`gm.pbem.screening`). A
         message gm fails on (a bug, or a game that does not load) goes to the
         shunt with the error, marked as gm's own fault, so that it is kept,
         the spool still moves on, and it is tried again once the fault can
         be gone (`gm.pbem.faults`). An OSError (a temporary
-        fault) is raised, with the game rebuilt and the message still spooled."""
+        fault) is raised, with the game rebuilt and the message still spooled.
+        ``alone``: it is the only message of its batch (see `_batch`)."""
         raw = self.store.spool.get_bytes(key)
-        mail = Incoming(key, raw, self.store.attempts.begin(key), self.identity)
+        attempts = self.store.attempts.begin(key, alone)
+        mail = Incoming(key, raw, attempts, self.identity, self.store.attempts.alone(key))
         try:
             if not self._screen(mail, SCREENING[:1]):  # poison: not even begun again
                 crashpoint("mid-handle")
