@@ -62,6 +62,11 @@ WORKER_PREFIX = "gm-worker"
 EXIT_COMMIT = 3
 """The exit status of a daemon that stopped because a batch could not be
 made durable (an I/O error): restarting it recovers from the disk."""
+EXIT_MASTER = 4
+"""The exit status of a daemon whose master task died (the games could not
+be loaded, or a fault outside the handling of one pass): without it no mail
+would be handled while the listeners still answered 250, so the daemon
+stops, and its service manager starts it again from the disk."""
 CATCH_UP = timedelta(minutes=2)
 """The default `Config.catch_up` behind an MTA or IMAP server."""
 MAX_CONNECTIONS = 100
@@ -263,8 +268,10 @@ class Daemon:
         self.pollers: list = []
         """The IMAP pollers, told to stop waiting when the daemon stops."""
         self.failed = asyncio.Event()
-        """Set when a batch of the master's could not be made durable: the
-        daemon must stop (`serve` exits with `EXIT_COMMIT`)."""
+        """Set when the master cannot go on (a batch could not be made
+        durable, or its task died): the daemon must stop, and `serve` exits
+        with `exit_status`."""
+        self.exit_status = 0
 
     def wake(self) -> None:
         """Something was spooled or queued: let the tasks look."""
@@ -323,7 +330,9 @@ class Daemon:
             self.tasks.append(asyncio.create_task(poller.run(), name="imap"))
         if not background:
             return
-        self.tasks.append(asyncio.create_task(self._master_loop(), name="master"))
+        master = asyncio.create_task(self._master_loop(), name="master")
+        master.add_done_callback(self._master_ended)
+        self.tasks.append(master)
         self.tasks.append(asyncio.create_task(self.deliverer.run(self.clock, self._pause_delivery), name="delivery"))
         self.wake()
 
@@ -357,7 +366,7 @@ class Daemon:
                 # there. Stop; the next start rebuilds them from the disk.
                 event("stopping: a batch could not be made durable", level=logging.CRITICAL,
                       reason=str(error.__cause__ or error))
-                self.failed.set()
+                self._fail(EXIT_COMMIT)
                 return
             except Exception:  # a bug must not stop the daemon; the message stays spooled
                 log.exception("handling the spool failed")
@@ -367,6 +376,23 @@ class Daemon:
                 timeout = max(0.05, min(timeout, (wakeup - self.clock()).total_seconds()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _master_ended(self, task: asyncio.Task[None]) -> None:
+        """The master task ended: cancelled by `stop`, or after a failed
+        commit (both said already); anything else is its death, logged with
+        its cause, and the daemon stops rather than take mail it would
+        never handle."""
+        if task.cancelled() or task.exception() is None:
+            return
+        error = task.exception()
+        log.critical("stopping: the master task died (%s: %s); mail stays spooled", type(error).__name__, error,
+                     exc_info=error)
+        self._fail(EXIT_MASTER)
+
+    def _fail(self, status: int) -> None:
+        if not self.failed.is_set():
+            self.exit_status = status
+        self.failed.set()
 
     async def stop(self) -> None:
         """Stop safely: take no more mail, let the master's step in progress
@@ -450,7 +476,7 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
             await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             for wait in waits:
                 wait.cancel()
-            if not received:  # stopped by a failed commit, not by a signal
+            if not received:  # stopped by a failed master, not by a signal
                 received.append("none")
         finally:
             await daemon.stop()
@@ -460,7 +486,7 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
             await asyncio.sleep(0.05)
         busy = len(_workers())
         event("stopped", signal=received[0], abandoned=busy or None)
-        status = EXIT_COMMIT if daemon.failed.is_set() else 0
+        status = daemon.exit_status
         if busy:
             logging.shutdown()
             sys.stdout.flush()

@@ -35,9 +35,12 @@ half done. Only a bounded number of whole games stay in memory
 their mail comes. A write that fails (a full disk, no file handles left) is a
 temporary fault: the game is rebuilt from its archive the same way, and the
 message stays in the spool for the next pass. A message during which the
-daemon itself died `gm.pbem.screening.MAX_ATTEMPTS` times (as the
-out-of-memory killer would kill it) goes to the shunt instead of being tried
-again (the rule ``poison``).
+daemon itself died (as the out-of-memory killer would kill it) is handled
+next alone, in a batch of its own; one during which it died so
+`gm.pbem.screening.ALONE_DEATHS` times goes to the shunt instead of being
+tried again (the rule ``poison``). A crash that caught a message in a batch
+with others never counts against it: the batch is handled again, each of
+its messages applied once.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from ..kernel.actions import operator_refusal
 from ..kernel.values import Created, Effect, Event, PlayerMail
 from ..logs import event as log_event
 from ..storage import unix_lines
+from . import faults
 from .archive import Threads, notice_messages, to_event
 from .clockwork import Clockwork
 from .crashpoints import crashpoint
@@ -110,7 +114,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         self.identity = identity
         self.clock = clock
         self.limits = limits
-        self.games = Games(self._load_live, self._save_leaving, capacity)
+        self.games = Games(self._load_whole, self._save_leaving, capacity)
         """Every game: summaries of all, the whole of those handled lately."""
         self.counts = DailyCounts(store.root / "limits")
         self.outside = OutsideMail(self)
@@ -182,27 +186,37 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
 
     def _batch(self, keys: list[str]) -> int:
         """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
-        `BATCH_SECONDS`), committed when it ends; how many it handled."""
+        `BATCH_SECONDS`), committed when it ends; how many it handled. A
+        message during which gm died before is handled in a batch of its
+        own (`gm.pbem.store.Attempts.died`): the messages before it are
+        committed first, and a death now is its own doing."""
         ends = time.monotonic() + BATCH_SECONDS
         handled = 0
         with self.store.batch():
             for key in keys[:BATCH_MESSAGES]:
-                self.handle(key)
+                alone = self.store.attempts.died(key)
+                if alone and handled:
+                    break  # committed first; it is handled alone in the next batch
+                self.handle(key, alone)
                 handled += 1
                 crashpoint("between-messages")
-                if time.monotonic() > ends:
+                if alone or time.monotonic() > ends:
                     break
         self._save_left()
         return handled
 
-    def handle(self, key: str) -> None:
+    def handle(self, key: str, alone: bool = False) -> None:
         """Handle one spooled message completely, then drop it from the spool:
         the screening's rules decide it, in order (`gm.pbem.screening`). A
-        message gm fails on (a bug) goes to the shunt with the error, so that
-        it is kept and the spool still moves on. An OSError (a temporary
-        fault) is raised, with the game rebuilt and the message still spooled."""
+        message gm fails on (a bug, or a game that does not load) goes to the
+        shunt with the error, marked as gm's own fault, so that it is kept,
+        the spool still moves on, and it is tried again once the fault can
+        be gone (`gm.pbem.faults`). An OSError (a temporary
+        fault) is raised, with the game rebuilt and the message still spooled.
+        ``alone``: it is the only message of its batch (see `_batch`)."""
         raw = self.store.spool.get_bytes(key)
-        mail = Incoming(key, raw, self.store.attempts.begin(key), self.identity)
+        attempts = self.store.attempts.begin(key, alone)
+        mail = Incoming(key, raw, attempts, self.identity, self.store.attempts.alone(key))
         try:
             if not self._screen(mail, SCREENING[:1]):  # poison: not even begun again
                 crashpoint("mid-handle")
@@ -212,9 +226,11 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         except OSError:
             self.store.attempts.end(key)  # not the message's fault: no attempt counted
             raise
+        except faults.GameNotLoaded as error:  # logged where it failed; retried when the game loads (`gm.pbem.faults`)
+            self._shunt(raw, key, faults.game_not_loaded(error))
         except Exception as error:
             log.exception("gm failed on %s; it goes to the shunt", key)
-            self._shunt(raw, key, f"gm failed on this mail: {type(error).__name__}: {error}".replace("\n", " "))
+            self._shunt(raw, key, faults.failed_on_mail(error))
         self.store.spool.remove(key)
         self.store.attempts.end(key)
         if origin_of(key) in OUTSIDE_ORIGINS:  # the clock's own keys stay: see `_spool_event`
@@ -241,6 +257,37 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
     def _shunt(self, raw: bytes, key: str, reason: str, rule: str | None = None) -> None:
         log_event("mail shunted", key=key, rule=rule, reason=reason)
         self.store.shunt_message(raw, key, reason)
+
+    # Loading
+
+    def load(self) -> None:
+        """Open every game (`Keeping.load`); then spool again the mail that
+        was shunted through gm's own fault, where that fault can be gone (a
+        game that loads cleanly now, other code: `gm.pbem.faults`)."""
+        super().load()
+        faults.retry(self.store, self.clock(), self._loads_cleanly)
+
+    def _load_whole(self, game_id: str) -> Live:
+        """Load a whole game for `Games`. A failure that is no temporary
+        fault of the disk (an OSError, which pauses the spool) is gm's own:
+        it is logged, and raised as `faults.GameNotLoaded`, so that the mail
+        that needed the game is shunted as such and retried later."""
+        try:
+            return self._load_live(game_id)
+        except OSError:
+            raise
+        except Exception as error:
+            log.exception("game %s could not be loaded", game_id)
+            raise faults.GameNotLoaded(game_id, error) from error
+
+    def _loads_cleanly(self, game_id: str) -> bool:
+        if game_id not in self.games:
+            return False
+        try:
+            self.games.live(game_id)
+        except Exception:  # logged by `_load_whole`, or a fault of the disk: its mail waits for the next start
+            return False
+        return True
 
     # GM events: creation, deadlines, reminders
 

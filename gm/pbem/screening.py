@@ -52,8 +52,12 @@ from .writer import as_bytes
 _EFFECT_NOT_SENT = {ConfirmAddress: "move confirmation", SendGamesList: "games list"}
 """How the log names each effect of a player's mail that could not be sent."""
 
-MAX_ATTEMPTS = 3
-"""Times the daemon may die while handling one message before it goes to the shunt."""
+ALONE_DEATHS = 2
+"""Times the daemon may die while handling one message alone before it goes
+to the shunt. A message is handled alone (in a batch of its own) only once
+gm died while handling it: a death in a batch with others may be no doing
+of this message's (a kill, a fault of the machine), so it only makes the
+message a suspect; a death while it was handled alone is its own."""
 BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)"
 """What the opponent is told of a bounce: never its text, which names the address."""
 
@@ -69,6 +73,8 @@ class Incoming:
     attempts: int
     """Times its handling has begun, this one included."""
     identity: Identity
+    alone: int = 0
+    """Times its handling has begun alone (`ALONE_DEATHS`), this one included."""
     game_id: str | None = None
     player: int = 0
     secret: str | None = None
@@ -129,8 +135,9 @@ class Screening:
     # The rules, in the order `SCREENING` runs them
 
     def _poison(self, mail: Incoming) -> Decision | None:
-        if mail.attempts > MAX_ATTEMPTS:
-            return shunted(f"gm stopped {mail.attempts - 1} times while handling this mail; it is not tried again")
+        if mail.alone > ALONE_DEATHS:
+            return shunted(f"gm stopped {mail.attempts - 1} times while handling this mail, {mail.alone - 1} of them "
+                           "with it alone; it is not tried again")
         return None
 
     def _handled_before(self, mail: Incoming) -> Decision | None:

@@ -22,11 +22,20 @@ Head and body are pickles. gm reads only snapshots it wrote itself into its
 own data directory, which also holds the server key; nothing from outside
 is ever unpickled. Snapshots are written without fsync: a snapshot lost or
 torn by a power cut fails its digest and is rebuilt from the archive.
+
+Nothing read from the file is trusted before its digest: each LENGTH is
+bounded by what the file holds (a flipped bit there must not ask for
+2^62 bytes), the two frames must end exactly where the file does, and only
+bytes whose digest matches are unpickled. A damaged snapshot (torn, a wrong
+length or digest, a foreign game's) is logged once per process, as
+``snapshot ignored``, and read as none; the daemon then rebuilds the game
+from its archive and writes the snapshot anew.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import pickle
 import struct
@@ -34,7 +43,9 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..logs import event
 
 if TYPE_CHECKING:
     from .resident import GameSummary
@@ -118,42 +129,101 @@ def clear_unfinished(root: Path) -> None:
             entry.unlink(missing_ok=True)
 
 
-def _read_frame(handle: Any) -> bytes | None:
+class Damaged(Exception):
+    """A snapshot that is not one this gm wrote whole (the reason says how)."""
+
+
+_reported: set[tuple[str, int, int, int]] = set()
+"""The damaged snapshots logged already by this process (path, inode, size,
+mtime): each is logged once, however often it is read before it is replaced."""
+
+
+def _frame_length(handle: BinaryIO, size: int) -> tuple[int, bytes]:
+    """A frame's LENGTH and DIGEST, the LENGTH bounded by the bytes left in
+    the file (``size`` long)."""
     prefix = handle.read(_LENGTH.size + 32)
     if len(prefix) != _LENGTH.size + 32:
-        return None
+        raise Damaged("torn: it ends inside a frame's length or digest")
     (length,) = _LENGTH.unpack(prefix[:_LENGTH.size])
+    if length > size - handle.tell():
+        raise Damaged(f"a frame's length ({length} bytes) is past the end of the file ({size} bytes)")
+    return length, prefix[_LENGTH.size:]
+
+
+def _read_frame(handle: BinaryIO, size: int) -> bytes:
+    length, digest = _frame_length(handle, size)
     data = handle.read(length)
-    if len(data) != length or hashlib.sha256(data).digest() != prefix[_LENGTH.size:]:
-        return None
+    if len(data) != length:
+        raise Damaged("torn: it ends inside a frame")
+    if hashlib.sha256(data).digest() != digest:
+        raise Damaged("a frame's digest does not match its bytes")
     return data
+
+
+def _read_file(handle: BinaryIO, body: bool) -> tuple[bytes, bytes | None]:
+    """The head's bytes (and the body's, if asked), each checked against its
+    digest; the body's frame is measured even when it is not read, so that
+    a file with a damaged length is found at start-up, not when mail comes."""
+    size = os.fstat(handle.fileno()).st_size
+    if handle.read(len(MAGIC)) != MAGIC:
+        raise Damaged("not a snapshot of this format")
+    head = _read_frame(handle, size)
+    if body:
+        data: bytes | None = _read_frame(handle, size)
+    else:
+        length, _ = _frame_length(handle, size)
+        handle.seek(length, os.SEEK_CUR)
+        data = None
+    if handle.tell() != size:
+        raise Damaged(f"{size - handle.tell()} bytes after its body")
+    return head, data
+
+
+def _report(path: Path, handle: BinaryIO | None, reason: str) -> None:
+    try:
+        found = os.fstat(handle.fileno()) if handle is not None else path.stat()
+        seen = (str(path), found.st_ino, found.st_size, found.st_mtime_ns)
+    except OSError:
+        seen = (str(path), 0, 0, 0)
+    if seen not in _reported:
+        _reported.add(seen)
+        event("snapshot ignored", logging.WARNING, game=path.name, reason=reason,
+              note="the game is rebuilt from its archive")
 
 
 def _open(root: Path, game_id: str, body: bool) -> tuple[Head, Any] | None:
     """Head (and body, if asked) read from one open file: a snapshot renamed
     over this one meanwhile cannot pair one's head with the other's body."""
+    path = path_of(root, game_id)
     try:
-        with open(path_of(root, game_id), "rb") as handle:
-            if handle.read(len(MAGIC)) != MAGIC:
+        with open(path, "rb") as handle:
+            try:
+                head_data, body_data = _read_file(handle, body)
+            except Damaged as damage:
+                _report(path, handle, str(damage))
                 return None
-            head_data = _read_frame(handle)
-            body_data = _read_frame(handle) if body and head_data is not None else None
     except OSError:
-        return None
-    if head_data is None or (body and body_data is None):
         return None
     try:
         head = pickle.loads(head_data)
-        if not isinstance(head, Head) or head.fingerprint != code_fingerprint() or head.game_id != game_id:
-            return None
+    except Exception as error:  # its digest matched: bytes gm wrote, of code that no longer reads them
+        _report(path, None, f"its head does not unpickle: {type(error).__name__}")
+        return None
+    if not isinstance(head, Head) or head.fingerprint != code_fingerprint():
+        return None  # written by another gm: not damaged, only of no use to this one
+    if head.game_id != game_id:
+        _report(path, None, f"it is the snapshot of another game ({head.game_id})")
+        return None
+    try:
         return head, pickle.loads(body_data) if body_data is not None else None
-    except Exception:  # a snapshot of other code, or one that no longer unpickles: ignored, as said above
+    except Exception as error:  # as for the head
+        _report(path, None, f"its body does not unpickle: {type(error).__name__}")
         return None
 
 
 def read_head(root: Path, game_id: str) -> Head | None:
     """The head of a game's snapshot, or None when there is none that this
-    gm wrote for this game (missing, torn, or from other code)."""
+    gm wrote for this game (missing, damaged, or from other code)."""
     found = _open(root, game_id, body=False)
     return None if found is None else found[0]
 

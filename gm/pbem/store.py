@@ -192,7 +192,14 @@ class Attempts:
     to be read right). Not fsynced: it must survive the process being
     killed (the page cache does), not a power cut (which merely allows
     another attempt). Files ``attempts/KEY`` holding a count (from before
-    the table) are read once and then taken into it."""
+    the table) are read once and then taken into it.
+
+    A message whose handling began and did not end in an earlier process
+    was being handled when gm died (`died`): the master then handles it
+    alone, in a batch of its own, and counts those attempts apart (a third
+    column), so that the poison rule blames a message only for deaths that
+    were its own doing, not for a crash that caught it in a batch with
+    others."""
 
     TABLE = "in-progress"
 
@@ -200,6 +207,7 @@ class Attempts:
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
         self._counts: dict[str, int] = {}
+        self._alone: dict[str, int] = {}
         self._fd: int | None = None
         self._legacy: list[Path] = []
 
@@ -210,9 +218,15 @@ class Attempts:
         lines = os.pread(fd, 1 << 20, 0).decode("utf-8", "replace").split("\n")
         first = lines[0].strip()
         for line in lines[1:1 + int(first)] if first.isdigit() else []:
-            key, _, number = line.rpartition("\t")
+            fields = line.split("\t")
+            if len(fields) == 3 and fields[2].isdigit():
+                key, number, alone = fields
+            else:
+                (key, _, number), alone = line.rpartition("\t"), "0"
             if key and number.isdigit():
                 self._counts[key] = int(number)
+                if int(alone):
+                    self._alone[key] = int(alone)
         for old in self.path.iterdir():  # one file per key, from before the table
             if old.name != self.TABLE and not old.name.startswith("."):
                 try:
@@ -231,19 +245,34 @@ class Attempts:
 
     def _write(self) -> None:
         assert self._fd is not None
-        lines = [f"{key}\t{count}" for key, count in sorted(self._counts.items()) if "\n" not in key]
+        lines = [f"{key}\t{count}" + (f"\t{self._alone[key]}" if key in self._alone else "")
+                 for key, count in sorted(self._counts.items()) if "\n" not in key and "\t" not in key]
         text = f"{len(lines)}\n" + "".join(line + "\n" for line in lines)
         os.pwrite(self._fd, text.encode(), 0)
 
-    def begin(self, key: str) -> int:
-        """Count one more attempt at ``key``; returns the count, this one included."""
+    def begin(self, key: str, alone: bool = False) -> int:
+        """Count one more attempt at ``key`` (one ``alone``, if it is); returns
+        the count, this one included."""
         self._open()
         self._counts[key] = self._counts.get(key, 0) + 1
+        if alone:
+            self._alone[key] = self._alone.get(key, 0) + 1
         self._write()
         return self._counts[key]
 
+    def died(self, key: str) -> bool:
+        """Whether handling ``key`` began and never ended: gm died during it."""
+        self._open()
+        return key in self._counts
+
+    def alone(self, key: str) -> int:
+        """The attempts at ``key`` begun alone (`begin`), the current one included."""
+        self._open()
+        return self._alone.get(key, 0)
+
     def end(self, key: str) -> None:
         self._open()
+        self._alone.pop(key, None)
         if self._counts.pop(key, None) is not None:
             self._write()
 
