@@ -61,7 +61,8 @@ def failed_on_mail(error: BaseException) -> str:
 
 def game_not_loaded(error: GameNotLoaded) -> str:
     """The shunt reason of a mail whose game could not be loaded."""
-    return _one_line(f"gm could not load {error.game_id}: {error} [gm's own fault: {error.game_id} did not load; code {code()}]")
+    game = error.game_id
+    return _one_line(f"gm could not load {game}: {error} [gm's own fault: {game} did not load; code {code()}]")
 
 
 def _one_line(reason: str) -> str:
