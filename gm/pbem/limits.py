@@ -39,6 +39,10 @@ class Limits:
     answers_outside_games_per_day: int = 1
     """Mails a day the GM sends an address about no game: a games list, the
     confirmation of a challenge, how to send orders."""
+    answers_to_gm_mail_per_day: int = 3
+    """Mails a day the GM sends an address in answer to its replies to the
+    GM's own mail about no game (the games list): each says where orders go,
+    so a reply that holds them is never swallowed silently."""
     challenges_per_day: int = 3
     """Confirmed challenges a day that reach any one address."""
 

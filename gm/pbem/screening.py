@@ -209,7 +209,7 @@ class Screening:
         if game_id is None:
             why = ("it names a game that is not run here" if mail.tags else
                    "it was sent to the GM's own address, not to a game's, and held no password line")
-            self.outside.how_to_play(mail.key, mail.sender, why)
+            self.outside.how_to_play(mail.key, mail.sender, why, mail.message)
             return shunted(f"not addressed to any game: {why}")
         mail.game_id, mail.player, mail.secret = game_id, player, token_given or password
         return None
