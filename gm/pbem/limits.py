@@ -6,6 +6,10 @@ starts. They live in ``DATA/limits/YYYY-MM-DD`` (one ``name<TAB>count``
 line each), rewritten whole and renamed into place after each change. The
 file is not fsynced: a power cut may forget the last few counts, which lets
 a few more mails through once; a crash of the process forgets nothing.
+
+A player over the day's allowance for a game is told so once that day
+(`tell_capped`): a cap that stays silent looks like a GM that stopped
+answering.
 """
 
 from __future__ import annotations

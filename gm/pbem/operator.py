@@ -194,10 +194,11 @@ def show(store: Store, key: str) -> bytes:
 def release(store: Store, given: str, now: datetime) -> str:
     """Handle a shunted message again, as if it had just arrived; returns
     what was done. It keeps its origin, so mail from outside stays
-    untrusted; only the daily cap does not hold it back again. A clock event (a deadline gm failed on) is only taken out
-    of the shunt: the clock spools it again by itself. The copy is spooled
-    before the shunted one is removed, so a crash between loses nothing
-    (a second release then spools it under the same key)."""
+    untrusted; only the daily cap does not hold it back again (`released`).
+    A clock event (a deadline gm failed on) is only taken out of the shunt:
+    the clock spools it again by itself. The copy is spooled before the
+    shunted one is removed, so a crash between loses nothing (a second
+    release then spools it under the same key)."""
     key = find_shunted(store, given)
     origin = origin_of(key)
     if origin == "clock":
