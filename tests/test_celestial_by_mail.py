@@ -294,3 +294,28 @@ def test_a_vote_on_the_length_counts_only_in_a_game_whose_length_is_voted_r72():
     engine.apply(voted, PlayerMail(at, 1, "TURN20"))
     engine.apply(voted, DeadlinePassed(voted.deadline, voted.deadline))
     assert voted.play.state.empires[1].vote == 20
+
+
+def test_a_late_reply_to_an_old_sheet_does_not_say_the_turn_runs_now(tmp_path):
+    """Issue 22, point 5: orders in reply to turn 1's sheet, come after turn
+    1 ran, are not used; the answer said "Every empire is in: the turn runs
+    now" although nobody's orders for turn 2 were in and nothing ran."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            ann, bea, cy = await three_empires(world)
+            game = world.daemon.master.games["g1"]
+            first = ann.latest()
+            for player in (ann, bea, cy):
+                await world.act(player.reply, f"SCAN{game.play.state.earth}\n")
+            assert game.turn == 2
+            await world.act(ann.reply, f"SCAN{game.play.state.earth}\n", to=first)
+            reply = ann.latest()
+            assert "answers turn 1: not used" in str(reply["Subject"])
+            assert game.turn == 2 and sorted(game.waiting_for) == [1, 2, 3]
+            assert "the turn runs now" not in text(reply)
+            said = " ".join(text(reply).split())
+            assert "The turn runs when Grok, Winter and Cygnus have sent orders, or at the deadline." in said
+            return tmp_path / "data" / "games" / "g1"
+    archive = asyncio.run(scenario())
+    count, differences = verify_replay(str(archive))
+    assert count and differences == []

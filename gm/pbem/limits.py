@@ -6,16 +6,28 @@ starts. They live in ``DATA/limits/YYYY-MM-DD`` (one ``name<TAB>count``
 line each), rewritten whole and renamed into place after each change. The
 file is not fsynced: a power cut may forget the last few counts, which lets
 a few more mails through once; a crash of the process forgets nothing.
+
+A player over the day's allowance for a game is told so once that day
+(`tell_capped`): a cap that stays silent looks like a GM that stopped
+answering.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..kernel.addresses import mail_address
+from ..kernel.clock import utc_minute
+from ..kernel.model import MailGame
+from ..kernel.shown import resolve
+from ..kernel.values import Notice
+from .mailer import Identity, build
+from .store import Store
+from .tokens import reveal, token
+from .writer import as_bytes
 
 
 @dataclass(frozen=True)
@@ -23,12 +35,25 @@ class Limits:
     """Caps against floods and loops."""
 
     replies_per_day: int = 50
-    """Mails a day handled from one address; past that they go to the shunt."""
+    """Mails a day handled from one address to one game with another person
+    in it; past that they go to the shunt, and the player is told once."""
+    replies_to_robot_per_day: int = 500
+    """The same, to a game against the GM's robot alone: the robot answers
+    at once, so a game played in one sitting takes a few hundred mails."""
     answers_outside_games_per_day: int = 1
     """Mails a day the GM sends an address about no game: a games list, the
     confirmation of a challenge, how to send orders."""
+    answers_to_gm_mail_per_day: int = 3
+    """Mails a day the GM sends an address in answer to its replies to the
+    GM's own mail about no game (the games list): each says where orders go,
+    so a reply that holds them is never swallowed silently."""
     challenges_per_day: int = 3
     """Confirmed challenges a day that reach any one address."""
+
+    def replies_to(self, game: MailGame) -> int:
+        """The day's allowance of one player's mails to ``game``."""
+        against_robot = sum(not seat.robot for seat in game.seats) == 1
+        return self.replies_to_robot_per_day if against_robot else self.replies_per_day
 
 
 def normalized(text: str) -> str | None:
@@ -79,3 +104,22 @@ class DailyCounts:
         temporary.write_text("".join(f"{name}\t{count}\n" for name, count in sorted(self._counts.items())),
                              encoding="utf-8")
         os.replace(temporary, self.path / self._day)
+
+
+def tell_capped(store: Store, identity: Identity, game: MailGame, player: int, limit: int, now: datetime) -> None:
+    """Tell a player, once a day, that their mail to ``game`` is set aside
+    for the rest of the UTC day and why (a silent cap looked like a GM
+    that stopped answering). It goes to the seat's own address only, never
+    to a mail's From, which may be forged."""
+    day = now.strftime("%Y-%m-%d")
+    key = f"capped.{game.id}.{player}.{day}"
+    if key in store.outbox or key in store.sent:
+        return
+    lifts = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), now.tzinfo)
+    (notice,) = resolve([Notice(player, "capped", "Your mail is set aside until tomorrow",
+                                game.rules.common(game, player, None) | {
+                                    "limit": limit, "lifts": utc_minute(lifts),
+                                    "hours": max(1, round((lifts - now).total_seconds() / 3600))})])
+    message = build(notice, game, identity, 0, 0, now, [],
+                    given_id=f"<{key}{'.' + game.instance if game.instance else ''}@{identity.domain}>")
+    store.outbox.add(reveal(as_bytes(message), token(store.key, game.secret_subject_of(player), player)), key)

@@ -41,6 +41,9 @@ from .mailer import Identity
 from .store import Store, origin_of, spool_key
 
 SHUNT_HEADER = "X-GM-Shunt-Reason"
+RELEASED = "released-"
+"""How the spool key of a mail the operator released begins its name:
+the daily cap lets it through (`released`)."""
 
 
 def request_action(store: Store, identity: Identity, game_id: str, event: Event, name: str | None = None) -> str:
@@ -192,23 +195,30 @@ def show(store: Store, key: str) -> bytes:
 def release(store: Store, given: str, now: datetime) -> str:
     """Handle a shunted message again, as if it had just arrived; returns
     what was done. It keeps its origin, so mail from outside stays
-    untrusted. A clock event (a deadline gm failed on) is only taken out
-    of the shunt: the clock spools it again by itself. The copy is spooled
-    before the shunted one is removed, so a crash between loses nothing
-    (a second release then spools it under the same key)."""
+    untrusted; only the daily cap does not hold it back again (`released`).
+    A clock event (a deadline gm failed on) is only taken out of the shunt:
+    the clock spools it again by itself. The copy is spooled before the
+    shunted one is removed, so a crash between loses nothing (a second
+    release then spools it under the same key)."""
     key = find_shunted(store, given)
     origin = origin_of(key)
     if origin == "clock":
         store.shunt.remove(key)
         return f"{key}: taken out of the shunt; the clock spools it again"
     _, raw = split_reason(store.shunt.get_bytes(key))
-    name = "released-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+    name = RELEASED + hashlib.sha256(key.encode()).hexdigest()[:12]
     again = next((k for k in store.spool.keys() if k.endswith(f".{origin}.{name}")), None)
     if again is None:
         again = spool_key(now, origin, name)
         store.spool.add(raw, again)
     store.shunt.remove(key)
     return f"{key}: spooled again as {again}"
+
+
+def released(key: str) -> bool:
+    """Whether a spooled mail is one the operator released from the shunt,
+    which the daily cap lets through: the operator chose to apply it."""
+    return key.split(".", 2)[-1].startswith(RELEASED)
 
 
 def discard(store: Store, given: str) -> str:

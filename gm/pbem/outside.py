@@ -55,6 +55,8 @@ accepting, that the web archive shows the game after each turn
 ROBOT_WORD = "robot"
 """``challenge robot``: a game against the GM's robot, made once the challenger confirms."""
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
+GAMES_LIST, HOW_TO_PLAY = "games-", "howto-"
+"""How the outbox names of the games list and of the answer to mail that names no game begin."""
 
 
 def fields_of(message: Message, header: str) -> dict[str, str]:
@@ -111,9 +113,11 @@ class OutsideMail:
         games = self._games_of(address)
         active = [g for g in games if g["phase"] != ENDED]
         challenges = self._challenges_to(address)
-        self.send("games-" + _digest(key), address, "[gm] Your games", at, "games",
-                  {"address": address, "games": games, "challenges": challenges}, "auto-replied",
-                  reply_to=active[0]["reply_to"] if len(active) == 1 and not challenges else None)
+        one = len(active) == 1 and not challenges  # a reply to the list may go to that game
+        several = bool(active) and not one  # a reply reaches no game, and is answered so (`how_to_play`)
+        self.send(GAMES_LIST + _digest(key), address, "[gm] Your games", at, "games",
+                  {"address": address, "games": games, "challenges": challenges, "several": several},
+                  "auto-replied", reply_to=active[0]["reply_to"] if one else self._own_if(several))
 
     def _challenges_to(self, address: str) -> list[dict[str, Any]]:
         """The challenges sent to ``address`` that it has not accepted yet
@@ -135,17 +139,43 @@ class OutsideMail:
                           "reply_to": self._reply_to(challenge_id, CHALLENGED)})
         return found
 
-    def how_to_play(self, key: str, address: str, why: str) -> None:
+    def how_to_play(self, key: str, address: str, why: str, message: Message | None = None) -> None:
         """A player's mail that names no game (sent to the GM's plain address,
         or in reply to a mail that was not a game's): nothing is applied, and
-        the player is told why and where to write instead."""
+        the player is told why and where to write instead. A ``message``
+        that answers the GM's games list (or this answer) has an allowance of
+        its own: the list invites replies, and orders in one must not be
+        swallowed because the list used up the day's answer."""
         at = time_of(key)
-        self._allowed(address, "how to play", at)
+        if message is not None and self._answers_own_mail(message):
+            why = ("it answers the GM's list of your games, which is no game's mail: "
+                   "each game's orders go to that game's own address")
+            limit = self.master.limits.answers_to_gm_mail_per_day
+            if self.master.counts.add(at, f"answer {address}") > limit:
+                raise Shunted(f"how to play: {address} was answered {limit} times today "
+                              "about replies to the GM's own mail")
+        else:
+            self._allowed(address, "how to play", at)
         games = self._games_of(address)
         active = [g for g in games if g["phase"] != ENDED]
-        self.send("howto-" + _digest(key), address, "[gm] Your mail reached no game", at, "how_to_play",
+        self.send(HOW_TO_PLAY + _digest(key), address, "[gm] Your mail reached no game", at, "how_to_play",
                   {"address": address, "games": active, "why": why}, "auto-replied",
-                  reply_to=active[0]["reply_to"] if len(active) == 1 else None)
+                  reply_to=active[0]["reply_to"] if len(active) == 1 else self._own_if(len(active) > 1))
+
+    def _own_if(self, several: bool) -> str | None:
+        """The Reply-To of a mail that lists several games: the GM's own
+        address, said outright (a reply to it reaches no game, and is
+        answered with where each game's orders go)."""
+        return self.master.identity.address if several else None
+
+    def _answers_own_mail(self, message: Message) -> bool:
+        """Whether ``message`` replies to a games list or how-to-play answer
+        the GM sent (by its In-Reply-To or References). Their Message-IDs
+        derive from spool keys, which only their recipient learns."""
+        store, domain = self.master.store, self.master.identity.domain
+        named = f"{message.get('In-Reply-To', '')} {message.get('References', '')}"
+        found = re.findall(rf"<((?:{GAMES_LIST}|{HOW_TO_PLAY})[0-9a-f]{{12}})@{re.escape(domain)}>", named, re.I)
+        return any(name in store.sent or name in store.outbox for name in found)
 
     def _games_of(self, address: str) -> list[dict[str, Any]]:
         master = self.master

@@ -38,10 +38,11 @@ from .addressing import envelope_from, plus_tags
 from .archive import ACCEPTED_HEADER, BOUNCE_HEADER, FORMAT, answering, orders_text, player_message_id, prepend_header
 from .decisions import Decision, Shunted, dropped, handled, shunted
 from .events import EVENT_HEADER
-from .limits import DailyCounts, Limits, normalized
+from .limits import DailyCounts, Limits, normalized, tell_capped
 from .loading import digest
 from .mailer import Identity, build
 from .moving import move_tag
+from .operator import released
 from .outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
 from .owner import OwnerMail, owner_tag
 from .resident import Games
@@ -216,7 +217,7 @@ class Screening:
         if game_id is None:
             why = ("it names a game that is not run here" if mail.tags else
                    "it was sent to the GM's own address, not to a game's, and held no password line")
-            self.outside.how_to_play(mail.key, mail.sender, why)
+            self.outside.how_to_play(mail.key, mail.sender, why, mail.message)
             return shunted(f"not addressed to any game: {why}")
         mail.game_id, mail.player, mail.secret = game_id, player, token_given or password
         return None
@@ -250,9 +251,19 @@ class Screening:
         return None
 
     def _daily_cap(self, mail: Incoming) -> Decision | None:
-        if self.counts.add(self.clock(), f"mail {mail.sender}") > self.limits.replies_per_day:
-            return shunted(f"more than {self.limits.replies_per_day} mails today from {mail.sender}")
-        return None
+        # Counted per player and game, with a larger allowance against the
+        # robot (`Limits.replies_to`); the player is told once a day, and a
+        # mail the operator released goes through.
+        assert mail.game_id is not None
+        if released(mail.key):
+            return None
+        game, now = self.games[mail.game_id], self.clock()
+        limit = self.limits.replies_to(game)
+        count = self.counts.add(now, f"mail {mail.sender} {mail.game_id}")
+        if count <= limit:
+            return None
+        tell_capped(self.store, self.identity, game, mail.player, limit, now)  # once a day: it checks
+        return shunted(f"more than {limit} mails today from {mail.sender} to {mail.game_id}")
 
     def _duplicate(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None

@@ -174,7 +174,8 @@ class CelestialEmpire(GameRules[Play]):
             reply.data["late"] = answered
             reply.subject = lambda: f"Turn {turn}: your mail answers turn {answered}: not used"
             reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])]
-            reply.data["waiting_for"] = []
+            # Nothing ran: whoever the turn still waits for, the sender among them, is named.
+            self._waiting(game, reply, self.waiting_for(game))
             return Submitted(Did.LATE)
         lines = parse_orders(mail.notation)
         orders = [line.order for line in lines if line.order is not None]
@@ -208,12 +209,17 @@ class CelestialEmpire(GameRules[Play]):
         reply.data["turn"] = turn = play.state.turn
         reply.subject = lambda: _received(turn, reply)
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
-        waiting = [game.seat(p).alias for p in self.waiting_for(game) if p != empire]
+        self._waiting(game, reply, [p for p in self.waiting_for(game) if p != empire])
+        return Submitted(did)
+
+    @staticmethod
+    def _waiting(game: Table[Play], reply: Reply, players: list[int]) -> None:
+        """What the reply says the turn waits for: these empires' orders, or the deadline."""
+        waiting = [game.seat(p).alias for p in players]
         reply.data["waiting_for"] = waiting
         reply.data["waits_for_deadline"] = game.options.wait_for_deadline
         reply.data["waiting_names"] = (", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1
                                        else "".join(waiting))
-        return Submitted(did)
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """Every empire still played has sent orders (the kernel runs the turn after the mail's

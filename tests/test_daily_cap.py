@@ -1,0 +1,77 @@
+"""The daily cap on a player's mail (issue 22, point 3): it counts each
+player's mail to each game, with a larger allowance for a game against the
+robot alone; a capped player is told once a day, in words, why and until
+when; and the operator's `gm shunt release` applies a capped mail."""
+
+from __future__ import annotations
+
+from gm.cli import main
+from gm.pbem.admin import verify_replay
+from gm.pbem.limits import Limits
+from gmtest import ALICE, World, run, shunt_reasons, text
+
+
+def capped_notices(world: World) -> list:
+    return [m for m in world.alice.inbox() if "set aside until tomorrow" in str(m["Subject"])]
+
+
+def test_a_capped_player_is_told_once_a_day_why_and_until_when(tmp_path):
+    async def scenario():
+        async with World(tmp_path, limits=Limits(replies_per_day=2)) as world:
+            await world.new_game()
+            for line in ("status", "help", "status", "help"):
+                await world.act(world.alice.reply, line, to=world.alice.inbox()[0])
+            assert sum(b"more than 2 mails today" in r for r in shunt_reasons(world)) == 2
+            (notice,) = capped_notices(world)
+            said = " ".join(text(notice).split())
+            assert "You have sent 2 mails to game g1 today" in said
+            assert "set aside, not applied, until 2026-11-22 00:00 UTC, in about 12 hours" in said
+            assert str(notice["To"]) == ALICE and "gm+g1.1." in str(notice["Reply-To"])
+
+            world.clock.advance(days=1)  # a new day: a new allowance, and a new notice once it is used up
+            for line in ("status", "help", "status"):
+                await world.act(world.alice.reply, line, to=world.alice.inbox()[0])
+            assert len(capped_notices(world)) == 2
+    run(scenario())
+
+
+def test_the_operator_releases_a_capped_mail_the_same_day_and_it_is_applied(tmp_path, capsys):
+    async def scenario():
+        async with World(tmp_path, limits=Limits(replies_per_day=1)) as world:
+            await world.new_game()
+            first = world.alice.inbox()[0]
+            await world.act(world.alice.reply, "status", to=first)
+            await world.act(world.alice.reply, "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n", to=first)
+            store = world.daemon.store
+            (capped,) = store.shunt.keys()
+            assert main(["shunt", "release", capped, "--data", world.config.data]) == 0
+            assert "spooled again" in capsys.readouterr().out
+            await world.settle()
+            assert store.shunt.keys() == []  # not capped again
+            assert "Setup accepted" in str(world.alice.latest()["Subject"])
+            assert world.daemon.master.games["g1"].waiting_for == [2]
+            count, differences = verify_replay(str(store.games_dir / "g1"))
+            assert count and differences == []
+    run(scenario())
+
+
+def test_each_game_and_a_game_against_the_robot_have_their_own_allowance(tmp_path):
+    async def scenario():
+        async with World(tmp_path, limits=Limits(replies_per_day=2, replies_to_robot_per_day=4)) as world:
+            await world.challenge(world.alice, "challenge robot\nlevel easy\n")
+            await world.new_game()
+            await world.new_game()
+            robot, g2, g3 = world.daemon.master.games.all()
+            assert [s.robot for s in robot.seats] == [None, "easy"]
+            firsts = {game.id: next(m for m in world.alice.inbox() if f"[gm {game.id}]" in str(m["Subject"]))
+                      for game in (robot, g2, g3)}
+            for game in (g2, g3):  # two mails to each of two games: none held back
+                for line in ("status", "help"):
+                    await world.act(world.alice.reply, line, to=firsts[game.id])
+            assert shunt_reasons(world) == []
+            for _ in range(4):
+                await world.act(world.alice.reply, "status", to=firsts[robot.id])
+            assert shunt_reasons(world) == []
+            await world.act(world.alice.reply, "status", to=firsts[robot.id])
+            assert [r for r in shunt_reasons(world) if b"more than 4 mails today" in r]
+    run(scenario())
