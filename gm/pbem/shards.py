@@ -179,6 +179,17 @@ def _write(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def _make_dirs(path: Path) -> None:
+    """Make a folder and those missing above it, each one's name durable."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        folder.mkdir(exist_ok=True)
+        fsync_dir(folder.parent)
+
+
 def _copy_tree(source: Path, target: Path) -> None:
     """Copy a folder of files (a Maildir), every file and folder fsynced."""
     shutil.copytree(source, target, copy_function=shutil.copy2)
@@ -311,7 +322,7 @@ def export_game(store, game: str, bundle: str | os.PathLike[str], local: str, do
     now = now or datetime.now(timezone.utc)
     if staging.exists():
         shutil.rmtree(staging)
-    staging.mkdir(parents=True)
+    _make_dirs(staging)
     _copy_tree(store.games_dir / game, staging / "games" / game)
     crashpoint("export-copied")
 
@@ -329,15 +340,15 @@ def export_game(store, game: str, bundle: str | os.PathLike[str], local: str, do
     markers = [(staging / "sent", k) for k in _game_keys(sorted(os.listdir(store.sent.path)), game)]
     markers += [(staging / "handled", f"moved-{k}") for k in moves if f"moved-{k}" in store.handled]
     for folder, name in markers:
-        folder.mkdir(exist_ok=True)
+        _make_dirs(folder)
         _write(folder / name, b"")
     crashpoint("export-staged")
 
     kept = Path("moved") / now.strftime("%Y%m%dT%H%M%S%fZ") / game
-    journal.parent.mkdir(exist_ok=True)
+    _make_dirs(journal.parent)
     _write(journal, f"bundle: {target.resolve()}\nkept: {kept}\nexported: {now.isoformat()}\n".encode())
     crashpoint("export-journal")
-    (store.root / kept).parent.mkdir(parents=True, exist_ok=True)
+    _make_dirs((store.root / kept).parent)
     os.rename(store.games_dir / game, store.root / kept)
     crashpoint("export-left")
     return _leave(store, game, target, journal, _fields(journal))
@@ -434,7 +445,7 @@ def import_game(store, bundle: str | os.PathLike[str]) -> Bundle:
         raise ValueError(f"{store.root} has a game {game} already")
     if staging.exists():
         shutil.rmtree(staging)
-    incoming.mkdir(exist_ok=True)
+    _make_dirs(incoming)
     _copy_tree(source / "games" / game, staging)
     crashpoint("import-copied")
     snapshots.remove(store.root, game)
