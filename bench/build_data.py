@@ -1,7 +1,7 @@
 """Build a data directory of N Spaceships games, each played to turn T, for the scale benchmarks.
 
 How: a few games are played for real through the daemon's own code (a
-`GameMaster` handling spooled mail: `gm.pbem.admin.request_game`, both
+`GameMaster` handling spooled mail: `gm.pbem.operator.admin.request_game`, both
 players' setups, then each player's order mail each turn, written into the
 spool as `SpoolHandler` writes what comes over SMTP), so their archives are
 exactly what gm writes. Every other game is a *clone* of one of them: the
@@ -14,7 +14,7 @@ the same number of digits (header folding and quoted-printable line breaks
 then fall in the same places), the players' addresses and Message-IDs hold
 the game id (so each game's are its own), and a sample of the games (every
 prototype, and --verify clones at random) is checked with
-`gm.pbem.admin.verify_replay` before the build counts as done.
+`gm.pbem.operator.admin.verify_replay` before the build counts as done.
 
 The orders: each player answers the GM's latest mail (threaded, as a mail
 client does) with as many strikes as the rules entitle them to (each used
@@ -23,7 +23,7 @@ space that hold no ship. A Spaceships game ends only when a fleet is
 destroyed, so the strikes all miss by design: that is what lets a game
 reach turn T. Deadlines are 30 days out, so none falls due at start-up.
 
-Each game's snapshot (`gm.pbem.snapshots`, what start-up reads instead of
+Each game's snapshot (`gm.pbem.state.snapshots`, what start-up reads instead of
 the archive) is cloned likewise, from the prototype's pickled at protocol 0,
 where every string stands whole on a line of its own, so the same swap
 applies; gm reads any protocol. The verified games' snapshots are checked
@@ -61,14 +61,14 @@ from pathlib import Path
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.values import Options
 from gm.pbem import loading, snapshots
-from gm.pbem.admin import request_game, verify_replay
-from gm.pbem.archive import identity_of, is_inbound, prepend_header, replay, without_gm_headers
-from gm.pbem.events import exact_time
-from gm.pbem.mailer import Identity
-from gm.pbem.master import GameMaster, Limits, utc_now
-from gm.pbem.resident import summary_of
-from gm.pbem.store import Store, spool_key, time_of
-from gm.pbem.tokens import instance_tag, token
+from gm.pbem.archive.events import exact_time
+from gm.pbem.archive.replay import identity_of, is_inbound, prepend_header, replay, without_gm_headers
+from gm.pbem.data.store import Store, spool_key, time_of
+from gm.pbem.data.tokens import instance_tag, token
+from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.operator.admin import request_game, verify_replay
+from gm.pbem.state.resident import summary_of
+from gm.pbem.writing.mailer import Identity
 
 GM_ADDRESS = "gm@example.org"
 VARIANT = "2.6.1"

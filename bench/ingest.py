@@ -16,7 +16,7 @@ client threads and the polling run in this one. gm is the real command,
 delivery (no relay).
 
 Before anything is timed, a data directory is built with the real code
-paths: `gm.pbem.admin.request_game` spools a creation request for each game,
+paths: `gm.pbem.operator.admin.request_game` spools a creation request for each game,
 a `GameMaster` handles the spool, both players answer their invitation
 (written into the spool by gm's own `SpoolHandler`, as if over SMTP) with a
 legal setup, the `GameMaster` handles those, and every reply is delivered
@@ -101,14 +101,14 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 import gm  # as installed: scripts/setup-venv installs this work tree into .venv
+from gm.daemon import MAX_MESSAGE_BYTES, SpoolHandler
 from gm.games.spaceships.geometry import COLOURS, LETTERS, NUMBERS
 from gm.kernel.values import PLAY, Options
-from gm.pbem.admin import request_game
-from gm.pbem.daemon import MAX_MESSAGE_BYTES, SpoolHandler
-from gm.pbem.delivery import Deliverer
-from gm.pbem.mailer import Identity
-from gm.pbem.master import GameMaster, Limits, utc_now
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
+from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.operator.admin import request_game
+from gm.pbem.serving.delivery import Deliverer
+from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -33,12 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gm.pbem.creation
+import gm.pbem.archive.creation
 from build_data import GM_ADDRESS, STEP, play
 from gm.kernel.values import EDITION
-from gm.pbem.mailer import Identity
-from gm.pbem.master import GameMaster, Limits, utc_now
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
+from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.writing.mailer import Identity
 
 
 @dataclass
@@ -80,8 +80,8 @@ def sheets_of(turns: int, seed: int, edition: int) -> list[Sheet]:
         if sheet.html and re.search(r"Turn \d+ results|the game begins", sheet.subject):
             sheets.append(sheet)
 
-    made_under = gm.pbem.creation.EDITION
-    gm.pbem.creation.EDITION = edition  # what `gm new` writes into the creation event
+    made_under = gm.pbem.archive.creation.EDITION
+    gm.pbem.archive.creation.EDITION = edition  # what `gm new` writes into the creation event
     try:
         with tempfile.TemporaryDirectory(prefix="gm-bench-mail-") as temporary:
             store = Store(Path(temporary) / "data")
@@ -89,7 +89,7 @@ def sheets_of(turns: int, seed: int, edition: int) -> list[Sheet]:
             master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
             play(store, master, clock, "g1", turns, random.Random(seed), sent)
     finally:
-        gm.pbem.creation.EDITION = made_under
+        gm.pbem.archive.creation.EDITION = made_under
     return sheets
 
 

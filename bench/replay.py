@@ -1,6 +1,6 @@
 """How fast `gm replay` checks a game: turns a second, byte for byte.
 
-`gm.pbem.admin.verify_replay` (what ``gm replay`` runs) rebuilds each game
+`gm.pbem.operator.admin.verify_replay` (what ``gm replay`` runs) rebuilds each game
 from its archive alone and renders every message the GM sent, comparing it
 with the archived copy. It is run on games of a data directory from
 bench/build_data.py (all of them, or the first --replay-games), and the
@@ -37,8 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gm.pbem.admin import verify_replay
-from gm.pbem.archive import is_inbound
+from gm.pbem.archive.replay import is_inbound
+from gm.pbem.operator.admin import verify_replay
 
 HERE = Path(__file__).resolve().parent
 
@@ -97,16 +97,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"data directory: {data}")
         else:
             sys.path.insert(0, str(HERE))
-            import gm.pbem.creation
+            import gm.pbem.archive.creation
             from build_data import build, describe
 
             data = Path(temporary) / "data"
-            today = gm.pbem.creation.EDITION
-            gm.pbem.creation.EDITION = args.edition or today  # what `gm new` writes into the creation event
+            today = gm.pbem.archive.creation.EDITION
+            gm.pbem.archive.creation.EDITION = args.edition or today  # what `gm new` writes into the creation event
             try:
                 built = build(data, args.games, args.turns, prototypes=args.games, verify=0, seed=args.seed)
             finally:
-                gm.pbem.creation.EDITION = today
+                gm.pbem.archive.creation.EDITION = today
             print(f"data directory built now, edition {args.edition or today}: {describe(built)}")
         games = sorted((p for p in (data / "games").iterdir() if (p / "cur").is_dir()),
                        key=lambda p: (len(p.name), p.name))

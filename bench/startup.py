@@ -1,6 +1,6 @@
 """How long gm takes to start serving a data directory of N games at turn T, and its memory then.
 
-The daemon (`gm.pbem.daemon.Daemon`, with a `Config` like the tests' World:
+The daemon (`gm.daemon.Daemon`, with a `Config` like the tests' World:
 real SMTP on 127.0.0.1 port 0, local delivery, the real clock) is started in
 a child process of its own; an order mail for the last game (player 1, one
 strike, sent to the game's reply address with the player's real token) is
@@ -84,11 +84,11 @@ def vm_rss() -> int:
 
 def child(data: str, timeout: float) -> int:
     """In the child process: start the daemon, send the order mail, wait for its acknowledgement."""
-    from gm.pbem.daemon import Config, Daemon
-    from gm.pbem.limits import Limits
-    from gm.pbem.mailer import Identity
-    from gm.pbem.store import Store
-    from gm.pbem.tokens import token
+    from gm.daemon import Config, Daemon
+    from gm.pbem.data.store import Store
+    from gm.pbem.data.tokens import token
+    from gm.pbem.intake.limits import Limits
+    from gm.pbem.writing.mailer import Identity
 
     root = Path(data)
     with_store = Store(root)
@@ -140,7 +140,7 @@ def child(data: str, timeout: float) -> int:
 
 def bare_peak() -> int:
     """Peak RSS of an interpreter that only imported gm's daemon (same flags as this one)."""
-    code = ("import resource, gm.pbem.daemon, gm.games.spaceships.mail; "
+    code = ("import resource, gm.daemon, gm.games.spaceships.mail; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
     done = subprocess.run([sys.executable, *interpreter_flags(), "-c", code], capture_output=True, text=True,
                           check=True)

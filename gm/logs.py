@@ -39,7 +39,7 @@ SMTP_LOGGERS = ("mail.log", "mail.debug")
 
 MASK = "*" * 16
 """What a secret is shown as: as many asterisks as a player's token has
-letters, as in the archive's copies of the GM's mail (`gm.pbem.tokens.MASK`)."""
+letters, as in the archive's copies of the GM's mail (`gm.pbem.data.tokens.MASK`)."""
 
 _PLUS_TOKEN = re.compile(r"(\+[\w-]+\.\d+\.)[A-Za-z0-9]+")
 _PASSWORD = re.compile(r"(password\s+)\S+", re.I)

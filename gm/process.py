@@ -1,6 +1,6 @@
 """What every gm process that serves until it is told to stop shares: the
 signals that stop it, and the one-line error for an operator when it cannot
-start. The daemon (`gm.pbem.daemon`) and the web archive served alone
+start. The daemon (`gm.daemon`) and the web archive served alone
 (`gm.web.site`) both use them, so they live below both."""
 
 from __future__ import annotations

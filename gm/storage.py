@@ -51,7 +51,7 @@ that, syncfs did not report write-back errors); elsewhere, or with
 programs' writes on the same file system: on a file system shared with
 something that writes a lot, ``GM_SYNC=fsync`` bounds gm's waits by its
 own writes. The spool fsyncs each message's file, unless ``GM_SYNC=syncfs``
-(see `gm.pbem.store.Store.syncer`): a 250 waits for that mail only. syncfs
+(see `gm.pbem.data.store.Store.syncer`): a 250 waits for that mail only. syncfs
 reports an error that happened since the file descriptor it is given was
 opened, so each `Syncer` keeps a descriptor per file system, opened before
 any file it vouches for is written, and each kind of writer (spool,
@@ -65,11 +65,11 @@ what is durable, and the caller must not go on as if the batch were done
 what is durable, as after a crash). Only a full disk (writing the manifest,
 or a rename that needs a new directory block) is not fatal for the master's
 batch: the OSError leaves the batch as it is, to be committed first by the
-next pass (`gm.pbem.store.Store.commit_pending`); its data barrier was not
+next pass (`gm.pbem.data.store.Store.commit_pending`); its data barrier was not
 passed, or its manifest is durable, so it is never half relied on.
 
 Whatever else the master makes durable while a batch is open must go
-through the batch (a `DurableMaildir` or `gm.pbem.store.Markers`), or be
+through the batch (a `DurableMaildir` or `gm.pbem.data.store.Markers`), or be
 written after its commit: a file written durably beside a batch could
 survive a crash that the batch does not, and describe a state that is not
 on disk. Files that need not survive a power cut (the attempts table, the
@@ -167,7 +167,7 @@ class Syncer:
 
     ``crashpoint`` is called with the name of each step of a commit made
     through this syncer (see `Batch`): the crash tests' hook, which the
-    edge gives (`gm.pbem.crashpoints`); storage knows nothing of it."""
+    edge gives (`gm.pbem.data.crashpoints`); storage knows nothing of it."""
 
     def __init__(self, mode: str | None = None, crashpoint: Callable[[str], None] = no_crashpoint):
         self.mode = mode or sync_mode()

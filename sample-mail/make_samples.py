@@ -15,7 +15,7 @@ a public demo key, see README), the clock is fixed at CREATED and then set,
 for each player's mail, to the moment in its Date header, and every
 Message-ID and Date a player's client writes is fixed in PLAY below.
 
-The script runs a real `gm.pbem.daemon.Daemon` on a loopback SMTP port.
+The script runs a real `gm.daemon.Daemon` on a loopback SMTP port.
 For each player's mail it takes the GM's latest mail to that player (as a
 player's client would), writes the reply in that client's style (headers,
 quoting, MIME structure and transfer encoding), saves it, and sends it to the
@@ -50,11 +50,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
+from gm.daemon import Config, Daemon  # noqa: E402
 from gm.kernel.values import Options  # noqa: E402
 from gm.mail.reading import parse_message  # noqa: E402
-from gm.pbem.admin import request_game, verify_replay  # noqa: E402
-from gm.pbem.daemon import Config, Daemon  # noqa: E402
-from gm.pbem.mailer import Identity  # noqa: E402
+from gm.pbem.operator.admin import request_game, verify_replay  # noqa: E402
+from gm.pbem.writing.mailer import Identity  # noqa: E402
 
 GM = "gm@example.org"
 CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

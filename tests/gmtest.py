@@ -12,9 +12,9 @@ from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime, make_msgid
 
+from gm.daemon import Config, Daemon
 from gm.mail.reading import parse_message
-from gm.pbem.daemon import Config, Daemon
-from gm.pbem.mailer import BANNER, Identity
+from gm.pbem.writing.mailer import BANNER, Identity
 
 GM = "gm@example.org"
 ALICE = "alice@example.org"
@@ -31,7 +31,7 @@ def text(message) -> str:
 
 def enclosures(message) -> dict[str, str]:
     """What a reply encloses (help, a sheet, the history), by the title of
-    its banner (`gm.pbem.mailer.BANNER`); the last runs on to the mail's end."""
+    its banner (`gm.pbem.writing.mailer.BANNER`); the last runs on to the mail's end."""
     parts = text(message).split(f"\n{BANNER}\n")
     titles, bodies = parts[1::2], parts[2::2]
     assert len(titles) == len(bodies) and len(set(titles)) == len(titles), titles
@@ -225,7 +225,7 @@ class World:
     async def new_game(self, **options) -> None:
         from gm.kernel.protocol import game_named
         from gm.kernel.values import Options
-        from gm.pbem.admin import request_game
+        from gm.pbem.operator.admin import request_game
 
         game = options.pop("game", "spaceships")
         variant = options.pop("variant", game_named(game).default_variant)

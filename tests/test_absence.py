@@ -10,7 +10,7 @@ from random import Random
 from gm.kernel.commands import read_mail
 from gm.kernel.engine import answered_turn, apply, create
 from gm.kernel.values import Created, Options, PlayerMail, Seat
-from gm.pbem.admin import verify_replay
+from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, BOB, START, World, run, started_game, text
 from test_gridfighters_by_mail import setup_text
 

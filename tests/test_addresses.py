@@ -11,16 +11,16 @@ from datetime import UTC, datetime
 
 import pytest
 
+from gm.daemon import Config, StartError, serve
 from gm.kernel import moving
 from gm.kernel.actions import AddressReplaced
 from gm.kernel.addresses import is_mail_address, mail_address
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game
-from gm.pbem.daemon import Config, StartError, serve
-from gm.pbem.limits import normalized
-from gm.pbem.mailer import Identity
-from gm.pbem.operator import check_action
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
+from gm.pbem.intake.limits import normalized
+from gm.pbem.operator.actions import check_action
+from gm.pbem.operator.admin import request_game
+from gm.pbem.writing.mailer import Identity
 from gmtest import Player, World, run, started_game, text
 
 TAKEN = ["carol@example.org", "you@localhost", "friend@host", "Bob.Smith+games@mail-1.Example.NET", "x@a.b.c.example"]

@@ -5,7 +5,7 @@ import json
 import mailbox
 
 from gm.cli import main
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
 from gmtest import SETUP_ALICE, SETUP_BOB, World
 
 
@@ -66,7 +66,7 @@ def test_replay_notices_a_tampered_archive(tmp_path, capsys):
 
 def test_aliases_given_for_some_seats_leave_the_rest_to_the_games_defaults(tmp_path, capsys):
     from gm.kernel.protocol import game_named
-    from gm.pbem.admin import seat_aliases
+    from gm.pbem.operator.admin import seat_aliases
 
     spaceships = game_named("spaceships")
     assert seat_aliases(spaceships, 2, ["Ann"]) == ["Ann", "Player 2"]

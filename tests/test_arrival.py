@@ -1,5 +1,5 @@
 """Mail that waited during an outage counts from when it reached the
-operator's first server (issue 8, section 4; `gm.pbem.arrival`)."""
+operator's first server (issue 8, section 4; `gm.pbem.intake.arrival`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from gm.pbem.arrival import LONGEST_WAIT, arrival_time
+from gm.pbem.intake.arrival import LONGEST_WAIT, arrival_time
 from gmtest import ALICE, SETUP_ALICE, SETUP_BOB, START, World, send
 
 NOW = START + timedelta(days=2)

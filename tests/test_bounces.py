@@ -16,8 +16,8 @@ import pytest
 from aiosmtpd.smtp import SMTP
 
 from gm.cli import main
-from gm.pbem.admin import verify_replay
-from gm.pbem.delivery import Relay
+from gm.pbem.operator.admin import verify_replay
+from gm.pbem.serving.delivery import Relay
 from gmtest import ALICE, BOB, GM, World, shunt_reasons, started_game
 
 

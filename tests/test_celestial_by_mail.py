@@ -13,8 +13,8 @@ import re
 from datetime import UTC, timedelta
 
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game, verify_replay
-from gm.pbem.tokens import token
+from gm.pbem.data.tokens import token
+from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import Player, World, enclosures, text
 from test_secrecy_whole_game import texts
 
@@ -213,8 +213,8 @@ def test_a_research_order_gm_cannot_read_waits_for_the_operators_answer_r67():
     from gm.games.celestial_empire.mail import Terms
     from gm.kernel import engine
     from gm.kernel.values import Answered, Created, DeadlinePassed, PlayerMail, Seat
-    from gm.pbem.admin import describe_game
-    from gm.pbem.mailer import body_text
+    from gm.pbem.operator.admin import describe_game
+    from gm.pbem.writing.mailer import body_text
 
     at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
     seats = tuple(Seat(n, a, name) for n, (a, name) in enumerate(zip(ADDRESSES, ("Grok", "Winter", "Master")), 1))
@@ -257,7 +257,7 @@ def test_a_game_that_waits_for_the_deadline_does_not_run_early():
     game, at = engine_game(wait_for_deadline=True)
     for player in (1, 2, 3):
         (reply, *_) = engine.apply(game, PlayerMail(at + timedelta(minutes=player), player, "SCAN200"))
-    from gm.pbem.mailer import body_text
+    from gm.pbem.writing.mailer import body_text
     assert "Every empire is in; this game's turns run at the deadline." in body_text(reply, "gm.games.celestial_empire")
     assert game.turn == 1 and game.waiting_for == []  # everyone is in, and it still waits
     engine.apply(game, DeadlinePassed(game.deadline, game.deadline))

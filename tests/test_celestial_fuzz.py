@@ -53,7 +53,7 @@ from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import game_over, winners
 from gm.kernel import engine
 from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
-from gm.pbem.mailer import body_html, body_text, render_html, render_text
+from gm.pbem.writing.mailer import body_html, body_text, render_html, render_text
 
 PACKAGE = "gm.games.celestial_empire"
 AT = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ from gm.games.celestial_empire.sheets import SHIP_TYPES, scores
 from gm.games.celestial_empire.state import NEUTRAL, GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.kernel.errors import NotationError
-from gm.pbem.admin import seat_aliases
+from gm.pbem.operator.admin import seat_aliases
 
 ROOT = Path(__file__).resolve().parent.parent
 RULINGS = ROOT / "docs" / "celestial_empire" / "rulings.md"
@@ -226,7 +226,7 @@ def test_a_mail_answering_a_turn_that_ran_is_not_used_for_the_next_r12(tmp_path)
     from datetime import timedelta
 
     from gm.kernel.values import Options
-    from gm.pbem.admin import request_game
+    from gm.pbem.operator.admin import request_game
     from gmtest import Player, World, text
 
     addresses = ("ann@example.org", "bea@example.net")

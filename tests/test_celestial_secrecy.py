@@ -20,7 +20,7 @@ from gm.games.celestial_empire.mail import Terms
 from gm.kernel import engine
 from gm.kernel.model import MailGame
 from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
-from gm.pbem.mailer import body_html, body_text
+from gm.pbem.writing.mailer import body_html, body_text
 
 AT = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
 SEATS = tuple(Seat(n, f"p{n}@example.org", name) for n, name in enumerate(("Grok", "Winter", "Master"), 1))

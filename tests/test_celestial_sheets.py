@@ -36,7 +36,7 @@ from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.variants import variant_named
 from gm.games.celestial_empire.winning import Conditions
-from gm.pbem.mailer import render_html, render_text
+from gm.pbem.writing.mailer import render_html, render_text
 
 PACKAGE = "gm.games.celestial_empire"
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "celestial_empire"

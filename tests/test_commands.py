@@ -2,8 +2,8 @@
 
 Each test runs a daemon on a loopback SMTP port with a test clock
 (`gmtest.World`); the players reply to the GM's latest mail in the game, as a
-mail client would, and read what comes back. See gm/pbem/commands.py for how
-a mail is split into commands and notation lines, and gm/pbem/engine.py for
+mail client would, and read what comes back. See gm/kernel/commands.py for how
+a mail is split into commands and notation lines, and gm/kernel/engine.py for
 what each command does.
 
 Tests marked ``xfail(strict=True)`` show a bug or a confusing message found

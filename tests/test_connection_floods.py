@@ -264,9 +264,9 @@ def _mail_from(sock: socket.socket, raw: bytes) -> list[bytes]:
 
 
 def test_an_idle_smtp_session_is_closed_after_the_idle_timeout(tmp_path, monkeypatch):
-    import gm.pbem.listener
+    import gm.pbem.serving.listener
 
-    monkeypatch.setattr(gm.pbem.listener, "IDLE_SECONDS", 1.0)
+    monkeypatch.setattr(gm.pbem.serving.listener, "IDLE_SECONDS", 1.0)
 
     async def scenario():
         async with World(tmp_path) as world:
@@ -284,7 +284,7 @@ def test_an_idle_smtp_session_is_closed_after_the_idle_timeout(tmp_path, monkeyp
 
 
 def test_a_client_is_an_ipv4_address_or_an_ipv6_64():
-    from gm.pbem.listener import client_of
+    from gm.pbem.serving.listener import client_of
 
     assert client_of(("192.0.2.7", 4242)) == "192.0.2.7"
     assert client_of(("::ffff:192.0.2.7", 4242, 0, 0)) == "192.0.2.7"
@@ -311,7 +311,7 @@ def test_a_flood_of_refusals_is_logged_once_a_minute_with_a_count(caplog):
 def test_the_systemd_unit_leaves_the_mail_most_of_a_raised_file_handle_limit(monkeypatch):
     import configparser
 
-    from gm.pbem.daemon import Config
+    from gm.daemon import Config
     from gm.web import site
 
     unit = configparser.ConfigParser(interpolation=None)

@@ -3,7 +3,7 @@ it, and check that every accepted message was applied exactly once and every
 reply delivered exactly once.
 
 The daemon runs as a real process (`gm serve`) on a loopback port. The
-environment variable GM_CRASH_AT (see gm/pbem/crashpoints.py) makes it kill
+environment variable GM_CRASH_AT (see gm/pbem/data/crashpoints.py) makes it kill
 itself at the chosen step; the players' mail client resends whatever got no
 250, as a real MTA would.
 
@@ -32,15 +32,15 @@ import pytest
 
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
-from gm.pbem.admin import request_game
-from gm.pbem.archive import prepend_header
-from gm.pbem.mailer import Identity
-from gm.pbem.store import Store, spool_key
+from gm.pbem.archive.replay import prepend_header
+from gm.pbem.data.store import Store, spool_key
+from gm.pbem.operator.admin import request_game
+from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
 POINTS = ["after-spool", "after-archive", "after-apply", "after-queue", "mid-delivery",
-          # the boundaries of the group commits (gm/pbem/crashpoints.py)
+          # the boundaries of the group commits (gm/pbem/data/crashpoints.py)
           "spool-synced", "mid-spool-commit", "between-messages", "batch-synced", "mid-batch-commit",
           "after-batch-commit", "delivery-synced", "mid-delivery-commit", "mid-sent"]
 WAIT = 20.0  # seconds: the longest any single step may take

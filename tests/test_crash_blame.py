@@ -1,6 +1,6 @@
 """Repeated SIGKILLs that are no doing of the mail being handled: the poison
 rule must not shunt valid mail that crashes caught in a batch with others;
-every accepted mail is applied exactly once (`gm.pbem.screening.ALONE_DEATHS`).
+every accepted mail is applied exactly once (`gm.pbem.master.screening.ALONE_DEATHS`).
 
 The daemon is killed, start after start, as it handles the second message
 of its first batch (as a kill at the same moment after each start would):
@@ -10,8 +10,8 @@ the start), and after three deaths it went to the shunt, never applied."""
 import signal
 from datetime import UTC, datetime
 
-from gm.pbem.archive import prepend_header
-from gm.pbem.store import Store, spool_key
+from gm.pbem.archive.replay import prepend_header
+from gm.pbem.data.store import Store, spool_key
 from test_crash import WAIT, check_each_once, games_set_up, orders, wait_until_idle
 
 KILLS = 3

@@ -8,7 +8,7 @@ import smtplib
 
 import pytest
 
-from gm.pbem.admin import export_mbox, verify_replay
+from gm.pbem.operator.admin import export_mbox, verify_replay
 from gmtest import ALICE, BOB, GM, World, run, started_game, text
 
 

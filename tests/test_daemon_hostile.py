@@ -166,7 +166,7 @@ def test_connections_past_the_cap_get_421_and_are_closed(tmp_path):
 
 
 def test_the_connection_cap_defaults_to_100():
-    from gm.pbem.daemon import Config
+    from gm.daemon import Config
 
     assert Config().max_connections == 100
 

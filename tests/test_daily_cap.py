@@ -6,8 +6,8 @@ when; and the operator's `gm shunt release` applies a capped mail."""
 from __future__ import annotations
 
 from gm.cli import main
-from gm.pbem.admin import verify_replay
-from gm.pbem.limits import Limits
+from gm.pbem.intake.limits import Limits
+from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, World, run, shunt_reasons, text
 
 

@@ -146,7 +146,7 @@ def test_a_deadline_that_passed_while_the_daemon_was_down_runs_once_when_it_is_b
 
 
 def test_sub_second_deadlines_fire_and_replay_byte_for_byte(tmp_path):
-    from gm.pbem.admin import verify_replay
+    from gm.pbem.operator.admin import verify_replay
 
     async def scenario():
         async with World(tmp_path) as world:
@@ -184,7 +184,7 @@ def test_a_deadline_event_for_a_deadline_that_moved_is_stale():
 
 def test_creation_keeps_deadlines_exact_to_the_microsecond():
     from gm.kernel.values import Options, Seat
-    from gm.pbem.creation import parse_fields, request_fields, seats_and_options
+    from gm.pbem.archive.creation import parse_fields, request_fields, seats_and_options
 
     seats = (Seat(1, "a@x", "A"), Seat(2, "b@x", "B"))
     for deadline in (timedelta(seconds=20), timedelta(seconds=20.25), timedelta(days=30),

@@ -8,7 +8,7 @@ import asyncio
 import mailbox
 
 from gm.cli import main
-from gm.pbem.admin import verify_replay
+from gm.pbem.operator.admin import verify_replay
 from gmtest import SETUP_ALICE, SETUP_BOB, World
 
 

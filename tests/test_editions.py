@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem.admin import verify_replay
+from gm.pbem.operator.admin import verify_replay
 
 EDITION2 = Path(__file__).resolve().parent / "archives" / "edition2"
 

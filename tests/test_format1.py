@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem.admin import verify_replay
-from gm.pbem.tokens import token
+from gm.pbem.data.tokens import token
+from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, BOB, World
 
 FORMAT1 = Path(__file__).resolve().parent / "archives" / "format1"

@@ -62,7 +62,7 @@ def test_a_record_naming_an_unknown_game_is_unreadable():
 
 def daemon_step(data: str) -> None:
     """Start the daemon on ``data`` (making it if new), handle what is spooled, stop."""
-    from gm.pbem.daemon import Config, Daemon
+    from gm.daemon import Config, Daemon
 
     async def once():
         daemon = Daemon(Config(data=data, smtp=("127.0.0.1", 0)))
@@ -123,10 +123,10 @@ def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):
     from datetime import datetime
 
     from gm.kernel.values import Options, Seat
-    from gm.pbem.creation import request_fields
-    from gm.pbem.events import event_message
-    from gm.pbem.mailer import Identity
-    from gm.pbem.store import Store, spool_key
+    from gm.pbem.archive.creation import request_fields
+    from gm.pbem.archive.events import event_message
+    from gm.pbem.data.store import Store, spool_key
+    from gm.pbem.writing.mailer import Identity
 
     data = str(tmp_path / "data")
     daemon_step(data)
@@ -182,7 +182,7 @@ def test_a_player_moves_their_seat_confirmed_from_both_addresses(tmp_path):
     either address, and the game replays byte for byte."""
     from email.message import EmailMessage
 
-    from gm.pbem.admin import verify_replay
+    from gm.pbem.operator.admin import verify_replay
     from gmtest import ALICE, BOB, Player, World, run, started_game, text
 
     NEW = "alice.new@example.org"

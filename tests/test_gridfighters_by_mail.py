@@ -13,7 +13,7 @@ from datetime import timedelta
 from random import Random
 
 from gm.games.gridfighters.bot import random_move, random_setup
-from gm.pbem.admin import verify_replay
+from gm.pbem.operator.admin import verify_replay
 from gmtest import BOB, World, run, text
 from test_secrecy_whole_game import leaks, texts
 

@@ -8,7 +8,7 @@ from random import Random
 from gm.games.gridfighters.bot import random_setup
 from gm.kernel import engine
 from gm.kernel.values import ENDED, Created, DeadlinePassed, Options, PlayerMail, ReminderDue, Seat
-from gm.pbem.mailer import render_text
+from gm.pbem.writing.mailer import render_text
 from gmtest import START
 
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.org", "Bob"))

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
-from gm.pbem.mailer import render_html, render_text
+from gm.pbem.writing.mailer import render_html, render_text
 
 START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.org", "Bob"))

@@ -23,7 +23,7 @@ import pytest
 
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
-from gm.pbem.mailer import body_html, body_text
+from gm.pbem.writing.mailer import body_html, body_text
 from gmtest import START
 
 GOLDEN = Path(__file__).resolve().parent / "sheets" / "gridfighters"

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from gm import storage
+from gm.daemon import SpoolCommitter
 from gm.pbem import daemon as daemon_module
-from gm.pbem.daemon import SpoolCommitter
-from gm.pbem.delivery import Deliverer
-from gm.pbem.mailer import Identity
-from gm.pbem.store import Store, spool_key
+from gm.pbem.data.store import Store, spool_key
+from gm.pbem.serving.delivery import Deliverer
+from gm.pbem.writing.mailer import Identity
 from gm.storage import Batch, CommitError, DurableMaildir, Syncer, finish_interrupted
 from gmtest import GM
 
@@ -93,7 +93,7 @@ def test_markers_and_removals_in_a_batch(tmp_path):
 
 BATCH = """
 import sys
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
 store = Store(sys.argv[1])
 with store.batch():
     for n in range(3):
@@ -131,7 +131,7 @@ def test_a_batch_killed_before_its_data_barrier_is_not_published(tmp_path):
     env = dict(os.environ, GM_CRASH_AT="between-messages:1")
     Store(root).spool.add(b"mail\n", "k0")
     script = BATCH.replace('store.spool.remove("k0")', 'store.spool.remove("k0")\n'
-                           '    from gm.pbem.crashpoints import crashpoint\n    crashpoint("between-messages")')
+                           '    from gm.pbem.data.crashpoints import crashpoint\n    crashpoint("between-messages")')
     done = subprocess.run([sys.executable, "-P", "-c", script, str(root)], env=env, capture_output=True, timeout=60)
     assert done.returncode == -9, done.stderr.decode()[-2000:]
     assert not (root / "commit").exists()
@@ -282,8 +282,8 @@ def test_a_delivered_message_is_marked_sent_by_renaming_its_outbox_file(tmp_path
 
 STOPS = """
 import asyncio, sys
-from gm.pbem.daemon import Config, serve
-from gm.pbem.mailer import Identity
+from gm.daemon import Config, serve
+from gm.pbem.writing.mailer import Identity
 from gm.storage import Batch, CommitError
 
 real = Batch._publish

@@ -135,7 +135,7 @@ def delivered(tmp_path_factory) -> Delivered:
 
     now = asyncio.run(play())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("gm.pbem.creation.EDITION", 3)
+        patch.setattr("gm.pbem.archive.creation.EDITION", 3)
         before = asyncio.run(play())
     assert "style=" in before.html and "<style>" not in before.html
     assert before.text.replace(before.token, now.token) == now.text

@@ -3,7 +3,7 @@
 import asyncio
 
 from dovecot import dovecot_server
-from gm.pbem.imap import HANDLED_FLAG, ImapAccount, ImapPoller
+from gm.pbem.serving.imap import HANDLED_FLAG, ImapAccount, ImapPoller
 from gmtest import ALICE, SETUP_ALICE, World
 
 __all__ = ["dovecot_server"]  # a fixture used below

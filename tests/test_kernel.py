@@ -48,7 +48,7 @@ from gm.kernel.values import (
     Submitted,
     Turn,
 )
-from gm.pbem.admin import request_game, verify_replay
+from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import START, World, run, text
 
 

@@ -1,4 +1,4 @@
-"""gm writes its messages out itself (`gm.pbem.writer.Mail`) in the bytes the
+"""gm writes its messages out itself (`gm.pbem.writing.writer.Mail`) in the bytes the
 email package's ``EmailMessage`` (policy SMTP) wrote for them before, so
 that every archive replays byte for byte (tests/test_format1.py,
 tests/test_editions.py and tests/test_edition3.py replay real ones). Here
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gm.pbem.writer import (
+from gm.pbem.writing.writer import (
     Mail,
     _field,
     _fill,
@@ -143,7 +143,7 @@ def test_each_shape_of_message_is_written_as_the_email_package_writes_it(text, h
 
 
 def test_a_warning_takes_a_new_message_id_as_an_email_message_did():
-    """gm.pbem.master gives a forged-sender warning its own Message-ID: the
+    """gm.pbem.master.game_master gives a forged-sender warning its own Message-ID: the
     old field goes, the new one comes last."""
     mail, message = Mail(), EmailMessage(policy=SMTP)
     for m in (mail, message):

@@ -15,8 +15,8 @@ from gm.games.spaceships.orders import Missile, MissileSelector, Placement
 from gm.games.spaceships.ruleset import ruleset_named
 from gm.kernel import engine
 from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
-from gm.pbem.archive import Threads, notice_messages
-from gm.pbem.mailer import Identity
+from gm.pbem.archive.replay import Threads, notice_messages
+from gm.pbem.writing.mailer import Identity
 
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.net", "Bob"))

@@ -1,5 +1,5 @@
 """A master task that dies stops the daemon, logged and with a non-zero exit
-status (`gm.pbem.daemon.EXIT_MASTER`), so that the service manager starts it
+status (`gm.daemon.EXIT_MASTER`), so that the service manager starts it
 again, instead of leaving listeners that answer 250 to mail nobody handles."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gm.pbem.daemon import EXIT_MASTER
-from gm.pbem.store import Store
+from gm.daemon import EXIT_MASTER
+from gm.pbem.data.store import Store
 from gmprocess import WAIT, free_port
 from gmtest import GM
 

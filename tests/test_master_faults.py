@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem.admin import verify_replay
-from gm.pbem.limits import Limits, normalized
+from gm.pbem.intake.limits import Limits, normalized
+from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, GM, World, run, shunt_reasons, started_game, text
 
 
@@ -134,7 +134,7 @@ def test_addresses_are_counted_normalized(spelling, expected):
 def test_a_message_that_kills_the_daemon_goes_to_the_shunt_after_three_tries(tmp_path):
     from datetime import datetime
 
-    from gm.pbem.store import Store, spool_key
+    from gm.pbem.data.store import Store, spool_key
 
     data = tmp_path / "data"
     store = Store(data)
@@ -239,7 +239,7 @@ def test_a_full_disk_when_the_robot_is_due_only_delays_it(small_disk):
     stops, and once space is back the robot is asked again and answers;
     the fault does not make the daemon forget that the game waits for it."""
     from gm.kernel.values import Options
-    from gm.pbem.admin import request_game
+    from gm.pbem.operator.admin import request_game
 
     async def scenario():
         world = World(small_disk)
@@ -264,7 +264,7 @@ def test_a_full_disk_when_the_robot_is_due_only_delays_it(small_disk):
 def test_a_senders_own_gm_headers_are_stripped_and_never_trusted(tmp_path):
     """Only gm writes X-GM-* fields: a player's X-GM-Bounce (well formed or
     not) neither rewrites their mail on replay nor stops gm from starting."""
-    from gm.pbem.archive import without_gm_headers
+    from gm.pbem.archive.replay import without_gm_headers
 
     async def scenario():
         async with World(tmp_path) as world:

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from gm.games.spaceships.match import MatchTerms
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game
+from gm.pbem.operator.admin import request_game
 from gmtest import ALICE, BOB, World, text
 
 TWO_GUNBOATS = "LG Rv1\nLG Rv3\n"  # fleet cost 2 [3.7.1], [6.10]

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game
+from gm.pbem.operator.admin import request_game
 from gmtest import ALICE, BOB, Player, World, run, text
 
 CAROL = "carol@example.com"

@@ -14,7 +14,7 @@ import json
 
 from gm.cli import main
 from gm.kernel.values import Options
-from gm.pbem.admin import request_game, verify_replay
+from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, Player, World, text
 from test_secrecy_whole_game import Seat, leaks, mail, texts
 

@@ -10,7 +10,7 @@ import asyncio
 from html.parser import HTMLParser
 
 from browser import rgb
-from gm.pbem.mailer import BANNER
+from gm.pbem.writing.mailer import BANNER
 from gmtest import World, started_game, text
 from test_html_sheet import BLANK, DESKTOP, PALETTE, chromium, displayed, parse
 

@@ -10,10 +10,10 @@ from datetime import UTC, timedelta
 
 from gm.cli import main
 from gm.kernel.values import ENDED, AddressReplaced, Cancelled, DeadlineSet, Paused, Resumed
-from gm.pbem.admin import verify_replay
-from gm.pbem.limits import Limits
-from gm.pbem.operator import check_action, request_action
-from gm.pbem.owner import QUESTION_WORDS
+from gm.pbem.answers.owner import QUESTION_WORDS
+from gm.pbem.intake.limits import Limits
+from gm.pbem.operator.actions import check_action, request_action
+from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, BOB, GM, Player, World, run, shunt_reasons, started_game, text
 
 OWNER = "owner@example.org"
@@ -344,7 +344,7 @@ def test_the_commands_as_processes_against_a_running_daemon(tmp_path):
 
 def test_a_substitute_player_is_not_sent_the_replaced_players_address(tmp_path):
     from gm.kernel.values import AddressReplaced
-    from gm.pbem.operator import request_action
+    from gm.pbem.operator.actions import request_action
     from gmtest import ALICE, Player
 
     async def scenario():
@@ -397,7 +397,7 @@ def test_the_owner_writes_an_answer_as_a_line():
     from datetime import datetime
 
     from gm.kernel.values import Answered
-    from gm.pbem.operator import read_action
+    from gm.pbem.operator.actions import read_action
 
     at = datetime(2026, 11, 24, 1, 0, 0, 500_000, tzinfo=UTC)
     action = read_action("answer g1 2  The planet finds nothing new.", at)

@@ -1,4 +1,4 @@
-"""Mail shunted through gm's own fault (`gm.pbem.faults`) is handled again once
+"""Mail shunted through gm's own fault (`gm.pbem.master.faults`) is handled again once
 that fault can be gone: when its game loads cleanly, or when other code
 runs; never in a loop while the fault stays."""
 
@@ -8,8 +8,8 @@ import logging
 
 from gm.kernel import engine
 from gm.pbem import faults, loading
-from gm.pbem.archive import prepend_header
-from gm.pbem.store import spool_key
+from gm.pbem.archive.replay import prepend_header
+from gm.pbem.data.store import spool_key
 from gmtest import World, run, started_game, text
 
 

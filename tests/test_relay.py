@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
-from gm.pbem.delivery import Relay
+from gm.pbem.serving.delivery import Relay
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, World
 
 

@@ -17,8 +17,8 @@ from gm.games.spaceships.mail import Spaceships
 from gm.games.spaceships.orders import format_orders
 from gm.kernel.values import ENDED, Options
 from gm.mail.reading import parse_message
-from gm.pbem.admin import request_game, verify_replay
-from gm.pbem.events import EVENT_HEADER
+from gm.pbem.archive.events import EVENT_HEADER
+from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import ALICE, SETUP_ALICE, World, run, shunt_reasons, text
 
 MAX_TURNS = 400
@@ -221,7 +221,7 @@ def test_the_operator_can_hand_the_robots_seat_to_a_person(tmp_path):
     """`gm replace GAME --player 2 --address ADDR` on the robot's seat makes
     it a person's: the robot stops, and the person is sent the seat's mail."""
     from gm.kernel.values import AddressReplaced
-    from gm.pbem.operator import request_action
+    from gm.pbem.operator.actions import request_action
 
     async def scenario():
         async with World(tmp_path) as world:
@@ -249,7 +249,7 @@ def test_a_robot_event_overtaken_by_another_is_dropped_and_asked_again(tmp_path)
     applied first, its choice is dropped unapplied and it chooses again
     from the game as it then stands: one robot event is archived."""
     from gm.kernel.values import Paused
-    from gm.pbem.operator import request_action
+    from gm.pbem.operator.actions import request_action
 
     async def scenario():
         async with World(tmp_path) as world:

@@ -23,7 +23,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 
 from gm.mail.reading import addresses, parse_message
-from gm.pbem.admin import verify_replay
+from gm.pbem.operator.admin import verify_replay
 from gmtest import World
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample-mail"

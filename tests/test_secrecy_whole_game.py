@@ -19,7 +19,7 @@ from email import message_from_bytes, policy
 import pytest
 
 from gm.cli import main
-from gm.pbem.tokens import token
+from gm.pbem.data.tokens import token
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, World
 
 SECRETS = {

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from gm.cli import main
-from gm.pbem.store import Store
-from gm.pbem.tokens import token
+from gm.pbem.data.store import Store
+from gm.pbem.data.tokens import token
 from gmtest import ALICE, BOB, GM
 
 ROOT = Path(__file__).resolve().parent.parent

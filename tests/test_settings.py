@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+import gm.daemon
 import gm.logs
-import gm.pbem.daemon
 from gm.cli import EXIT_CONFIG, build_parser, main
 from gm.configfile import SETTINGS
-from gm.pbem.delivery import Relay
-from gm.pbem.mailer import Identity
+from gm.pbem.serving.delivery import Relay
+from gm.pbem.writing.mailer import Identity
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,7 +50,7 @@ def served(monkeypatch):
     async def serve(config):
         configs.append(config)
 
-    monkeypatch.setattr(gm.pbem.daemon, "serve", serve)
+    monkeypatch.setattr(gm.daemon, "serve", serve)
     monkeypatch.setattr(gm.logs, "setup", lambda level: None)
     for variable in ("GM_IMAP_USER", "GM_IMAP_PASSWORD", "GM_RELAY_PASSWORD", "GM_LOG_LEVEL"):
         monkeypatch.delenv(variable, raising=False)
@@ -84,7 +84,7 @@ def test_the_file_and_the_command_line_make_the_same_daemon(tmp_path, served, ca
 def test_what_is_not_given_is_the_daemons_default(tmp_path, served):
     assert main(["serve", "--data", str(tmp_path)]) == 0
     (config,) = served
-    assert config == gm.pbem.daemon.Config(data=str(tmp_path), identity=Identity("gm@localhost"))
+    assert config == gm.daemon.Config(data=str(tmp_path), identity=Identity("gm@localhost"))
 
 
 @pytest.mark.parametrize("key, value, message", [

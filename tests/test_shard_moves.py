@@ -2,7 +2,7 @@
 docs/operations.md ("An interrupted move") says.
 
 `gm shard export` and `gm shard import` run as real processes; the
-environment variable GM_CRASH_AT (gm/pbem/crashpoints.py) makes one kill
+environment variable GM_CRASH_AT (gm/pbem/data/crashpoints.py) makes one kill
 itself with SIGKILL at a named step: after each write, rename and fsync
 that changes what a data directory or a bundle holds. At the kill point
 the game is live on at most one shard and every mail gm accepted (answered
@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem.admin import verify_replay
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
+from gm.pbem.operator.admin import verify_replay
 from gmtest import GM, World, started_game
 
 GAME = "g1"
@@ -35,7 +35,7 @@ OTHER = "g2"
 
 EXPORT_POINTS = ["export-copied", "export-staged", "export-journal", "export-left", "export-reserved",
                  "export-left-spool", "export-left-outbox", "export-manifest", "export-published"]
-"""Every step of an export after which its files differ (gm/pbem/shards.py)."""
+"""Every step of an export after which its files differ (gm/pbem/operator/shards.py)."""
 
 RENAMES = 9
 """The renames of the import of the played game: its Maildir, six sent

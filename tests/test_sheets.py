@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem.mailer import BANNER
+from gm.pbem.writing.mailer import BANNER
 from gmtest import World, grids, rows, text
 
 HERE = Path(__file__).resolve().parent
@@ -570,7 +570,7 @@ def test_the_history_tells_of_the_burn_out(sheets):
 
 
 def test_the_sheets_show_each_player_only_their_own_password(sheets):
-    from gm.pbem.tokens import token
+    from gm.pbem.data.tokens import token
 
     for name, sheet in sheets.items():
         player = int(name.split(".")[1][1])

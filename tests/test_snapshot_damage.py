@@ -1,4 +1,4 @@
-"""Damaged snapshots (`gm.pbem.snapshots`): a flipped bit in a length
+"""Damaged snapshots (`gm.pbem.state.snapshots`): a flipped bit in a length
 field, a torn file, a wrong digest, random bytes, another game's snapshot.
 Each is ignored, logged once, and the game rebuilt from its archive: the
 mail is handled as with no snapshot at all, and `gm show`, `gm games` and

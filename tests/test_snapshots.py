@@ -1,5 +1,5 @@
-"""Snapshots and lazy loading (`gm.pbem.snapshots`, `gm.pbem.loading`,
-`gm.pbem.resident`): start-up reads a game's summary, not its history; a
+"""Snapshots and lazy loading (`gm.pbem.state.snapshots`, `gm.pbem.state.loading`,
+`gm.pbem.state.resident`): start-up reads a game's summary, not its history; a
 whole game is loaded when its mail comes; and whatever the snapshots hold
 (current, stale, torn, from other code, none at all) the games gm serves
 are the ones its archives replay to, byte for byte in every mail after."""
@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from gm.pbem import loading, snapshots
-from gm.pbem.archive import identity_of, is_inbound, replay
-from gm.pbem.mailer import Identity
-from gm.pbem.master import GameMaster
-from gm.pbem.resident import summary_of
-from gm.pbem.store import Store, spool_key
+from gm.pbem.archive.replay import identity_of, is_inbound, replay
+from gm.pbem.data.store import Store, spool_key
+from gm.pbem.master.game_master import GameMaster
+from gm.pbem.state.resident import summary_of
+from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir, current_batch, unix_lines
 from gmtest import GM, START, World, run, started_game, text
 

@@ -36,9 +36,9 @@ import pytest
 from browser import Chromium, find_chromium, measured, measuring_page, read_png
 from gm.kernel.records import referee_record
 from gm.kernel.values import Options
-from gm.pbem.admin import load_games, request_game
-from gm.pbem.store import Store
-from gm.pbem.tokens import token
+from gm.pbem.data.store import Store
+from gm.pbem.data.tokens import token
+from gm.pbem.operator.admin import load_games, request_game
 from gmprocess import free_port, listening, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, World
 from test_final_sheet import TURNS

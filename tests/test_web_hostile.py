@@ -12,7 +12,7 @@ import asyncio
 
 import pytest
 
-from gm.pbem.store import Store
+from gm.pbem.data.store import Store
 from gm.web.site import SECURITY, start
 from gmtest import run
 

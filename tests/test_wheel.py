@@ -246,7 +246,7 @@ def test_the_installed_wheel_plays_a_game_by_mail(dists, tmp_path):
     _pip_install(venv_bin, built)
     work = tmp_path / "work"
     work.mkdir()
-    where = _run([venv_bin / "python", "-c", "import gm.pbem.mailer, gm; print(gm.__file__)"],
+    where = _run([venv_bin / "python", "-c", "import gm.pbem.writing.mailer, gm; print(gm.__file__)"],
                  timeout=60, cwd=work).stdout.strip()
     assert _inside(Path(where), venv), where
     assert "gm " in _run([venv_bin / "gm-pbem", "--version"], timeout=60, cwd=work).stdout

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..configfile import ConfigError
-from ..pbem.store import MissingDataDirectory
+from ..pbem.data.store import MissingDataDirectory
 from .admin import add_games, add_new, add_show
 from .operator import add_operator
 from .options import EXIT_CONFIG, EXIT_START

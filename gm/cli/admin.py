@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kernel.protocol import game_named
 from ..kernel.values import Options
-from ..pbem.admin import describe_game, load_games, pending_requests, request_game
+from ..pbem.operator.admin import describe_game, load_games, pending_requests, request_game
 from .options import data_option, duration, identity, identity_options, store
 
 

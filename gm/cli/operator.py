@@ -1,6 +1,6 @@
 """The operator's commands on the command line: pause, resume, deadline,
 replace, cancel, answer (each spooled for the daemon as an event of the game's,
-`gm.pbem.operator`) and shunt (list, show, release, discard)."""
+`gm.pbem.operator.actions`) and shunt (list, show, release, discard)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 
 from ..kernel.clock import parse_duration
 from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
-from ..pbem.admin import load_games
-from ..pbem.operator import check_action, clean_address, discard, moment, release, request_action, show
-from ..pbem.owner import shunt_listing
+from ..pbem.answers.owner import shunt_listing
+from ..pbem.operator.actions import check_action, clean_address, discard, moment, release, request_action, show
+from ..pbem.operator.admin import load_games
 from .options import add_settings, data_option, identity, identity_options, store
 
 EXIT_REFUSED = 2

@@ -11,8 +11,8 @@ from typing import Any
 
 from ..configfile import SETTINGS, ConfigError, Kind, Setting, load
 from ..kernel.clock import parse_duration
-from ..pbem.mailer import Identity
-from ..pbem.store import Store
+from ..pbem.data.store import Store
+from ..pbem.writing.mailer import Identity
 
 EXIT_CONFIG = 2
 """Exit status when the command line or the configuration is wrong, or the

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kernel.errors import NotationError, RecordError
 from ..kernel.records import EXIT_UNREADABLE, referee_record
-from ..pbem.admin import export_mbox, verify_replay
+from ..pbem.operator.admin import export_mbox, verify_replay
 from .options import data_option, store
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import logs
 from ..configfile import SERVE, SHARED, ConfigError
-from ..pbem.shards import shard_of
+from ..pbem.operator.shards import shard_of
 from .options import EXIT_CONFIG, EXIT_START, add_settings, data_option, given, identity, identity_options, settings
 
 
@@ -43,8 +43,8 @@ def _serve(args: argparse.Namespace) -> int:
     # imported only by the command that runs them.
     import asyncio
 
-    from ..pbem.daemon import Config, StartError, serve
-    from ..pbem.delivery import Relay
+    from ..daemon import Config, StartError, serve
+    from ..pbem.serving.delivery import Relay
 
     values = given(args, SHARED + SERVE)  # each one a Config field of its name, but for those taken out here
     for apart in ("address", "domain", "log_level"):  # the identity, and the log (whose GM_LOG_LEVEL comes between)

@@ -1,5 +1,5 @@
 """``gm shard init|transport|route|export|import``: several daemons, each
-with a share of the games (`gm.pbem.shards`)."""
+with a share of the games (`gm.pbem.operator.shards`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..pbem import shards
-from ..pbem.store import MissingDataDirectory
+from ..pbem.data.store import MissingDataDirectory
+from ..pbem.operator import shards
 from .options import EXIT_CONFIG, EXIT_START, data_option, identity, identity_options, store
 
 

@@ -21,7 +21,7 @@ Events:
   operator's actions (`OPERATOR_EVENTS`), archived like the clock's.
 
 The events are values (`gm.kernel.values`). Each returns `Notice` values:
-who is told what, as a template name and data (``gm.pbem.mailer`` turns
+who is told what, as a template name and data (``gm.pbem.writing.mailer`` turns
 them into mail). The answer to a player's mail is
 one ``reply`` with sections, as Mailman's are: done, not understood, ignored.
 """

@@ -54,7 +54,7 @@ class MailGame:
     so that its archive replays byte for byte."""
     instance: str | None = None
     """Makes the game's Message-IDs unique to the installation (see
-    `gm.pbem.mailer.message_id`); None in archives written before it, whose
+    `gm.pbem.writing.mailer.message_id`); None in archives written before it, whose
     mail keeps the form it was sent in."""
     paused: datetime | None = None
     """When the operator paused the game, until it is resumed: no deadline
@@ -109,7 +109,7 @@ class MailGame:
 
     @property
     def secret_subject(self) -> str:
-        """What the players' tokens are derived for (`gm.pbem.tokens.token`):
+        """What the players' tokens are derived for (`gm.pbem.data.tokens.token`):
         the game, and in a series the game of the series, so that a reply
         address is useless once its game is over. Games made before that
         (no instance tag) keep one token for the whole series."""

@@ -3,7 +3,7 @@
 ``address NEW`` in a player's mail (games of edition 2 on) asks for it; the
 kernel only checks the line, says what happens next, and asks the edge for
 it (a `ConfirmAddress` effect). The GM then mails NEW a confirmation
-(`gm.pbem.moving`), and only a ``confirm`` from NEW moves
+(`gm.pbem.answers.moving`), and only a ``confirm`` from NEW moves
 the seat, as the operator's `gm replace` does (an `AddressReplaced` event in
 the game's archive). So a move is confirmed from both addresses: the old one,
 whose mail carries the seat's secret, and the new one.

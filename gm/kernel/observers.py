@@ -11,7 +11,7 @@ observer learns nothing hidden before the end, and never a player's address
 or token.
 
 The notices are the kernel's, for any game: ``player`` 0 and ``observer``
-the observer's number (`gm.pbem.observers` turns them into mail). A game
+the observer's number (`gm.pbem.writing.observers` turns them into mail). A game
 without observers gets none, so it sends exactly what it sent before.
 """
 

@@ -161,7 +161,7 @@ class GameRules(ABC, Generic[S]):
     standing orders) says no."""
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
-        """A game's rules pickle as their name (`gm.pbem.snapshots`), so that a
+        """A game's rules pickle as their name (`gm.pbem.state.snapshots`), so that a
         game read back shares the one registered `GameRules` object."""
         return (game_named, (self.name,))
 
@@ -191,7 +191,7 @@ class GameRules(ABC, Generic[S]):
 
     def fresh_terms(self, terms: Any, seed: int) -> Any:
         """The terms of a game being made now, given a ``seed`` drawn at the
-        edge (`gm.pbem.creation.fresh_terms`): a game that needs chance (a
+        edge (`gm.pbem.archive.creation.fresh_terms`): a game that needs chance (a
         generated map) records the seed in its terms, so that its creation
         event holds it and a replay rebuilds the same game. Called only when
         a game or challenge is requested, never on replay."""
@@ -361,7 +361,7 @@ class GameRules(ABC, Generic[S]):
         """What the robot holding ``player``'s seat sends now, as the text of
         a player's mail (its setup, orders or move), chosen from what that
         seat may see only, with ``rng`` its only chance; None when it has
-        nothing to send. Called at the edge (`gm.pbem.robots`) when the game
+        nothing to send. Called at the edge (`gm.pbem.master.robots`) when the game
         waits for the seat, never on replay: the text is archived as an
         event, and is applied as that seat's mail."""
         return None

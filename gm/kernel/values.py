@@ -30,7 +30,7 @@ LIGHT_MAIL_EDITION = 4
 """The first edition whose mail is light: HTML sheets styled by a ``<style>``
 block and classes in place of per-cell inline styles, and the text and HTML
 parts of the players' mail sent as 7bit, not quoted-printable, when they are
-ASCII in lines of at most 998 characters (`gm.pbem.mailer.build`)."""
+ASCII in lines of at most 998 characters (`gm.pbem.writing.mailer.build`)."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
@@ -47,7 +47,7 @@ class Seat:
     robot: str | None = None
     """The level (``easy``, ``normal``, ``hard``) of the GM's robot that holds
     this seat, or None for a person: a robot seat is sent no mail, and its
-    orders are events of the GM's own (`gm.pbem.robots`)."""
+    orders are events of the GM's own (`gm.pbem.master.robots`)."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ class Notice:
 
     ``answers`` is the Message-ID of the player's mail it replies to, if any;
     ``attach_archive`` asks for the player's own mailbox of the game so far
-    (`gm.pbem.archive.player_mailbox`). A notice to an observer, who holds
+    (`gm.pbem.archive.replay.player_mailbox`). A notice to an observer, who holds
     no seat, has ``player`` 0 and ``observer`` the observer's number (from 1,
     in `MailGame.observers`)."""
 

@@ -1,7 +1,7 @@
 """The web archive's pages: finished games read from a data directory.
 
 Read only, and game-agnostic: each game is rebuilt from its archive (and
-snapshot) as ``gm show`` rebuilds it (`gm.pbem.loading.load`), beside a
+snapshot) as ``gm show`` rebuilds it (`gm.pbem.state.loading.load`), beside a
 running daemon, never through the master's games in memory. What a page
 holds is said here and in the templates, and nothing else reaches them:
 aliases, the game's title and variant, its result, the date it ended, and
@@ -33,11 +33,11 @@ from email.utils import parsedate_to_datetime
 from ..kernel.model import MailGame
 from ..kernel.values import ENDED, SETUP, EndKind
 from ..mail.reading import parse_message
-from ..pbem import loading, snapshots
-from ..pbem.archive import identity_of, is_outbound
-from ..pbem.creation import parse_fields, seats_and_options
-from ..pbem.mailer import render_html
-from ..pbem.store import Store
+from ..pbem.archive.creation import parse_fields, seats_and_options
+from ..pbem.archive.replay import identity_of, is_outbound
+from ..pbem.data.store import Store
+from ..pbem.state import loading, snapshots
+from ..pbem.writing.mailer import render_html
 
 CAPACITY = 256
 """Finished games' pages kept rendered at once (a long game's page is a few

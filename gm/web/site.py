@@ -47,7 +47,7 @@ from typing import TypeVar
 from aiohttp import web
 
 from ..logs import Throttled, event
-from ..pbem.store import MissingDataDirectory
+from ..pbem.data.store import MissingDataDirectory
 from ..process import STOP_SIGNALS, StartError
 from .pages import Archive, Page, render_list
 

@@ -17,7 +17,7 @@ from test_gridfighters_by_mail import play_to_the_end, setup_text
 async def spaceships(tmp):
     async with World(tmp) as world:
         from gm.kernel.values import Options
-        from gm.pbem.admin import request_game
+        from gm.pbem.operator.admin import request_game
         from gmtest import ALICE, BOB
         request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(),
                      observers=["carol@example.com"])

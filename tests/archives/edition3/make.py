@@ -26,7 +26,7 @@ SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 async def spaceships(tmp):
     async with World(tmp) as world:
         from gm.kernel.values import Options
-        from gm.pbem.admin import request_game
+        from gm.pbem.operator.admin import request_game
         from gmtest import ALICE, BOB
         request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock(),
                      observers=["carol@example.com"])
@@ -62,7 +62,7 @@ async def celestial(tmp):
     from datetime import timedelta
 
     from gm.kernel.values import Options
-    from gm.pbem.admin import request_game
+    from gm.pbem.operator.admin import request_game
     addresses = ("ann@example.org", "bea@example.net")
     async with World(tmp) as world:
         request_game(world.daemon.store, world.config.identity, list(addresses), "standard+turns=2",

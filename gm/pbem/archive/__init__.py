@@ -1,0 +1,1 @@
+"""archive: see gm/pbem/__init__.py for what lives here."""

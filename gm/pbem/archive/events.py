@@ -1,0 +1,156 @@
+"""The GM's own events as mail: written into the spool, archived in the game,
+and read back into the kernel's events, by the daemon and by `gm replay`.
+
+Each is a message of the GM's to itself, its kind in ``X-GM-Event`` and
+its fields (``name: value`` lines) in the body:
+
+    kind              spooled by          body lines
+    create            gm new, challenges  the game's creation fields (`gm.pbem.archive.creation`)
+    created           the master          the same, and the game's instance tag
+    deadline          the clock           (a sentence; the deadline is in X-GM-Deadline)
+    reminder          the clock           (a sentence)
+    robot             the robot's seat    player: N, level: LEVEL, a blank line, the text
+    bouncing          the delivery        player: N, reason: TEXT
+    pause             the operator        -
+    resume            the operator        -
+    set-deadline      the operator        deadline: ISO    or    extend-seconds: N
+    replace-address   the operator        player: N, address: ADDR
+    cancel            the operator        reason: TEXT
+    answer            the operator        player: N, text: TEXT
+
+Its time is kept exactly in ``X-GM-At`` (``Date:`` is for mail clients and
+holds whole seconds only, so it is never read back, but in archives from
+before ``X-GM-At``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage, Message
+from email.utils import format_datetime, parsedate_to_datetime
+
+from ...kernel.values import (
+    AddressReplaced,
+    Answered,
+    Bouncing,
+    Cancelled,
+    DeadlinePassed,
+    DeadlineSet,
+    Event,
+    Paused,
+    PlayerMail,
+    ReminderDue,
+    Resumed,
+)
+from ..writing.mailer import GAME_HEADER, Identity
+from ..writing.writer import Mail, as_bytes, text_body
+from .creation import created_event, exact_seconds, parse_fields
+
+EVENT_HEADER = "X-GM-Event"
+AT_HEADER = "X-GM-At"
+DEADLINE_HEADER = "X-GM-Deadline"
+ROBOT = "robot"
+"""The kind (and spool key origin) of the GM's robot's events (`gm.pbem.master.robots`)."""
+OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel", "answer")
+"""The kinds of the operator's actions on a game (`gm.pbem.operator.actions`)."""
+
+
+def exact_time(at: datetime) -> str:
+    """gm's one way to write a moment: UTC, to the microsecond."""
+    return at.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str],
+                  deadline: datetime | None = None) -> bytes:
+    """A GM event as a message of the GM's own (a deadline event names the
+    deadline it is for in ``X-GM-Deadline``)."""
+    message = Mail()
+    message["From"] = f"{identity.name} <{identity.address}>"
+    message["To"] = identity.address
+    message["Subject"] = f"[gm {game}] {kind}" if game else f"[gm] {kind}"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = message_id
+    message[EVENT_HEADER] = kind
+    message[AT_HEADER] = exact_time(at)
+    if deadline is not None:
+        message[DEADLINE_HEADER] = exact_time(deadline)
+    if game:
+        message[GAME_HEADER] = game
+    message["Auto-Submitted"] = "auto-generated"
+    text_body(message, "\n".join(body) + "\n")
+    return as_bytes(message)
+
+
+def message_time(message: Message) -> datetime:
+    """A message's Date, as a moment (UTC when it names no zone)."""
+    moment = parsedate_to_datetime(str(message["Date"]))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _event_time(message: Message, header: str = AT_HEADER) -> datetime | None:
+    value = message.get(header)
+    return datetime.fromisoformat(str(value).strip()) if value else None
+
+
+def read_event(message: EmailMessage, game: str) -> Event:
+    """The event a GM event's message stands for."""
+    kind = str(message.get(EVENT_HEADER, "")).strip()
+    at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
+    if kind == "created":
+        return created_event(at, game, parse_fields(message.get_content()))
+    if kind == "deadline":
+        return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
+    if kind == "reminder":
+        return ReminderDue(at)
+    if kind == ROBOT:
+        head, _, text = message.get_content().replace("\r\n", "\n").partition("\n\n")  # (`gm.pbem.master.robots`)
+        return PlayerMail(at, int(parse_fields(head)["player"]), text)
+    if kind == "bouncing":
+        fields = parse_fields(message.get_content())
+        return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
+    action = operator_event(kind, at, parse_fields(message.get_content()))
+    if action is not None:
+        return action
+    raise ValueError(f"archived message is no event: {kind!r}")
+
+
+# The operator's actions on a game: events <-> the lines of their messages
+
+def event_fields(event: Event) -> tuple[str, list[str]]:
+    """The kind and body lines of the message that stands for the operator's ``event``."""
+    if isinstance(event, Paused):
+        return "pause", []
+    if isinstance(event, Resumed):
+        return "resume", []
+    if isinstance(event, DeadlineSet):
+        if event.deadline is not None:
+            return "set-deadline", [f"deadline: {exact_time(event.deadline)}"]
+        assert event.extend is not None
+        return "set-deadline", [f"extend-seconds: {exact_seconds(event.extend)}"]
+    if isinstance(event, AddressReplaced):
+        return "replace-address", [f"player: {event.player}", f"address: {event.address}"]
+    if isinstance(event, Cancelled):
+        return "cancel", [f"reason: {' '.join(event.reason.split())}"]
+    if isinstance(event, Answered):
+        return "answer", [f"player: {event.player}", f"text: {' '.join(event.text.split())}"]
+    raise TypeError(f"no action of the operator's: {event!r}")
+
+
+def operator_event(kind: str, at: datetime, fields: dict[str, str]) -> Event | None:
+    """The event an archived action of the operator's stands for; None for
+    another kind."""
+    if kind == "pause":
+        return Paused(at)
+    if kind == "resume":
+        return Resumed(at)
+    if kind == "set-deadline":
+        if "deadline" in fields:
+            return DeadlineSet(at, deadline=datetime.fromisoformat(fields["deadline"]))
+        return DeadlineSet(at, extend=timedelta(seconds=float(fields["extend-seconds"])))
+    if kind == "replace-address":
+        return AddressReplaced(at, int(fields["player"]), fields["address"])
+    if kind == "cancel":
+        return Cancelled(at, fields.get("reason", ""))
+    if kind == "answer":
+        return Answered(at, int(fields["player"]), fields.get("text", ""))
+    return None

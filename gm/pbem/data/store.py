@@ -1,0 +1,447 @@
+"""The data directory: where every message gm keeps lives, as Maildirs.
+
+    DATA/
+      secret.key     the server key players' tokens derive from (mode 0600)
+      spool/         mail accepted (250) and not yet handled, oldest first
+      games/GAME/    one Maildir per game: every message that changed it, in
+                     order, and a masked copy of every message the GM sent
+      outbox/        mail waiting for the relay (or for local delivery)
+      delivered/     local delivery when no relay is configured
+      shunt/         mail that could not be parsed, routed or trusted, with
+                     the reason in an X-GM-Shunt-Reason header
+      undeliverable/ outgoing mail the relay refused for good (5xx), with the
+                     reason in an X-GM-Undeliverable-Reason header
+      challenges/    challenges made by mail, until accepted
+      handled/       one empty marker per accepted challenge
+      sent/          one empty file per message delivered (sent once): its
+                     outbox file, renamed there and emptied
+      attempts/      how often handling a spooled message has begun (one
+                     small table, ``in-progress``)
+      limits/        today's counts of mail per address (`gm.pbem.intake.limits`)
+      commit         the manifest of the master's batch being committed
+                     (`gm.storage`): empty, but after a crash
+      shard          which shard of several daemons' this one is (``K/S``,
+                     `Shard`), when it is one (`gm.pbem.operator.shards`)
+
+Spool keys start with the time of arrival in nanoseconds, zero-padded, then
+the origin: ``smtp``, ``lmtp`` and ``imap`` for mail from outside, ``admin``
+(``gm new``) and ``clock`` (deadlines and reminders) for the GM's own events.
+Only the last two may carry GM events.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from ...storage import (
+    Batch,
+    DurableMaildir,
+    Staged,
+    Syncer,
+    current_batch,
+    finish_interrupted,
+    fsync_dir,
+    staging_name,
+    write_staged,
+)
+from .crashpoints import crashpoint
+from .tokens import load_key
+
+OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
+TRUSTED_ORIGINS = ("admin", "clock", "robot")
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def spool_key(at: datetime, origin: str, name: str | None = None) -> str:
+    """A spool key that sorts by arrival time; ``name`` makes it deterministic.
+
+    The time is gm's one resolution, whole microseconds in UTC, computed in
+    integers (a float timestamp can be a microsecond off), so that
+    `time_of` gives back exactly ``at``."""
+    ns = ((at - _EPOCH) // _MICROSECOND) * 1000
+    return f"{ns:020d}.{origin}.{name or secrets.token_hex(8)}"
+
+
+def origin_of(key: str) -> str:
+    return key.split(".")[1]
+
+
+def time_of(key: str) -> datetime:
+    """The arrival time a spool key holds, to the microsecond."""
+    return _EPOCH + int(key.split(".")[0]) // 1000 * _MICROSECOND
+
+
+# Shards (`gm.pbem.operator.shards`): which game numbers this data directory makes
+
+SHARD_FILE = "shard"
+"""The file in a data directory that says which shard it is (``K/S``)."""
+ROUTABLE_COUNTS = (1, 2, 4, 5, 10, 20, 25, 50, 100)
+"""Shard counts a regexp on the id's last two digits can route."""
+GAME_ID = re.compile(r"g\d+")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count``: it makes the ids gN with N mod count = index."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``K/S``, such as ``1/2``; ValueError with the reason otherwise."""
+        match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not match:
+            raise ValueError(f"{text.strip()!r}: give K/S, such as 0/2 or 1/2 (shard K of S, K from 0 to S-1)")
+        index, count = int(match[1]), int(match[2])
+        if count not in ROUTABLE_COUNTS:
+            raise ValueError(f"{count} shards: the transport map routes by an id's last two digits, so the "
+                             f"number of shards must divide 100 ({', '.join(map(str, ROUTABLE_COUNTS))})")
+        if not 0 <= index < count:
+            raise ValueError(f"shard {index} of {count}: K runs from 0 to {count - 1}")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def owns(self, game_id: str) -> bool:
+        """Whether a game of this id is made here (and routed here unless moved)."""
+        return bool(GAME_ID.fullmatch(game_id)) and int(game_id[1:]) % self.count == self.index
+
+    def after(self, number: int) -> int:
+        """The first game number past ``number`` that this shard makes."""
+        following = number + 1
+        return following + (self.index - following) % self.count
+
+
+def shard_of(root: str | os.PathLike[str]) -> Shard | None:
+    """The shard a data directory is (None: it is the only one)."""
+    try:
+        text = (Path(root) / SHARD_FILE).read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise ValueError(f"{Path(root) / SHARD_FILE}: {error}") from None
+
+
+def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
+    """The next game number after a given one, for this data directory:
+    its shard's next, or simply the next when it is no shard."""
+    shard = shard_of(root)
+    return shard.after if shard else (lambda number: number + 1)
+
+
+class Markers:
+    """A durable set of names, one empty file each (in a `Batch`, staged
+    under a dot-name in the same folder, and renamed at its commit)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+
+    def __contains__(self, name: str) -> bool:
+        batch = current_batch()
+        if batch is not None and batch.state(self, name):
+            return True
+        return (self.path / name).exists()
+
+    def add(self, name: str) -> None:
+        if "/" in name or name.startswith("."):
+            raise ValueError(f"bad marker name {name!r}")
+        if name in self:
+            return
+        batch = current_batch()
+        if batch is not None:
+            tmp = self.path / ("." + staging_name(name))
+            write_staged(batch.syncer, tmp, b"")
+            batch.stage(Staged(self, name, tmp, self.path / name))
+            return
+        fd = os.open(self.path / name, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(self.path)
+
+    def _published(self, name: str) -> None:
+        pass
+
+    def _removed(self, name: str) -> None:
+        pass
+
+
+class Attempts:
+    """How many times handling each spooled message has begun, for the
+    messages whose handling began and did not end (normally none, or the
+    one being handled): a small table in ``attempts/in-progress``, written
+    whole at each change with one write at its start (a process killed
+    meanwhile leaves it whole; its first line says how many lines follow,
+    so that a shorter table written over a longer one needs no truncation
+    to be read right). Not fsynced: it must survive the process being
+    killed (the page cache does), not a power cut (which merely allows
+    another attempt). Files ``attempts/KEY`` holding a count (from before
+    the table) are read once and then taken into it.
+
+    A message whose handling began and did not end in an earlier process
+    was being handled when gm died (`died`): the master then handles it
+    alone, in a batch of its own, and counts those attempts apart (a third
+    column), so that the poison rule blames a message only for deaths that
+    were its own doing, not for a crash that caught it in a batch with
+    others."""
+
+    TABLE = "in-progress"
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        self._counts: dict[str, int] = {}
+        self._alone: dict[str, int] = {}
+        self._fd: int | None = None
+        self._legacy: list[Path] = []
+
+    def _open(self) -> int:
+        if self._fd is not None:
+            return self._fd
+        fd = os.open(self.path / self.TABLE, os.O_RDWR | os.O_CREAT, 0o644)
+        lines = os.pread(fd, 1 << 20, 0).decode("utf-8", "replace").split("\n")
+        first = lines[0].strip()
+        for line in lines[1:1 + int(first)] if first.isdigit() else []:
+            fields = line.split("\t")
+            if len(fields) == 3 and fields[2].isdigit():
+                key, number, alone = fields
+            else:
+                (key, _, number), alone = line.rpartition("\t"), "0"
+            if key and number.isdigit():
+                self._counts[key] = int(number)
+                if int(alone):
+                    self._alone[key] = int(alone)
+        for old in self.path.iterdir():  # one file per key, from before the table
+            if old.name != self.TABLE and not old.name.startswith("."):
+                try:
+                    count = int(old.read_text() or 0)
+                except (OSError, ValueError):
+                    count = 0
+                self._counts[old.name] = max(self._counts.get(old.name, 0), count)
+                self._legacy.append(old)
+        self._fd = fd
+        if self._legacy:
+            self._write()
+            for old in self._legacy:
+                old.unlink(missing_ok=True)
+            self._legacy = []
+        return fd
+
+    def _write(self) -> None:
+        assert self._fd is not None
+        lines = [f"{key}\t{count}" + (f"\t{self._alone[key]}" if key in self._alone else "")
+                 for key, count in sorted(self._counts.items()) if "\n" not in key and "\t" not in key]
+        text = f"{len(lines)}\n" + "".join(line + "\n" for line in lines)
+        os.pwrite(self._fd, text.encode(), 0)
+
+    def begin(self, key: str, alone: bool = False) -> int:
+        """Count one more attempt at ``key`` (one ``alone``, if it is); returns
+        the count, this one included."""
+        self._open()
+        self._counts[key] = self._counts.get(key, 0) + 1
+        if alone:
+            self._alone[key] = self._alone.get(key, 0) + 1
+        self._write()
+        return self._counts[key]
+
+    def died(self, key: str) -> bool:
+        """Whether handling ``key`` began and never ended: gm died during it."""
+        self._open()
+        return key in self._counts
+
+    def alone(self, key: str) -> int:
+        """The attempts at ``key`` begun alone (`begin`), the current one included."""
+        self._open()
+        return self._alone.get(key, 0)
+
+    def end(self, key: str) -> None:
+        self._open()
+        self._alone.pop(key, None)
+        if self._counts.pop(key, None) is not None:
+            self._write()
+
+    def pending(self) -> dict[str, int]:
+        """The counts of messages whose handling began and did not end."""
+        self._open()
+        return dict(self._counts)
+
+
+class MissingDataDirectory(FileNotFoundError):
+    """There is no data directory (with its ``secret.key``) where one was named."""
+
+    def __init__(self, root: Path):
+        super().__init__(f"no gm data directory at {root} (no {root / 'secret.key'}); "
+                         f"`gm serve --data {root}` makes one, or give the right --data or --config")
+        self.root = root
+
+
+class Store:
+    """The data directory of one gm instance."""
+
+    def __init__(self, root: str | os.PathLike[str], create: bool = True):
+        """Open the data directory at ``root``. With ``create`` (what the
+        daemon does) a missing one is made, with a new server key; without
+        it, MissingDataDirectory is raised, so that a mistyped ``--data`` in
+        an administrator's command cannot quietly start a second, empty
+        installation whose key no player's address matches."""
+        self.root = Path(root)
+        if not create and not (self.root / "secret.key").is_file():
+            raise MissingDataDirectory(self.root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.spool = DurableMaildir(self.root / "spool")
+        self.outbox = DurableMaildir(self.root / "outbox")
+        self.delivered = DurableMaildir(self.root / "delivered")
+        self.shunt = DurableMaildir(self.root / "shunt")
+        self.undeliverable = DurableMaildir(self.root / "undeliverable")
+        self.challenges = DurableMaildir(self.root / "challenges")
+        self.handled = Markers(self.root / "handled")
+        self.sent = Markers(self.root / "sent")
+        self.attempts = Attempts(self.root / "attempts")
+        self.games_dir = self.root / "games"
+        self.games_dir.mkdir(exist_ok=True)
+        self.key = load_key(self.root / "secret.key")
+        self._archives: dict[str, DurableMaildir] = {}
+        self._last_id: int | None = None
+        self._syncers: dict[str, Syncer] = {}
+        self._batch: Batch | None = None
+        self.publishing = threading.Lock()
+        """Held while the master's batch is being published (renamed into
+        place and made durable): the delivery lists the outbox under it, so
+        that it never sends a message of a batch that is not yet durable."""
+
+    # Group commit (`gm.storage`)
+
+    def syncer(self, role: str) -> Syncer:
+        """The `Syncer` of one kind of writer (``spool``, ``master``,
+        ``delivery``): each its own, so that each sees the write errors
+        that happened since its own last barrier.
+
+        The spool's fsyncs each file, in the thread of the SMTP or LMTP
+        session that wrote it, and then its folder once per group: a 250
+        then waits for that mail's own data (the file system joins the
+        sessions' fsyncs into one journal commit), never for what the master
+        or another program wrote meanwhile, as a syncfs would. (Measured
+        alone, without the master, a spool on syncfs keeps up with a bare
+        durable Maildir where one on fsync reaches 0.7 to 0.85 of it; with
+        the master running, the two are within the noise, and the spool
+        is not what limits gm.) ``GM_SYNC=syncfs`` in the environment puts
+        the spool on syncfs too. The master's and the delivery's batches,
+        many files in many folders, use syncfs where it may be used
+        (`gm.storage.sync_mode`). Each passes the steps of its commits to
+        the crash points (`gm.pbem.data.crashpoints`)."""
+        if role not in self._syncers:
+            spool_fsync = role == "spool" and os.environ.get("GM_SYNC", "").strip().lower() != "syncfs"
+            self._syncers[role] = Syncer("fsync" if spool_fsync else None, crashpoint)
+        return self._syncers[role]
+
+    def batch(self) -> Batch:
+        """A batch of the master's (see `gm.storage.Batch`): published whole
+        or not at all (its manifest is ``DATA/commit``), and not seen by
+        the delivery before it is durable. The previous one must be
+        committed (`commit_pending`)."""
+        if self._batch is not None and self._batch.unfinished:
+            raise RuntimeError("the master's previous batch is not committed")
+        self._batch = Batch(self.syncer("master"), label="batch", manifest=self.root / "commit", root=self.root,
+                            lock=self.publishing, after_commit="after-batch-commit")
+        return self._batch
+
+    def commit_pending(self) -> None:
+        """Commit the master's last batch, if a full disk kept it from being
+        committed (raises that OSError again while the disk is full)."""
+        if self._batch is not None and self._batch.unfinished:
+            self._batch.commit()
+
+    def batch_pending(self) -> bool:
+        """Whether the master's last batch is not committed yet: then some of
+        its files may be in place but not durable, and the delivery waits."""
+        return self._batch is not None and self._batch.unfinished
+
+    def finish_interrupted(self) -> int:
+        """Complete a batch of the master's whose commit a crash cut short
+        (see `gm.storage.finish_interrupted`); the daemon does this at start,
+        before it reads anything. Returns the number of files renamed."""
+        return finish_interrupted(self.root / "commit", self.root)
+
+    def mark_sent(self, key: str) -> None:
+        """Record that outbox message ``key`` was delivered, and take it out
+        of the outbox, in one step: its file is renamed to ``sent/KEY`` (so
+        that ``key in sent`` holds, as for the empty markers of older data
+        directories) and then emptied (the token it carries is not kept).
+        No new file, and not made durable here: the caller makes ``sent/``
+        durable once for all it marked (`sync_sent`). Killed between the
+        rename and the emptying, the file keeps its text: harmless, but
+        the one place a delivered message's real token can stay at rest."""
+        source = self.outbox.file_of(key)
+        target = self.sent.path / key
+        os.replace(source, target)
+        self.outbox._removed(key)
+        os.truncate(target, 0)
+
+    def sync_sent(self) -> None:
+        """Make the messages marked sent since the last call durably so."""
+        fsync_dir(self.sent.path)
+
+    def archive(self, game: str) -> DurableMaildir:
+        """A game's archive (one object per game, made durable once)."""
+        if game not in self._archives:
+            self._archives[game] = DurableMaildir(self.games_dir / game)
+        return self._archives[game]
+
+    def game_ids(self) -> list[str]:
+        """Every game's id, in the order the games were made."""
+        ids = [p.name for p in self.games_dir.iterdir() if (p / "new").is_dir()]
+        return sorted(ids, key=lambda g: (len(g), g))
+
+    def _numbers(self) -> list[int]:
+        """The numbers of every game directory, reserved ones included."""
+        return [int(p.name[1:]) for p in self.games_dir.iterdir() if p.name[:1] == "g" and p.name[1:].isdigit()]
+
+    def reserve_game_id(self) -> str:
+        """A new game's id, reserved at once by making its directory
+        (exclusively: two ``gm new`` at the same moment never get the same),
+        so that ``gm new`` can name the game before the daemon makes it.
+        A shard (`gm.pbem.operator.shards`) takes only the numbers that are its own."""
+        following = numbering(self.root)
+        number = max(self._numbers(), default=0)
+        while True:
+            number = following(number)
+            try:
+                os.mkdir(self.games_dir / f"g{number}")
+            except FileExistsError:
+                continue
+            fsync_dir(self.games_dir)
+            return f"g{number}"
+
+    def next_game_id(self) -> str:
+        """The id for a new game whose request named none (requests spooled
+        before ``gm new`` reserved ids). The daemon is the only maker of
+        games, so the directory is listed once and the count kept in memory
+        after; reserved ids are skipped, and so, in a shard, are the numbers
+        of the other shards."""
+        following = numbering(self.root)
+        if self._last_id is None:
+            self._last_id = max(self._numbers(), default=0)
+        self._last_id = following(self._last_id)
+        while (self.games_dir / f"g{self._last_id}").exists():
+            self._last_id = following(self._last_id)
+        return f"g{self._last_id}"
+
+    def shunt_message(self, raw: bytes, key: str, reason: str) -> None:
+        header = f"X-GM-Shunt-Reason: {reason}\r\n".encode()
+        self.shunt.add(header + raw, key)

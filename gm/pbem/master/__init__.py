@@ -1,0 +1,1 @@
+"""master: see gm/pbem/__init__.py for what lives here."""

@@ -1,0 +1,109 @@
+"""The GameMaster's part that opens its games at start-up, loads a whole
+game when its mail comes, and writes their snapshots (`gm.pbem.state.loading`,
+`gm.pbem.state.resident`, `gm.pbem.state.snapshots`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from ...storage import current_batch
+from ..data.store import Store
+from ..state import loading, snapshots
+from ..state.resident import Games, Live
+from ..writing.mailer import Identity
+
+log = logging.getLogger("gm")
+
+
+class Keeping:
+    """The games' part of `gm.pbem.master.game_master.GameMaster`."""
+
+    store: Store
+    identity: Identity
+    clock: Callable[[], datetime]
+    started: datetime | None
+    games: Games
+    handled_keys: set[str]
+    unfinished: set[str]
+    _left: list[Live]
+    _robot_games: set[str]
+
+    def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
+        raise NotImplementedError  # the GameMaster's
+
+    def load(self) -> None:
+        """Open every game (its summary; the whole game only where its
+        snapshot is not current); finish any half-done reply queueing; and
+        write the snapshots that were missing or stale, for the next start."""
+        self.started = self.clock()
+        snapshots.clear_unfinished(self.store.root)
+        spooled = set(self.store.spool.keys())
+        for game_id in self.store.game_ids():
+            self._open_game(game_id, spooled)
+        self.save_snapshots()
+
+    def _open_game(self, game_id: str, spooled: set[str] | None = None) -> None:
+        """Open one game from its archive (and snapshot), and queue whatever
+        replies of its last event are not queued yet. Only the last event
+        can have been cut short (by a crash or a fault), and only then are
+        its messages rendered again."""
+        if spooled is None:
+            spooled = set(self.store.spool.keys())
+        opened = loading.open_game(self.store, self.identity, game_id, spooled)
+        if opened is None:
+            self.games.forget(game_id)
+            self.unfinished.discard(game_id)
+            return
+        self.handled_keys |= opened.handled
+        if any(seat.robot for seat in opened.summary.seats):
+            self._robot_games.add(game_id)  # it may wait for its robot (`gm.pbem.master.robots`)
+        if opened.live is None:
+            self.games.note(game_id, opened.summary)
+        else:
+            self.games.keep(opened.live)
+        if opened.unfinished:
+            self.unfinished.add(game_id)
+            self._send(game_id, opened.unfinished)
+        self.unfinished.discard(game_id)
+
+    def _load_live(self, game_id: str) -> Live:
+        """Load a whole game that is known but not in memory (`Games`)."""
+        live, unfinished = loading.load(self.store, self.identity, game_id)
+        if unfinished:  # not after a clean open; kept safe all the same
+            self.games.keep(live)
+            self._send(game_id, unfinished)
+        return live
+
+    def _save_leaving(self, live: Live) -> None:
+        """Write the snapshot of a changed game leaving memory; inside a batch,
+        once the batch is committed (`_save_left`): a snapshot must never hold
+        an event the archive may not keep. A snapshot is a cache: one that
+        cannot be written costs a replay later, and must not stop the mail
+        (the game leaves memory all the same)."""
+        if current_batch() is not None:
+            self._left.append(live)
+            return
+        try:
+            loading.save(self.store, live)
+        except Exception as error:  # OSError, or a state that does not pickle: both only cost speed
+            log.warning("snapshot of %s not written: %s", live.game.id, error)
+
+    def _save_left(self) -> None:
+        """Write the snapshots of the games that left memory during the batch just committed."""
+        left, self._left = self._left, []
+        for live in left:
+            self._save_leaving(live)
+
+    def save_snapshots(self, older_than: float = 0.0) -> int:
+        """Write the snapshot of every game in memory changed more than
+        ``older_than`` seconds ago; the number written. A snapshot that
+        cannot be written is only a slower next start."""
+        now, count = time.monotonic(), 0
+        for live in self.games.changed():
+            if live.changed_at is not None and now - live.changed_at >= older_than:
+                self._save_leaving(live)
+                count += live.changed_at is None
+        return count

@@ -1,0 +1,108 @@
+"""The GM's robot at the table: when a game waits for a seat the robot
+holds, its setup, orders or move are spooled as an event of the GM's own.
+
+The robot's text is chosen by the game (`GameRules.robot_text`) from the
+seat's view alone, with a `random.Random` seeded by the game's recorded
+seed, the number of the game's last event and the seat, so the same game
+makes the same choices. The event is archived like any other, and applied
+as that seat's mail (`gm.pbem.archive.replay.to_event`): ``gm replay`` reads the
+robot's orders from the archive and never runs the robot.
+
+    kind     body
+    robot    player: N, level: LEVEL, a blank line, then the text
+
+An event is spooled under the moment of the game's last event and a name
+made of the game, that event's number and the seat, so a redo after a
+crash spools the same key once. A robot event that another event overtook
+is dropped unapplied, and the robot asked again from the game as it now
+stands. A robot whose own event left the game still waiting for it at the same
+turn (its text was not accepted: a bug) is not asked again until
+something else happens; one whose move the game answers with another
+move of its own (Grid Fighters' ruling 11) is.
+"""
+
+from __future__ import annotations
+
+import logging
+from random import Random
+
+from ...kernel.model import MailGame
+from ...kernel.values import ENDED
+from ...logs import event as log_event
+from ..archive.events import ROBOT as KIND
+from ..archive.events import event_message
+from ..archive.replay import spool_key_of
+from ..data.store import Store, origin_of, spool_key, time_of
+from ..state.resident import Games, Live
+from ..writing.mailer import Identity
+
+log = logging.getLogger("gm")
+
+
+class RobotSeats:
+    """The robot's part of `gm.pbem.master.game_master.GameMaster`."""
+
+    store: Store
+    identity: Identity
+    games: Games
+    handled_keys: set[str]
+    _robot_games: set[str]
+    """Games with a robot seat that may wait for it: all of them at start-up,
+    then each game an event was applied to."""
+
+    def robots_due(self) -> int:
+        """Spool the event of each robot seat a game waits for; how many."""
+        count = 0
+        for game_id in sorted(self._robot_games):
+            summary = self.games.summaries.get(game_id)
+            due = [] if summary is None or summary.phase == ENDED else [
+                p for p in summary.waiting_for if summary.seat(p).robot]
+            if due:
+                live = self.games.live(game_id)
+                count += sum(self._spool_robot(live, player) for player in due)
+            self._robot_games.discard(game_id)  # only once done: a fault leaves it to the next pass
+        return count
+
+    def robot_stale(self, key: str, game_id: str, player: int) -> bool:
+        """Whether a spooled robot event no longer fits its game, and is
+        dropped unapplied: another event came first (the robot chose from a
+        view that is out of date, and is asked again from the new one), or
+        the game no longer waits for the seat."""
+        live = self.games.live(game_id)
+        after = int(key.split(".", 2)[2].split("-")[2])  # its name: robot-GAME-NUMBER-PLAYER
+        if after == live.number and player in live.game.waiting_for:
+            return False
+        log_event("robot event dropped", game=game_id, key=key,
+                  reason=("another event came first" if after != live.number
+                          else "the game no longer waits for that seat"))
+        self._robot_games.add(game_id)
+        return True
+
+    def _spool_robot(self, live: Live, player: int) -> int:
+        game: MailGame = live.game
+        level = game.seat(player).robot
+        assert level is not None
+        last = spool_key_of(live.last_in)
+        name = f"{KIND}-{game.id}-{live.number}-{player}"
+        number = game.events
+        if (origin_of(last) == KIND and last.endswith(f"-{player}")
+                and game.turn_of_event.get(number) == game.turn_of_event.get(number - 1)):
+            log_event("robot still awaited", logging.ERROR, game=game.id, player=player,
+                      reason="its last orders left the game waiting for it; it is asked again after the next event")
+            return 0
+        key = spool_key(time_of(last), KIND, name)
+        if key in self.store.spool or key in self.handled_keys:
+            return 0
+        try:
+            text = game.rules.robot_text(game, player, level, Random(f"{game.robot_seed}.{live.number}.{player}"))
+        except Exception:  # the robot's bug must not stop the mail: the game waits, as for a silent player
+            log.exception("the robot of %s, player %d, failed", game.id, player)
+            return 0
+        if text is None:
+            return 0
+        body = [f"player: {player}", f"level: {level}", "", *text.splitlines()]
+        self.store.spool.add(event_message(self.identity, KIND, time_of(last), f"<{name}@{self.identity.domain}>",
+                                           game.id, body), key)
+        log_event("robot moved", game=game.id, player=player, robot=level)
+        return 1
+

@@ -1,0 +1,1 @@
+"""operator: see gm/pbem/__init__.py for what lives here."""

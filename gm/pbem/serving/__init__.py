@@ -1,0 +1,1 @@
+"""serving: see gm/pbem/__init__.py for what lives here."""

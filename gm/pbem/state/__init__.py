@@ -1,0 +1,1 @@
+"""state: see gm/pbem/__init__.py for what lives here."""

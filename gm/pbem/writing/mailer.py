@@ -1,0 +1,244 @@
+"""Turning the engine's notices into mail: Jinja templates and RFC 5322 headers.
+
+Every message the GM sends has a deterministic Message-ID (game, event
+number, position), threads with ``In-Reply-To``/``References``, carries the
+game's subject tag and an ``Auto-Submitted`` header [RFC 3834], and a
+Reply-To address holding the player's token. The token is left as a
+placeholder here (`gm.pbem.data.tokens`): the archive keeps the message masked,
+the outbox gets it filled in.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import textwrap
+from dataclasses import dataclass
+from datetime import datetime
+from email.utils import format_datetime
+from html import escape
+from typing import Any
+
+import jinja2
+
+from ...kernel.model import MailGame
+from ...kernel.values import LIGHT_MAIL_EDITION, Notice
+from ..data.tokens import PLACEHOLDER
+from .writer import Mail, _fill
+
+TEMPLATES = jinja2.PackageLoader("gm.templates", ".")
+"""The kernel's templates, found as the package ``gm.templates`` (the
+project's top-level ``templates/`` folder, mapped there by setup.cfg's
+package_dir): asking for that package, not for a ``templates`` folder inside
+gm's, is what finds them in a wheel, an sdist and an editable install alike."""
+GAME_HEADER = "X-GM-Game"
+"""Marks every message the GM sends, so that its own mail coming back is known."""
+
+
+DEFAULT_NAME = "Spaceships GM"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the GM is on the wire."""
+
+    address: str = "gm@localhost"
+    name: str = "Spaceships GM"  # DEFAULT_NAME: what games made before names came were sent under
+
+    def name_for(self, title: str) -> str:
+        """The name a game's mail is sent under: the default names the game
+        ("Grid Fighters GM"); a name of the operator's own stays as it is."""
+        return f"{title} GM" if self.name == DEFAULT_NAME else self.name
+
+    @property
+    def local(self) -> str:
+        return self.address.split("@", 1)[0]
+
+    @property
+    def domain(self) -> str:
+        return self.address.split("@", 1)[1]
+
+    def reply_address(self, game: str, player: int, token: str = PLACEHOLDER) -> str:
+        """The plus-address a player replies to: ``gm+GAME.PLAYER.TOKEN@domain``."""
+        return f"{self.local}+{game}.{player}.{token}@{self.domain}"
+
+
+KERNEL = "gm"
+"""The package of the kernel's templates; a game's own are found first."""
+
+
+@functools.cache
+def _loader(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.BaseLoader:
+    """A game's templates (from ``folders`` of its package, first found
+    first), then the kernel's."""
+    if package == KERNEL:
+        return TEMPLATES
+    return jinja2.ChoiceLoader([*(jinja2.PackageLoader(package, folder) for folder in folders), TEMPLATES])
+
+
+@functools.cache
+def _text_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
+    environment = jinja2.Environment(
+        loader=_loader(package, folders),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+        autoescape=False,
+    )
+    environment.filters["hang"] = _hang
+    return environment
+
+
+@functools.cache
+def _html_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
+    return jinja2.Environment(loader=_loader(package, folders), undefined=jinja2.StrictUndefined, autoescape=True)
+
+
+def _hang(text: str, indent: int, width: int = 78) -> str:
+    """Wrap text that starts at column ``indent`` so that no line passes
+    ``width``; continuation lines start at ``indent`` too."""
+    lines = textwrap.wrap(str(text), width - indent, break_on_hyphens=False, break_long_words=False)
+    return ("\n" + " " * indent).join(lines)
+
+
+def render_html(template: str, data: dict[str, Any], package: str = KERNEL,
+                folders: tuple[str, ...] = ("templates",)) -> str | None:
+    """A notice's HTML body, for the templates that have one (``package``'s
+    own templates first, then the kernel's)."""
+    try:
+        page = _html_environment(package, folders).get_template(f"{template}.html")
+    except jinja2.TemplateNotFound:
+        return None
+    return page.render(token=PLACEHOLDER, **data)
+
+
+def render_text(template: str, data: dict[str, Any], package: str = KERNEL,
+                folders: tuple[str, ...] = ("templates",)) -> str:
+    """A notice's plain-text body (``package``'s own templates, from
+    ``folders`` in turn, first, then the kernel's)."""
+    text = _text_environment(package, folders).get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    collapsed: list[str] = []
+    for line in lines:
+        if line or (collapsed and collapsed[-1]):
+            collapsed.append(line)
+    return "\n".join(collapsed) + "\n"
+
+
+BANNER = "=" * 78
+"""Above and below the title of each document a reply encloses."""
+
+
+def body_text(notice: Notice, package: str = KERNEL, folders: tuple[str, ...] = ("templates",)) -> str:
+    """A notice's text, then each document it encloses under a banner naming
+    it. The header naming the game and the player is said once, at the top,
+    and how to answer once, at the end (``bare_header``, ``bare_footer``)."""
+    whole = render_text(notice.template, notice.data, package, folders)
+    if not notice.enclosed:
+        return whole
+    own = render_text(notice.template, notice.data | {"bare_footer": True}, package, folders)
+    text = own
+    for enclosed in notice.enclosed:
+        text += f"\n{BANNER}\n{enclosed.subject}\n{BANNER}\n\n"
+        text += render_text(enclosed.template, enclosed.data | {"bare_header": True, "bare_footer": True},
+                            package, folders)
+    if whole != own:  # the reply says how to answer: at the very end
+        text += "\n" + render_text("_reply", notice.data, package, folders)
+    return text
+
+
+def body_html(notice: Notice, package: str = KERNEL, folders: tuple[str, ...] = ("templates",)) -> str | None:
+    """A notice's HTML alternative, if it or a document it encloses has one.
+
+    A reply that encloses an HTML sheet becomes one page holding the same as
+    its text: the reply and each document without HTML as preformatted
+    text, each HTML document's body as it is (its ``<style>`` blocks moved
+    into the page's head), so that the two alternatives say the same."""
+    own = render_html(notice.template, notice.data, package, folders)
+    pages = [render_html(e.template, e.data, package, folders) for e in notice.enclosed]
+    if not notice.enclosed or not any(pages):
+        return own
+    styles: list[str] = []
+    parts = [_inner(own, styles) if own else _pre(render_text(notice.template, notice.data, package, folders))]
+    for enclosed, page in zip(notice.enclosed, pages):
+        parts.append(f"<hr>\n<h2>{escape(enclosed.subject)}</h2>")
+        parts.append(_inner(page, styles) if page
+                     else _pre(render_text(enclosed.template, enclosed.data, package, folders)))
+    head = "".join(styles)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{escape(notice.subject)}</title>'
+            f"{head}</head>\n<body>\n" + "\n".join(parts) + "\n</body></html>\n")
+
+
+def _pre(text: str) -> str:
+    return f"<pre>{escape(text)}</pre>"
+
+
+def _inner(page: str, styles: list[str]) -> str:
+    """The body of a whole HTML page, in a ``div`` that keeps the body's
+    attributes; its ``<style>`` blocks are added to ``styles``."""
+    styles.extend(re.findall(r"<style>.*?</style>", page, re.S))
+    found = re.search(r"<body([^>]*)>(.*)</body>", page, re.S)
+    if found is None:
+        return page
+    return f"<div{found.group(1)}>{found.group(2)}</div>"
+
+
+def message_id(identity: Identity, game: MailGame, event: int, position: int) -> str:
+    """The Message-ID of the GM's ``position``-th message for event ``event``.
+
+    The game's instance tag makes it unique to the installation: a data
+    directory made afresh numbers its games from g1 again, and mail providers
+    drop a message whose Message-ID a mailbox already holds."""
+    tag = f".{game.instance}" if game.instance else ""
+    return f"<{game.id}.{event}.{position}{tag}@{identity.domain}>"
+
+
+def build(
+    notice: Notice,
+    game: MailGame,
+    identity: Identity,
+    event: int,
+    position: int,
+    at: datetime,
+    thread: list[str],
+    archive: bytes | None = None,
+    given_id: str | None = None,
+) -> Mail:
+    """The message for a notice to a player (an observer's is
+    `gm.pbem.writing.observers.build_observer`). ``thread`` is the Message-IDs of
+    earlier mail in this player's conversation, oldest first; ``archive`` is
+    the player's mailbox of the game so far, attached when the notice asks
+    for it; ``given_id`` is the Message-ID of a message that answers no
+    event (an event's is `message_id`).
+
+    It is written out by the one writer of gm's mail (`gm.pbem.writing.writer`).
+    Games of `LIGHT_MAIL_EDITION` on send a part that is ASCII in lines of at
+    most 998 characters as 7bit, not quoted-printable."""
+    seat = game.seat(notice.player)
+    message = Mail()
+    message["From"] = f"{identity.name_for(game.rules.title)} <{identity.address}>"
+    message["To"] = seat.address
+    message["Reply-To"] = identity.reply_address(game.id, notice.player)
+    message["Subject"] = f"[gm {game.id}] {notice.subject}"
+    message["Date"] = format_datetime(at)
+    message["Message-ID"] = given_id or message_id(identity, game, event, position)
+    parent = notice.answers or (thread[-1] if thread else None)
+    if parent:
+        message["In-Reply-To"] = parent
+        references = [*thread[-8:]]
+        if notice.answers and notice.answers not in references:
+            references.append(notice.answers)
+        message["References"] = " ".join(references)
+    message["Auto-Submitted"] = "auto-replied" if notice.answers else "auto-generated"
+    message[GAME_HEADER] = game.id
+    message["X-GM-Player"] = str(notice.player)
+    package, folders = game.rules.templates, game.rules.template_folders(game.edition)
+    attached = archive if notice.attach_archive else None
+    _fill(message, body_text(notice, package, folders), body_html(notice, package, folders),
+          attached, f"game-{game.id}.mbox", f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
+    return message
+
+
+__all__ = ["Identity", "build", "message_id", "render_text"]
