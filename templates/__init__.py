@@ -6,6 +6,6 @@ of install find it by that name: a wheel or an sdist install holds it as
 gm/templates, and an editable install's import hook maps ``gm.templates``
 to this folder, which a folder without ``__init__.py`` does not get (its
 parent gm is searched on the disk, where no gm/templates is). gm reads the
-templates through the package (`gm.pbem.mailer.TEMPLATES`, the web's static
+templates through the package (`gm.pbem.writing.mailer.TEMPLATES`, the web's static
 files), never through a path of its own.
 """
