@@ -60,13 +60,13 @@ from pathlib import Path
 
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel.values import Options
-from gm.pbem import loading, snapshots
 from gm.pbem.archive.events import exact_time
 from gm.pbem.archive.replay import identity_of, is_inbound, prepend_header, replay, without_gm_headers
 from gm.pbem.data.store import Store, spool_key, time_of
 from gm.pbem.data.tokens import instance_tag, token
 from gm.pbem.master.game_master import GameMaster, Limits, utc_now
 from gm.pbem.operator.admin import request_game, verify_replay
+from gm.pbem.state import loading, snapshots
 from gm.pbem.state.resident import summary_of
 from gm.pbem.writing.mailer import Identity
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from gm import daemon as daemon_module
 from gm import storage
 from gm.daemon import SpoolCommitter
-from gm.pbem import daemon as daemon_module
 from gm.pbem.data.store import Store, spool_key
 from gm.pbem.serving.delivery import Deliverer
 from gm.pbem.writing.mailer import Identity

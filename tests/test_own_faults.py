@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 
 from gm.kernel import engine
-from gm.pbem import faults, loading
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import spool_key
+from gm.pbem.master import faults
+from gm.pbem.state import loading
 from gmtest import World, run, started_game, text
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem import snapshots
+from gm.pbem.state import snapshots
 from gm.web.pages import Archive
 from gmprocess import free_port, gm, inbox, serving, wait_for
 from gmtest import ALICE, GM, send

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from gm.pbem import loading, snapshots
 from gm.pbem.archive.replay import identity_of, is_inbound, replay
 from gm.pbem.data.store import Store, spool_key
 from gm.pbem.master.game_master import GameMaster
+from gm.pbem.state import loading, snapshots
 from gm.pbem.state.resident import summary_of
 from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir, current_batch, unix_lines
