@@ -10,10 +10,10 @@ games (`gm.games`) and the edge (`gm.pbem`) import them from here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 SETUP = "setup"
 PLAY = "play"
@@ -87,10 +87,21 @@ class EndKind(enum.Enum):
     """The operator cancelled the game (`Cancelled`)."""
 
 
+class WordedEnd(Protocol):
+    """A rules core's end as a value (its reasons, each a code, the seat it
+    concerns and the clause) that its game words in one place, for a reader."""
+
+    def words(self, names: Mapping[int, str] | None = None, viewer: int | None = None) -> str:
+        """The end in words: each seat as "player N" (the record's third
+        person) without ``names``, else by its name; ``viewer``'s own seat
+        as "you", with the verb agreeing."""
+        ...
+
+
 @dataclass(frozen=True)
 class GameEnd:
     """How a game by mail ended: what decides anything reads ``kind``, never
-    the words, which `reason` alone makes.
+    the words, which `reason` (the record's) and `words` (a reader's) alone make.
 
     ``scores`` are by seat (None where the game keeps none); ``after_turn``
     is the last turn (or move) played."""
@@ -102,8 +113,12 @@ class GameEnd:
     """The seats that resigned or forfeited."""
     scores: tuple[int, ...] | None = None
     clause: str = ""
-    """The rules' own words for a `EndKind.RULES` end ("player 1 has no
-    ships left [2.3.1]"), or the operator's for a `EndKind.CANCELLED` one."""
+    """The rules' own words for a `EndKind.RULES` end its game gives as a
+    sentence (Celestial Empire's), or the operator's for a
+    `EndKind.CANCELLED` one."""
+    worded: WordedEnd | None = None
+    """A `EndKind.RULES` end its game gives as a value, which words itself
+    for each reader (`words`); ``clause`` is then unused."""
     who: str = ""
     """The losers' aliases, joined ("Ann and Cy")."""
     missed: int = 0
@@ -130,7 +145,15 @@ class GameEnd:
             return "a draw was agreed"
         if self.kind is EndKind.CANCELLED:
             return f"the GM cancelled the game: {self.clause}"
-        return self.clause
+        return self.words()
+
+    def words(self, names: Mapping[int, str] | None = None, viewer: int | None = None) -> str:
+        """The end in words for one reader: a rules end its game words as a
+        value is said with ``names`` for the seats and "you" for
+        ``viewer`` (`WordedEnd.words`); every other end as `reason` says it."""
+        if self.kind is not EndKind.RULES:
+            return self.reason
+        return self.worded.words(names, viewer) if self.worded is not None else self.clause
 
 
 # The events of a game's archive

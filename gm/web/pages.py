@@ -21,7 +21,6 @@ snapshot's head where that is current, without loading the game.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -31,7 +30,7 @@ from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 
 from ..kernel.model import MailGame
-from ..kernel.values import ENDED, SETUP, EndKind
+from ..kernel.values import ENDED, SETUP
 from ..mail.reading import parse_message
 from ..pbem.archive.creation import parse_fields, seats_and_options
 from ..pbem.archive.replay import identity_of, is_outbound
@@ -73,14 +72,12 @@ class Page:
 
 
 def result_words(game: MailGame) -> str:
-    """The result in words, with aliases for "player N"."""
+    """The result in words, the seats by their aliases."""
     outcome = game.outcome
     if outcome is None:
         return "The game ended without a result."
     aliases = {seat.player: seat.alias for seat in game.seats}
-    reason = outcome.reason
-    if outcome.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2 has no ships"
-        reason = re.sub(r"\bplayer (\d+)\b", lambda m: aliases.get(int(m[1]), m[0]), reason)
+    reason = outcome.words(aliases)
     reason = reason[:1].upper() + reason[1:]
     if outcome.winner is not None:
         return f"{reason}. {aliases[outcome.winner]} wins."

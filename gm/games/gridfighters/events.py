@@ -7,6 +7,7 @@ makes them, the referee and the mail front end print them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .board import Square
@@ -46,15 +47,51 @@ class Reveal:
 @dataclass(frozen=True)
 class Result:
     """How a game ended. ``winner`` is 1, 2 or None for a draw; ``code`` is one
-    of `RESULT_CODES`; ``reason`` says it in words, citing the rules."""
+    of `RESULT_CODES`; ``loser`` is the player whose (last) home planet fell,
+    None when both fell or the end is another; ``homes`` is how many home
+    planets a side starts with, ``quiet`` how many moves in a row destroyed
+    nothing. `result_words` says it, citing the rules."""
 
     ended_after_move: int
     winner: int | None
-    reason: str
     code: str
+    loser: int | None = None
+    homes: int = 1
+    quiet: int = 0
+
+    @property
+    def reason(self) -> str:
+        """The end in the record's words ("player 1's home planet is destroyed [game play]")."""
+        return self.words()
+
+    def words(self, names: Mapping[int, str] | None = None, viewer: int | None = None) -> str:
+        """The end for a reader (`result_words`)."""
+        return result_words(self, names, viewer)
 
 
 RESULT_CODES = ("home-destroyed", "unreachable", "no-destruction-limit", "no-legal-move", "agreed")
+
+
+def result_words(result: Result, names: Mapping[int, str] | None = None, viewer: int | None = None) -> str:
+    """The one wording of a game's end: the loser as "player N's" for the
+    record without ``names``, else by name, and as "your" when the reader
+    is the loser."""
+    last = "home planet" if result.homes == 1 else "last home planet"
+    if result.code == "home-destroyed":
+        p = result.loser
+        if p is None:
+            return f"both players' {last}s were destroyed in the same move (ruling 10)"
+        who = f"player {p}" if names is None else names.get(p, f"player {p}")
+        whose = "your" if p == viewer else f"{who}'s"
+        return f"{whose} {last} is destroyed [game play]"
+    if result.code == "unreachable":
+        return "neither side can ever reach the other's home planet [game play] (ruling 13)"
+    if result.code == "no-destruction-limit":
+        return f"{result.quiet} moves in a row without a piece destroyed (ruling 12)"
+    if result.code == "no-legal-move":
+        return "neither player has a legal move (ruling 11)"
+    assert result.code == "agreed", result.code
+    return "drawn by agreement of both players"
 
 
 @dataclass(frozen=True)

@@ -239,27 +239,21 @@ class Grid:
         other = 3 - player
         if self._has_move(other):
             return replace(self, to_move=other), (player,)
-        result = Result(n, None, "neither player has a legal move (ruling 11)", "no-legal-move")
+        result = Result(n, None, "no-legal-move")
         return replace(self, result=result, to_move=None), (player, other)
 
     def _ending(self, n: int) -> Result | None:
         homes = [[name for name,
                   p in side.items() if kind(name) == "H" and p.destroyed is None] for side in self.pieces]
-        last = "home planet" if self.variant.homes == 1 else "last home planet"
         if not homes[0] and not homes[1]:
-            return Result(n, None, f"both players' {last}s were destroyed in the same move (ruling 10)",
-                          "home-destroyed")
+            return Result(n, None, "home-destroyed", homes=self.variant.homes)
         for loser in (1, 2):
             if not homes[loser - 1]:
-                winner = 3 - loser
-                return Result(n, winner, f"player {loser}'s {last} is destroyed [game play]",
-                              "home-destroyed")
+                return Result(n, 3 - loser, "home-destroyed", loser, homes=self.variant.homes)
         if not (self._can_reach(1) or self._can_reach(2)):
-            return Result(n, None, "neither side can ever reach the other's home planet [game play] (ruling 13)",
-                          "unreachable")
+            return Result(n, None, "unreachable")
         if self.quiet >= self.variant.quiet:
-            return Result(n, None, f"{self.quiet} moves in a row without a piece destroyed (ruling 12)",
-                          "no-destruction-limit")
+            return Result(n, None, "no-destruction-limit", quiet=self.quiet)
         return None
 
     def _can_reach(self, player: int) -> bool:
@@ -284,7 +278,7 @@ class Grid:
         if self.result is not None:
             raise ValueError(f"the game is already over: {self.result.reason}")
         return replace(self, to_move=None,
-                       result=Result(self.moves, None, "drawn by agreement of both players", "agreed"))
+                       result=Result(self.moves, None, "agreed"))
 
     # Knowledge
 

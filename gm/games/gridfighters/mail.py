@@ -347,7 +347,7 @@ def _by_rules(game: Table[Play], at: datetime, report: MoveReport | None) -> Tur
     result = game.play.grid.result
     winners = () if result.winner is None else (result.winner,)
     return _final(game, at,
-                  GameEnd(EndKind.RULES, result.ended_after_move, winners, clause=result.reason, result=result),
+                  GameEnd(EndKind.RULES, result.ended_after_move, winners, worded=result, result=result),
                   report)
 
 

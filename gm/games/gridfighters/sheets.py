@@ -15,7 +15,7 @@ from typing import Any
 
 from ...kernel import shown
 from ...kernel.protocol import Table
-from ...kernel.values import ENDED, EndKind, Seat
+from ...kernel.values import ENDED, Seat
 from .board import IMMOBILE, Square, kind
 from .events import MoveReport, View, untag
 from .notation import Placement
@@ -216,8 +216,5 @@ def outcome(game: Table, player: int) -> dict[str, Any]:
     result = game.outcome
     if result is None:
         return {"outcome": None}
-    reason = result.reason
-    if result.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2's flag"
-        for p in (1, 2):
-            reason = reason.replace(f"player {p}'s", "your" if p == player else f"{game.seat(p).alias}'s")
+    reason = result.words({p: game.seat(p).alias for p in (1, 2)}, player)
     return {"outcome": {"reason": reason, "draw": result.winner is None, "you_won": result.winner == player}}

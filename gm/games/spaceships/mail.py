@@ -191,7 +191,7 @@ class Spaceships(GameRules[Play]):
         if report.result is not None:
             r = report.result
             winners = () if r.winner is None else (r.winner,)
-            end = GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, clause=r.reason, result=r)
+            end = GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, worded=r, result=r)
             return _final(game, at, end, report, done)
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}",
                                     sheets.sheet(game, p, at, report)) for p in (1, 2)], done=done)

@@ -24,7 +24,7 @@ from .checking import OrderCheck, check_orders
 from .events import Announcement, BurnOut, Destruction, FlashcubeCell, Result, TurnReport
 from .geometry import Cell, cells_of, is_axis
 from .orders import Beam, Kamikaze, Missile, Order, Scan, Strike
-from .state import GameResult, GameState, Side
+from .state import NO_SHIPS, ONLY_KAMIKAZE_NO_ACTION, ONLY_KAMIKAZE_SCANS, Ending, GameResult, GameState, Side
 
 
 class GameOverError(RuntimeError):
@@ -238,16 +238,14 @@ class _Turn:
         reasons = []
         for p in (0, 1):
             if not sides[p].afloat:
-                reasons.append(f"player {p + 1} has no ships left [2.3.1]")
+                reasons.append(Ending(NO_SHIPS, p + 1))
         for p in (0, 1):
             entitled = self.state.entitlement(p + 1)
             if self.early:
                 if entitled.only_kamikaze_and_scans and not self.checks[p].accepted:
-                    reasons.append(f"player {p + 1} could do nothing but kamikaze strikes, and recorded no action "
-                                   "[early 2.3.2]")
+                    reasons.append(Ending(ONLY_KAMIKAZE_NO_ACTION, p + 1))
             elif entitled.only_kamikaze_and_scans and not self.checks[p].actions_other_than_scans:
-                reasons.append(f"player {p + 1} could do nothing but kamikaze strikes and scans, and recorded no "
-                               "action but scans [2.3.2]")
+                reasons.append(Ending(ONLY_KAMIKAZE_SCANS, p + 1))
         if not reasons:
             return None
         if self.ruleset.scoring_by_hits:
@@ -257,7 +255,7 @@ class _Turn:
         tiebreak = None
         if self.ruleset.hypothetical_hits and scores[0] == scores[1]:
             tiebreak = (self._hits(1, hypothetical=True), self._hits(2, hypothetical=True))  # [explanation 6.1]
-        return GameResult(turn, "; ".join(reasons), scores, tiebreak)  # type: ignore[arg-type]
+        return GameResult(turn, tuple(reasons), scores, tiebreak)  # type: ignore[arg-type]
 
     def _hits(self, by: int, hypothetical: bool = False) -> int:
         """This turn's hits by player ``by``. Scoring by hits [explanation 6.2]

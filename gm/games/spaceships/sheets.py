@@ -13,7 +13,7 @@ from typing import Any
 from ...kernel import shown
 from ...kernel.protocol import Table
 from ...kernel.text import wrap
-from ...kernel.values import ENDED, EndKind, Seat
+from ...kernel.values import ENDED, Seat
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
@@ -286,11 +286,7 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
 def outcome_data(game: Table, player: int) -> dict[str, Any]:
     outcome = game.outcome
     assert outcome is not None
-    reason = outcome.reason
-    if outcome.kind is EndKind.RULES:  # the rules core words its result for the record: "player 2 has no ships"
-        reason = reason.replace(f"player {player} has", "you have").replace(f"player {player} could", "you could")
-        for p in (1, 2):
-            reason = reason.replace(f"player {p}", "you" if p == player else game.seat(p).alias)
+    reason = outcome.words({p: game.seat(p).alias for p in (1, 2)}, player)
     reason = reason[:1].upper() + reason[1:]
     scores: Any = None
     if outcome.scores is not None and game.edition < 2:

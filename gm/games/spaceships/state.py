@@ -7,6 +7,7 @@ immutable: `gm.resolution` makes the next state from the last.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -160,17 +161,59 @@ def entitlement(side: Side, ruleset: Ruleset, turn: int) -> Entitlement:
     )
 
 
+NO_SHIPS = "no-ships"
+"""A side has no ships left [2.3.1]."""
+ONLY_KAMIKAZE_NO_ACTION = "only-kamikaze-no-action"
+"""A side could do nothing but kamikaze strikes, and recorded no action [early 2.3.2]."""
+ONLY_KAMIKAZE_SCANS = "only-kamikaze-scans"
+"""A side could do nothing but kamikaze strikes and scans, and recorded only scans [2.3.2]."""
+
+
+@dataclass(frozen=True)
+class Ending:
+    """One reason the game ended [2.3]: its code (`NO_SHIPS`,
+    `ONLY_KAMIKAZE_NO_ACTION`, `ONLY_KAMIKAZE_SCANS`) and the player it
+    concerns; `ending_words` says it."""
+
+    code: str
+    player: int
+
+
+def ending_words(ending: Ending, names: Mapping[int, str] | None = None, viewer: int | None = None) -> str:
+    """The one wording of an end's reason, with its clause: the player as
+    "player N" for the record without ``names``, else by name, and as "you"
+    (the verb agreeing) when the reader is that player."""
+    p = ending.player
+    you = p == viewer
+    who = "you" if you else names.get(p, f"player {p}") if names is not None else f"player {p}"
+    if ending.code == NO_SHIPS:
+        return f"{who} {'have' if you else 'has'} no ships left [2.3.1]"
+    if ending.code == ONLY_KAMIKAZE_NO_ACTION:
+        return f"{who} could do nothing but kamikaze strikes, and recorded no action [early 2.3.2]"
+    assert ending.code == ONLY_KAMIKAZE_SCANS, ending.code
+    return f"{who} could do nothing but kamikaze strikes and scans, and recorded no action but scans [2.3.2]"
+
+
 @dataclass(frozen=True)
 class GameResult:
     """How a game ended [2.3]: after which turn, why, the scores and the winner."""
 
     ended_after_turn: int
-    reason: str
+    endings: tuple[Ending, ...]
     scores: tuple[int, int]
     """Each player's score: remaining materiel [2.3.3], or hits under the
     explanation's scoring by hits [explanation 6.2]."""
     tiebreak: tuple[int, int] | None = None
     """Hypothetical hits in the last turn, deciding a draw [explanation 6.1]."""
+
+    @property
+    def reason(self) -> str:
+        """Why, in the record's words ("player 2 has no ships left [2.3.1]")."""
+        return self.words()
+
+    def words(self, names: Mapping[int, str] | None = None, viewer: int | None = None) -> str:
+        """Why, for a reader (`ending_words`), the reasons joined by "; "."""
+        return "; ".join(ending_words(e, names, viewer) for e in self.endings)
 
     @property
     def winner(self) -> int | None:
