@@ -11,11 +11,25 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
 WAIT = 30.0
 """Seconds any one wait may take before a test gives up."""
+
+
+def reply_to(original: Any, sender: str, body: str) -> EmailMessage:
+    """A player's reply from ``sender`` to the GM's mail ``original``, as a
+    mail client writes it (to the Reply-To address, "Re: " and the subject)."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = str(original["Reply-To"])
+    message["Subject"] = "Re: " + str(original["Subject"])
+    message["Message-ID"] = make_msgid(domain=sender.split("@")[1])
+    message.set_content(body)
+    return message
 
 
 def free_port(host: str = "127.0.0.1") -> int:

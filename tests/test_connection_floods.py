@@ -28,11 +28,9 @@ import socket
 import subprocess
 import sys
 import time
-from email.message import EmailMessage
-from email.utils import make_msgid
 from pathlib import Path
 
-from gmprocess import free_port, gm, inbox, listening, wait_for
+from gmprocess import free_port, gm, inbox, listening, reply_to, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, run
 
 HANDLES = 256
@@ -145,12 +143,7 @@ def _still_held(socks: list[socket.socket]) -> int:
 
 def _order(port: int, sender: str, original, body: str) -> tuple[int, int]:
     """Reply to ``original`` with ``body`` over SMTP; the RCPT and DATA codes."""
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = str(original["Reply-To"])
-    message["Subject"] = "Re: " + str(original["Subject"])
-    message["Message-ID"] = make_msgid(domain=sender.split("@")[1])
-    message.set_content(body)
+    message = reply_to(original, sender, body)
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
         client.ehlo()
         client.mail(sender)

@@ -8,22 +8,14 @@ from __future__ import annotations
 
 import smtplib
 import time
-from email.message import EmailMessage
-from email.utils import make_msgid
 
-from gmprocess import free_port, gm, inbox, serving, wait_for
+from gmprocess import free_port, gm, inbox, reply_to, serving, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
 
 def reply(port: int, sender: str, original, body: str) -> None:
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = str(original["Reply-To"])
-    message["Subject"] = "Re: " + str(original["Subject"])
-    message["Message-ID"] = make_msgid(domain=sender.split("@")[1])
-    message.set_content(body)
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
-        client.send_message(message)
+        client.send_message(reply_to(original, sender, body))
 
 
 def test_a_silent_player_is_overtaken_by_the_real_clock(tmp_path):
