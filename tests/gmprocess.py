@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import mailbox
+import signal
 import socket
 import subprocess
 import sys
@@ -92,14 +93,26 @@ def read_greeting(host: str, port: int, farewell: bytes, timeout: float = 1.0) -
         return None
 
 
+def stop(process: subprocess.Popen, signum: int = signal.SIGINT, grace: float = 10) -> None:
+    """Stop a process the way an operator does (``signum``), and kill it if
+    it has not stopped within ``grace`` seconds; one that has ended already
+    is left as it is."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signum)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
 @contextlib.contextmanager
 def serving(data: Path, port: int, address: str | None, cwd: Path):
     """``gm serve`` of the installed gm on a loopback SMTP port, with the
     wall clock, until the block ends: then stopped by SIGINT (killed if it
     does not stop within 10 s). ``address`` is the GM's own (None: gm's
     default)."""
-    import signal
-
     own = ["--address", address] if address is not None else []
     daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp",
                                f"127.0.0.1:{port}",
@@ -108,9 +121,4 @@ def serving(data: Path, port: int, address: str | None, cwd: Path):
         wait_for("the SMTP listener", lambda: listening(port))
         yield daemon
     finally:
-        daemon.send_signal(signal.SIGINT)
-        try:
-            daemon.wait(10)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait(10)
+        stop(daemon, signal.SIGINT, 10)

@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from gmprocess import free_port, gm, inbox, listening, reply_to, wait_for
+from gmprocess import free_port, gm, inbox, listening, reply_to, stop, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, World, run
 
 HANDLES = 256
@@ -67,12 +67,7 @@ def _daemon_under_low_limit(data: Path, smtp: int, http: int, cwd: Path, log: Pa
         assert daemon.poll() is None, log.read_text()
         yield daemon
     finally:
-        daemon.send_signal(signal.SIGINT)
-        try:
-            daemon.wait(15)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait(10)
+        stop(daemon, signal.SIGINT, 15)
 
 
 def _half_open(port: int, count: int, within: float = 10.0) -> list[socket.socket]:

@@ -42,6 +42,7 @@ from pathlib import Path
 import pytest
 
 import gm
+from gmprocess import stop
 from gmtest import SETUP_ALICE, SETUP_BOB
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,16 +193,6 @@ def _answer(port: int, player: str, original, body: str) -> None:
         client.sendmail(player, [str(original["Reply-To"])], reply.as_bytes())
 
 
-def _stop(daemon: subprocess.Popen) -> None:
-    if daemon.poll() is None:
-        daemon.send_signal(signal.SIGTERM)
-        try:
-            daemon.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait(timeout=15)
-
-
 def _venv(folder: Path) -> Path:
     """A fresh virtual environment in ``folder``; its bin/ folder."""
     _run([sys.executable, "-m", "venv", folder], timeout=120)
@@ -233,7 +224,7 @@ def _serving(venv_bin: Path, data: Path, work: Path, log: Path):
                     time.sleep(0.1)
             yield daemon, port
         finally:
-            _stop(daemon)
+            stop(daemon, signal.SIGTERM, 15)
     assert daemon.returncode is not None
 
 
