@@ -12,6 +12,7 @@ from typing import Any
 from .. import logs
 from ..configfile import SERVE, SHARED, ConfigError
 from ..pbem.operator.shards import shard_of
+from ..process import StartError
 from .options import EXIT_CONFIG, EXIT_START, add_settings, data_option, given, identity, identity_options, settings
 
 
@@ -43,7 +44,7 @@ def _serve(args: argparse.Namespace) -> int:
     # imported only by the command that runs them.
     import asyncio
 
-    from ..daemon import Config, StartError, serve
+    from ..daemon import Config, serve
     from ..pbem.serving.delivery import Relay
 
     values = given(args, SHARED + SERVE)  # each one a Config field of its name, but for those taken out here
