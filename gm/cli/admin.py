@@ -46,6 +46,8 @@ def add_new(commands: Any) -> None:
     new.add_argument("--public-each-turn", action="store_true",
                      help="both players agreed that the web archive may show the game after each turn, "
                      "as an observer sees it (default: only once it has ended)")
+    new.add_argument("--rated", action="store_true",
+                     help="the game counts for the players' ratings (gm ratings)")
     new.add_argument("--match", choices=("scored", "continued"), help="play a scored [9] or continued [10] match")
     new.add_argument("--match-games", type=int, metavar="N", help="the match ends after N games")
     new.add_argument("--match-target", type=int, metavar="N", help="a scored match ends once a player has N points")
@@ -71,7 +73,7 @@ def _new(args: argparse.Namespace) -> int:
     options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                       reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,
                       absence_max=args.absence_max, absence_total=args.absence_total,
-                      public_each_turn=args.public_each_turn)
+                      public_each_turn=args.public_each_turn, rated=args.rated)
     data = store(args)
     try:
         rules = game_named(args.game)

@@ -72,6 +72,11 @@ class Options:
     while it is played, after each turn: only what an observer may know
     (`gm.kernel.observers`), nothing hidden. Otherwise a game is shown only
     once it has ended."""
+    rated: bool = False
+    """The game counts for its players' ratings (by default, a game by
+    `gm new` or by challenge does not; a seek is rated unless it says
+    ``unrated``). A game against the robot always counts for the robot's own
+    calibration; ``rated`` makes it count for the person too."""
 
 
 class EndKind(enum.Enum):
