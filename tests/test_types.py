@@ -1,5 +1,6 @@
 """The package type-checks: `mypy gm` finds nothing (configuration in setup.cfg), and the
-kernel, with the protocol games implement, passes `mypy --strict`."""
+kernel, with the protocol games implement, and the pure league (`gm.league`)
+pass `mypy --strict`."""
 
 import subprocess
 import sys
@@ -15,8 +16,9 @@ def test_mypy_finds_no_errors_in_gm():
     assert "Success: no issues found" in done.stdout
 
 
-def test_the_kernel_passes_mypy_strict():
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--strict", "gm/kernel"], cwd=ROOT,
+def test_the_kernel_and_the_league_pass_mypy_strict():
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--strict", "gm/kernel", "gm/league"],
+                          cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
     assert "Success: no issues found" in done.stdout
