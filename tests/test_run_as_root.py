@@ -248,6 +248,9 @@ def test_a_user_who_is_not_the_owner_is_refused_and_writes_nothing(data):
         assert line.startswith(f"gm {command[0]}: {data} belongs to nobody, not to daemon") and line.count("\n") == 1
         assert f"run `sudo -u nobody gm {' '.join(words)}`" in line and line.endswith("nothing was written\n"), line
         assert everything(data) == before and not bundle.exists(), command
+    done = gm("new", "--player", ALICE, "--player", BOB, "--data", str(data), user=OWNER)  # as the line says
+    assert done.returncode == 0 and done.stdout.startswith("game requested: g1 "), done.stderr
+    assert (data / "games" / "g1").stat().st_uid == OWNER.pw_uid
 
 
 @pytest.mark.skipif(reachable(sys.executable), reason="the owner can run this Python")

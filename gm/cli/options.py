@@ -17,8 +17,9 @@ from ..pbem.writing.mailer import Identity
 from .owner import act_as_owner
 
 EXIT_CONFIG = 2
-"""Exit status when the command line or the configuration is wrong, or the
-data directory named does not exist: running again will not help."""
+"""Exit status when the command line or the configuration is wrong, the
+data directory named does not exist, or the user may not write it
+(`gm.cli.owner`): running again will not help."""
 EXIT_START = 1
 """Exit status when `gm serve` cannot start (a port in use, an unusable data
 directory): it may work later."""

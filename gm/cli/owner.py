@@ -34,8 +34,8 @@ def _name(uid: int) -> str:
 def act_as_owner(root: Path, words: Sequence[str]) -> None:
     """Make this process write as the owner of the data directory ``root``.
 
-    Nothing to do when it runs as the owner already, or when ``root`` does
-    not exist (opening the store then says so). Run by root, it becomes the
+    Nothing to do when it runs as the owner already, or when ``root`` cannot
+    be found (opening the store then says so). Run by root, it becomes the
     owner for good: the owner's uid, the directory's gid (and the owner's
     other groups), and a umask that gives new files and folders no more
     permissions than the directory has; NotOwner if the owner then cannot
@@ -44,7 +44,7 @@ def act_as_owner(root: Path, words: Sequence[str]) -> None:
     says how to run ``gm WORDS`` instead."""
     try:
         found = os.stat(root)
-    except FileNotFoundError:
+    except OSError:  # none there, or out of this user's reach: opening the store says so
         return
     me = os.geteuid()
     if me == found.st_uid:
