@@ -28,6 +28,7 @@ import pytest
 
 from gm.pbem.data.store import Store
 from gm.pbem.operator.admin import verify_replay
+from gmprocess import free_port, listening, serving
 from gmtest import GM, World, started_game
 
 GAME = "g1"
@@ -243,3 +244,28 @@ def test_an_export_cut_short_before_the_game_left_starts_over_from_the_game_as_i
     assert shard(*export, cwd=tmp_path).returncode == 0
     assert shard("import", str(bundle), "--data", str(b), cwd=tmp_path).returncode == 0
     moved_once(a, b, accepted)
+
+
+@pytest.mark.parametrize("step, point", [("export", "export-left"), ("import", "import-copied"),
+                                         ("import", "import-synced")])
+def test_gm_serve_refuses_to_start_on_a_shard_whose_move_was_cut_short(played, tmp_path, step, point):
+    a, b, _ = two_shards(played, tmp_path)
+    bundle = tmp_path / "bundles" / GAME
+    export = ("export", GAME, "--data", str(a), "--to", str(bundle), "--address", GM)
+    if step == "import":
+        assert shard(*export, cwd=tmp_path).returncode == 0
+    command = export if step == "export" else ("import", str(bundle), "--data", str(b))
+    assert shard(*command, crash=point, cwd=tmp_path).returncode == -signal.SIGKILL
+    cut, port = (a if step == "export" else b), free_port()
+    serve = [sys.executable, "-P", "-m", "gm", "serve", "--data", str(cut), "--smtp", f"127.0.0.1:{port}"]
+    refused = subprocess.run(serve, cwd=tmp_path, capture_output=True, text=True, timeout=15)
+    assert refused.returncode == 2 and refused.stdout == "" and not listening(port), refused.stderr
+    assert refused.stderr.startswith(f"gm serve: {cut}: the {step} of {GAME} was cut short")
+    assert refused.stderr.count("\n") == 1 and "An interrupted move" in refused.stderr, refused.stderr
+    if step == "export":
+        assert f"finish it with `gm shard export {GAME} --to {bundle.resolve()}`" in refused.stderr
+    else:
+        assert "finish it with the same `gm shard import BUNDLE` again" in refused.stderr
+    assert shard(*command, cwd=tmp_path).returncode == 0
+    with serving(cut, port, GM, tmp_path) as daemon:  # finished, it starts
+        assert daemon.poll() is None

@@ -14,6 +14,7 @@ from ..pbem.data.store import MissingDataDirectory
 from .admin import add_games, add_new, add_show
 from .operator import add_operator
 from .options import EXIT_CONFIG, EXIT_START
+from .owner import NotOwner
 from .records import add_export, add_referee, add_replay
 from .serve import add_serve
 from .shard import add_shard
@@ -36,9 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``gm`` command; its exit status."""
     args = build_parser().parse_args(argv)
+    args.words = list(sys.argv[1:] if argv is None else argv)
     try:
         return args.run(args)
-    except (ConfigError, MissingDataDirectory) as error:
+    except (ConfigError, MissingDataDirectory, NotOwner) as error:
         print(f"gm {args.command}: {error}", file=sys.stderr)
         return EXIT_CONFIG
 

@@ -96,7 +96,7 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _games(args: argparse.Namespace) -> int:
-    data = store(args)
+    data = store(args, writes=False)
     games = load_games(data)
     requested = [r for r in pending_requests(data) if r["game"] not in {g for g, _ in games}]
     rows = []
@@ -119,7 +119,7 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    for game_id, game in load_games(store(args)):
+    for game_id, game in load_games(store(args, writes=False)):
         if game_id == args.game:
             print(json.dumps(describe_game(game), indent=2))
             return 0

@@ -94,7 +94,7 @@ def _action(args: argparse.Namespace) -> int:
 
 
 def _shunt(args: argparse.Namespace) -> int:
-    data = store(args)
+    data = store(args, writes=args.what in ("release", "discard"))
     try:
         if args.what == "list":
             print(shunt_listing(data))

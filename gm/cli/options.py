@@ -7,16 +7,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from ..configfile import SETTINGS, ConfigError, Kind, Setting, load
 from ..kernel.clock import parse_duration
 from ..pbem.data.store import Store
 from ..pbem.writing.mailer import Identity
+from .owner import act_as_owner
 
 EXIT_CONFIG = 2
-"""Exit status when the command line or the configuration is wrong, or the
-data directory named does not exist: running again will not help."""
+"""Exit status when the command line or the configuration is wrong, the
+data directory named does not exist, or the user may not write it
+(`gm.cli.owner`): running again will not help."""
 EXIT_START = 1
 """Exit status when `gm serve` cannot start (a port in use, an unusable data
 directory): it may work later."""
@@ -113,9 +116,18 @@ def data(args: argparse.Namespace) -> str:
     return pick(args, "data", "gm-data")
 
 
-def store(args: argparse.Namespace) -> Store:
-    """The existing data directory; a missing one is an error (MissingDataDirectory)."""
-    return Store(data(args), create=False)
+def store(args: argparse.Namespace, writes: bool = True) -> Store:
+    """The existing data directory; a missing one is an error (MissingDataDirectory).
+
+    A command that ``writes`` it writes it as its owner, whose daemon must
+    be able to write all of it: run by root, the process becomes the owner
+    first; run by another user, `gm.cli.owner.NotOwner` refuses it before
+    anything is written. ``args.words`` is the command line, for the
+    refusal to show as it should have been run."""
+    root = data(args)
+    if writes:
+        act_as_owner(Path(root), getattr(args, "words", [args.command, "..."]))
+    return Store(root, create=False)
 
 
 def identity(args: argparse.Namespace) -> Identity:

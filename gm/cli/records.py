@@ -64,7 +64,7 @@ def _referee(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    data = store(args)
+    data = store(args, writes=False)  # the mbox is the caller's, written as who runs the command
     try:
         count = export_mbox(data, args.game, args.mbox, args.player)
     except KeyError as error:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import logs
 from ..configfile import SERVE, SHARED, ConfigError
-from ..pbem.operator.shards import shard_of
+from ..pbem.operator.shards import shard_of, unfinished_move
 from ..process import StartError
 from .options import EXIT_CONFIG, EXIT_START, add_settings, data_option, given, identity, identity_options, settings
 
@@ -83,11 +83,17 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _shard_of(data: str) -> str:
-    """`` (shard K/S)`` when the data directory is a shard, else nothing."""
+    """`` (shard K/S)`` when the data directory is a shard, else nothing.
+    ConfigError while a move of a game (`gm shard export` or ``import``) is
+    cut short there: the daemon would shunt the mail of a game that left, or
+    run one whose mail is not all in place."""
     try:
         shard = shard_of(data)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    unfinished = unfinished_move(data)
+    if unfinished:
+        raise ConfigError(f"{data}: {unfinished}, before starting gm (docs/operations.md, \"An interrupted move\")")
     return f" (shard {shard})" if shard else ""
 
 

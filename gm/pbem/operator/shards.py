@@ -271,6 +271,25 @@ def _fields(path: Path) -> dict[str, str]:
     return fields
 
 
+def unfinished_move(root: str | os.PathLike[str]) -> str | None:
+    """What an export or import cut short left in the data directory at
+    ``root`` (its journal or its copy of the game), as what the operator
+    must run to finish it; None when there is none. A daemon must not start
+    meanwhile (docs/operations.md, "An interrupted move")."""
+    outgoing, incoming = Path(root) / OUTGOING, Path(root) / INCOMING
+    for journal in sorted(outgoing.iterdir()) if outgoing.is_dir() else []:
+        if GAME_ID.fullmatch(journal.name):
+            bundle = _fields(journal).get("bundle", "BUNDLE")
+            return (f"the export of {journal.name} was cut short ({journal}): finish it with "
+                    f"`gm shard export {journal.name} --to {bundle}`")
+    for left in sorted(incoming.iterdir()) if incoming.is_dir() else []:
+        game = left.name.removesuffix(".commit")
+        if GAME_ID.fullmatch(game):
+            return (f"the import of {game} was cut short ({left}): finish it with the same "
+                    f"`gm shard import BUNDLE` again")
+    return None
+
+
 def _live(store, game: str) -> bool:
     """Whether ``game`` is live in this data directory (its Maildir is there)."""
     return (store.games_dir / game / "new").is_dir()
