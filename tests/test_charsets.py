@@ -128,3 +128,30 @@ def test_any_mail_a_player_sends_is_archived_once_and_replays_byte_for_byte(tmp_
 
         each()
     replays_with_the_command(data, "g1", tmp_path)
+
+
+def test_a_line_not_in_the_mails_charset_is_answered_by_its_number_and_the_rest_stand(tmp_path):
+    """A UTF-32 body whose second line is four bytes that are no character:
+    the mail is accepted and archived once (nothing lost), the answer names
+    line 2 and shows it as read (U+FFFD where the bytes were), the orders of
+    lines 1 and 3 stand, and the game replays byte for byte. (Passes on main
+    too: a guard.)"""
+    data = tmp_path / "data"
+    body = Body("utf-32", "utf-32-le")
+    content = "Rz5\n".encode("utf-32-le") + b"\xde\xad\xbe\xef" + "\nOz4\n".encode("utf-32-le")
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            reply_to = str(world.alice.latest()["Reply-To"])
+            await world.asend(player_mail(ALICE, reply_to, "<bad@example.org>", body, content), ALICE, [reply_to])
+            await world.settle()
+            assert world.daemon.store.shunt.keys() == [] and world.daemon.store.spool.keys() == []
+            assert len(archived_spool_keys(data, "g1")) == 1 + 2 + 1
+            assert "orders received" in str(world.alice.latest()["Subject"])
+            answer = world.alice.latest_text()
+            assert "Not understood:\n  - line 2: '\ufffd': not a command" in answer, answer
+            assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rz5", "Oz4"]
+
+    run(scenario())
+    replays_with_the_command(data, "g1", tmp_path)
