@@ -21,6 +21,7 @@ from charset_mail import (
     replayed_last_event,
     replays_with_the_command,
 )
+from gm.pbem.data.store import spool_key
 from gm.pbem.intake.limits import Limits
 from gmtest import ALICE, World, run, started_game
 
@@ -152,6 +153,33 @@ def test_a_line_not_in_the_mails_charset_is_answered_by_its_number_and_the_rest_
             answer = world.alice.latest_text()
             assert "Not understood:\n  - line 2: '\ufffd': not a command" in answer, answer
             assert [str(o) for o in world.daemon.master.games["g1"].play.pending[1]] == ["Rz5", "Oz4"]
+
+    run(scenario())
+    replays_with_the_command(data, "g1", tmp_path)
+
+
+def test_a_mail_that_begins_with_a_folded_line_cannot_change_whose_mail_it_is(tmp_path):
+    """A mail fetched over IMAP may begin with a folded line, which would
+    continue gm's own X-GM-Accepted line on top of it: read back, "; player=2"
+    in it would make Alice's mail Bob's. The master reads the event from the
+    archived bytes, sees that, and shunts the mail (kept whole) instead of
+    applying it to either seat. Fails on main: seen (applied as Alice's
+    live, as Bob's by the replay)."""
+    data = tmp_path / "data"
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            reply_to = str(world.alice.latest()["Reply-To"])
+            raw = (b" ; player=2\r\n" + player_mail(ALICE, reply_to, "<folded@example.org>", Body("utf-8", "utf-8"),
+                                                     b"Rz5\r\n"))
+            store = world.daemon.store
+            store.spool.add(raw, spool_key(world.clock(), "imap"))
+            await world.settle()
+            assert len(archived_spool_keys(data, "g1")) == 1 + 2
+            (shunted,) = store.shunt.keys()
+            assert b"begins with a folded line" in store.shunt.get_bytes(shunted).split(b"\n")[0]
+            assert store.shunt.get_bytes(shunted).endswith(raw)
 
     run(scenario())
     replays_with_the_command(data, "g1", tmp_path)
