@@ -291,7 +291,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
 
     # GM events: creation, deadlines, reminders
 
-    def _gm_event(self, key: str, raw: bytes, message: EmailMessage) -> None:
+    def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
         kind = str(message[EVENT_HEADER]).strip()
         if kind == "create":
             fields = parse_fields(message.get_content())
@@ -304,7 +304,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
                                     f"<created.{game_id}.{instance}@{self.identity.domain}>",
                                     game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
             event = created_event(at, game_id, fields | {"instance": instance})
-            self._archive_and_apply(game_id, created, key, event)
+            self._archive_and_apply(game_id, unix_lines(created), key, event)
             log_event("game created", game=game_id, kind=event.game, variant=event.variant)
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
@@ -313,18 +313,21 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         if any(k.endswith(f".in.{key}") for k in self.store.archive(game_id).keys()):
             # Applied before a crash, then spooled again by a redo of what spooled it (`handled_keys` is recent only).
             return
-        action = to_event(raw, game_id)
+        action = to_event(stored, game_id)
         if isinstance(action, PlayerMail) and self.robot_stale(key, game_id, action.player):
             return
         refused = operator_refusal(self.games[game_id], action)  # an action of the operator's that cannot be done
         if refused:
             raise Shunted(f"the operator's {kind} of {game_id} was not done: {refused}")
-        self._archive_and_apply(game_id, raw, key, action)
+        self._archive_and_apply(game_id, stored, key, action)
 
     # Applying
 
-    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> tuple[Effect, ...]:
-        """Apply an event and write down what follows. Everything that can
+    def _archive_and_apply(self, game_id: str, stored: bytes, key: str, event: Event) -> tuple[Effect, ...]:
+        """Apply an event and write down what follows: ``stored`` is the
+        event's message as the archive keeps it, byte for byte the bytes
+        the event was read from (`gm.pbem.master.screening.Incoming.stored`),
+        so that `gm replay` reads the same event from it. Everything that can
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails
         leaves the game rebuilt from what its archive holds (see `_recover`).
@@ -343,13 +346,13 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
                 notices = engine.apply(game, event)
                 effects = tuple(effect for notice in notices for effect in notice.effects)
             messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
-                                       pending=raw)  # (for archives from before the player's mailbox only)
+                                       pending=stored)  # (for archives from before the player's mailbox only)
             summary = summary_of(game)
         except Exception:
             self._recover(game_id)
             raise
         try:
-            archive_key = archive.add(unix_lines(raw), f"{number:06d}.in.{key}", seen=True)
+            archive_key = archive.add(stored, f"{number:06d}.in.{key}", seen=True)
             self.handled_keys.add(key)  # archived: never applied again, whatever fails next
             crashpoint("after-archive")
             if live is None:

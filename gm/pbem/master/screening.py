@@ -33,6 +33,7 @@ from ...kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Not
 from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
+from ...storage import unix_lines
 from ..answers import moving
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
@@ -42,10 +43,10 @@ from ..archive.replay import (
     ACCEPTED_HEADER,
     BOUNCE_HEADER,
     FORMAT,
-    answering,
     orders_text,
     player_message_id,
     prepend_header,
+    to_event,
 )
 from ..data.store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..data.tokens import reveal, token, verify
@@ -79,6 +80,7 @@ class Incoming:
 
     key: str
     raw: bytes
+    """The message as spooled: what the shunt keeps of it."""
     attempts: int
     """Times its handling has begun, this one included."""
     identity: Identity
@@ -90,8 +92,16 @@ class Incoming:
     """The token of its plus-address, or its password line."""
 
     @cached_property
+    def stored(self) -> bytes:
+        """The message as a game's archive keeps it (`gm.storage.unix_lines`),
+        which is what every rule reads: a replay reads these very bytes, so
+        it reads what the live master read, whatever the charset and the
+        line ends (a CRLF of the wire inside UTF-16 text is no line end)."""
+        return unix_lines(self.raw)
+
+    @cached_property
     def message(self) -> EmailMessage:
-        return parse_message(self.raw)
+        return parse_message(self.stored)
 
     @cached_property
     def automatic(self) -> str | None:
@@ -135,10 +145,10 @@ class Screening:
     owner: OwnerMail
     handled_keys: set[str]
 
-    def _gm_event(self, key: str, raw: bytes, message: EmailMessage) -> None:
+    def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
         raise NotImplementedError  # the GameMaster's
 
-    def _archive_and_apply(self, game_id: str, raw: bytes, key: str, event: Event) -> tuple[Effect, ...]:
+    def _archive_and_apply(self, game_id: str, stored: bytes, key: str, event: Event) -> tuple[Effect, ...]:
         raise NotImplementedError  # the GameMaster's
 
     # The rules, in the order `SCREENING` runs them
@@ -158,7 +168,7 @@ class Screening:
 
     def _gm_event_rule(self, mail: Incoming) -> Decision | None:
         if origin_of(mail.key) in TRUSTED_ORIGINS and mail.message.get(EVENT_HEADER):
-            self._gm_event(mail.key, mail.raw, mail.message)
+            self._gm_event(mail.key, mail.stored, mail.message)
             return handled("a GM event")
         return None
 
@@ -168,7 +178,7 @@ class Screening:
         return None
 
     def _bounce_rule(self, mail: Incoming) -> Decision | None:
-        if mail.automatic and self._bounce(mail.key, mail.raw, mail.message):
+        if mail.automatic and self._bounce(mail.key, mail.stored, mail.message):
             return handled("a bounce: the player's address is failing")
         return None
 
@@ -284,13 +294,16 @@ class Screening:
 
     def _accept(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
-        game_id, player, key, text = mail.game_id, mail.player, mail.key, mail.orders[0]
+        game_id, player, key = mail.game_id, mail.player, mail.key
         game = self.games[game_id]
         at = time_of(key)
-        accepted = prepend_header(mail.raw, ACCEPTED_HEADER,
+        accepted = prepend_header(mail.stored, ACCEPTED_HEADER,
                                   f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
-        effects = self._archive_and_apply(game_id, accepted, key, PlayerMail(
-            at, player, text, player_message_id(mail.message), *answering(mail.message)))
+        event = to_event(accepted, game_id)  # read from the bytes archived, as `gm replay` reads them
+        if not isinstance(event, PlayerMail) or (event.at, event.player) != (at, player):
+            raise Shunted("gm's own line on top of it does not read back as written (the mail begins with a "
+                          "folded line)")
+        effects = self._archive_and_apply(game_id, accepted, key, event)
         log_event("mail accepted", game=game_id, player=player, key=key)
         for effect in effects:  # what the mail asked of the GM beside the game's own mail
             try:
@@ -327,7 +340,7 @@ class Screening:
             raise Shunted(f"{sender} plays several games; the mail names none of them")
         return None, 0, None
 
-    def _bounce(self, key: str, raw: bytes, message: EmailMessage) -> bool:
+    def _bounce(self, key: str, stored: bytes, message: EmailMessage) -> bool:
         """A bounce of the GM's mail to a player: the player's address is
         marked failing in each game it bounced from (an event, so the
         opponent is told and a replay repeats it). The game is not otherwise
@@ -339,7 +352,7 @@ class Screening:
         except Exception:  # a report flufl.bounce cannot read is no bounce we act on
             return False
         failed = {address.decode("utf-8", "replace").strip("<>").lower() for address in permanent}
-        lowered, applied = raw.lower(), False
+        lowered, applied = stored.lower(), False
         for game in self.games.all():
             if game.phase == ENDED:
                 continue
@@ -349,7 +362,7 @@ class Screening:
                                 for subject in [game.secret_subject_of(seat.player), *game.earlier_secret_subjects])):
                     at = time_of(key)
                     header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
-                    self._archive_and_apply(game.id, prepend_header(raw, BOUNCE_HEADER, header), key,
+                    self._archive_and_apply(game.id, prepend_header(stored, BOUNCE_HEADER, header), key,
                                             Bouncing(at, seat.player, BOUNCED))
                     log_event("mail bouncing", logging.WARNING, game=game.id, player=seat.player, key=key)
                     applied = True
