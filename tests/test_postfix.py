@@ -27,6 +27,7 @@ import pytest
 from gmprocess import free_port, gm, inbox, listening, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import MESSAGE_SIZE_LIMIT, Postfix, check_prerequisites
+from recipe import postfix_files
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
@@ -57,8 +58,9 @@ def documented_postfix_files(heading: str) -> dict[str, list[str]]:
 
 
 def documented_recipe() -> dict[str, list[str]]:
-    """docs/operations.md's Postfix recipe: file name -> its lines."""
-    return documented_postfix_files("### Postfix")
+    """docs/operations.md's Postfix recipe for LMTP (tests/recipe.py): file
+    name -> the lines its LMTP blocks write, in /etc/postfix."""
+    return postfix_files("lmtp")
 
 
 def check_the_instance_follows_the_recipe(mta: Postfix, gm_port: int) -> None:
