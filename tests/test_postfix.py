@@ -35,7 +35,7 @@ GM = f"gm@{DOMAIN}"
 
 
 def documented_postfix_files(heading: str) -> dict[str, list[str]]:
-    """The Postfix files docs/operations.md gives under ``heading`` (``### Postfix``):
+    """The Postfix files docs/operations.md gives under ``heading`` (``## Several daemons``):
     file name -> its lines, from the indented blocks whose comments name each
     file (/etc/postfix/NAME), up to the next heading of the same level."""
     text = (ROOT / "docs" / "operations.md").read_text()

@@ -196,6 +196,11 @@ def test_the_recipe_as_written_brings_players_mail_to_gm_and_its_answers_back(se
             assert values["GM_HOST"] in str(invitation["Received"]), invitation["Received"]
 
         with smtplib.SMTP("127.0.0.1", int(values["POSTFIX_PORT"]), timeout=10) as client:
+            client.ehlo()
+            assert client.mail(ALICE)[0] == 250
+            code, answer = client.rcpt(f"nobody@{DOMAIN}")  # refused while the sender waits
+            assert code == 550 and b"User unknown" in answer, (code, answer)
+            client.rset()
             for player, invitation, setup_orders in ((ALICE, invitations[0], SETUP_ALICE),
                                                      (BOB, invitations[1], SETUP_BOB)):
                 assert client.send_message(reply_to(invitation, player, setup_orders)) == {}
