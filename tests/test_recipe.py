@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -139,29 +140,33 @@ def _stop(command: list[str], pid_file: Path) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("setup", ["lmtp", "imap"])
-def test_the_recipe_as_written_brings_players_mail_to_gm_and_its_answers_back(setup, tmp_path):
-    check_prerequisites()
-    if setup == "imap" and find_dovecot() is None:
-        pytest.skip("dovecot not found (Debian: dovecot-imapd)")
-    root = Path(tempfile.mkdtemp(prefix="gm-recipe-", dir="/var/tmp"))
-    root.chmod(0o755)  # Postfix's and Dovecot's unprivileged processes go through it
-    providers = Providers()
-    relayhost = Controller(providers, hostname="127.0.0.1", port=free_port())
-    relayhost.start()
-    values = own_settings(root, relayhost.port)
-    postfix_conf, dovecot_conf = values["POSTFIX_CONF"], values["DOVECOT_CONF"]
-    daemon = None
-    ran = tmp_path / "recipe.out"
-    gm_log = tmp_path / "gm-serve.log"
-    postfix_log = Path(values["POSTFIX_LOG"])
+@contextlib.contextmanager
+def the_recipe_followed(setup: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], Providers, Callable[[], str]]]:
+    """Follow the recipe for ``setup`` (``lmtp`` or ``imap``) and start gm as
+    the unit does; yield (the settings, the players' providers, a function
+    that gathers the logs). Everything started is stopped, and every
+    temporary file removed, at the end, even when a step failed."""
+    with contextlib.ExitStack() as cleanup:
+        root = Path(tempfile.mkdtemp(prefix="gm-recipe-", dir="/var/tmp"))
+        cleanup.callback(shutil.rmtree, root, ignore_errors=True)
+        root.chmod(0o755)  # Postfix's and Dovecot's unprivileged processes go through it
+        providers = Providers()
+        relayhost = Controller(providers, hostname="127.0.0.1", port=free_port())
+        relayhost.start()
+        cleanup.callback(relayhost.stop)
+        values = own_settings(root, relayhost.port)
+        cleanup.callback(_stop, [find_postfix() or "postfix", "-c", values["POSTFIX_CONF"], "stop"],
+                         Path(values["POSTFIX_QUEUE"]) / "pid" / "master.pid")
+        if setup == "imap":
+            cleanup.callback(_stop, [find_dovecot() or "dovecot", "-c", f"{values['DOVECOT_CONF']}/dovecot.conf",
+                                     "stop"], Path(values["DOVECOT_RUN"]) / "master.pid")
+        ran, gm_log = tmp_path / "recipe.out", tmp_path / "gm-serve.log"
 
-    def explain() -> str:
-        logs = [ran, gm_log, postfix_log, Path(values["DOVECOT_LOG"])]
-        return "\n".join(f"--- {path} ---\n{path.read_text(errors='replace')[-4000:]}" for path in logs
-                         if path.exists())
+        def explain() -> str:
+            logs = [ran, gm_log, Path(values["POSTFIX_LOG"]), Path(values["DOVECOT_LOG"])]
+            return "\n".join(f"--- {path} ---\n{path.read_text(errors='replace')[-4000:]}" for path in logs
+                             if path.exists())
 
-    try:
         make_the_packages_directories(values)
         (tmp_path / "recipe.sh").write_text(script(setup, values))
         environment = {k: v for k, v in os.environ.items() if k != "MAIL_CONFIG"}
@@ -176,10 +181,11 @@ def test_the_recipe_as_written_brings_players_mail_to_gm_and_its_answers_back(se
         unit = (ROOT / "contrib" / "gm.service").read_text()
         started = re.search(r"^ExecStart=\S+/gm (.*)$", unit, re.M)
         assert started and started[1] == "serve --config /etc/gm/gm.toml" and settings()["GM_CONF"] == "/etc/gm"
-        config = f"{values['GM_CONF']}/gm.toml"
         with open(gm_log, "wb") as log:
-            daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--config", config], cwd=tmp_path,
+            daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--config",
+                                       f"{values['GM_CONF']}/gm.toml"], cwd=tmp_path,
                                       stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        cleanup.callback(stop, daemon, signal.SIGINT, STOP_TIMEOUT)
         if setup == "lmtp":
             wait_for("gm's LMTP listener", lambda: f"listening proto=lmtp addr={values['GM_LMTP']}" in
                      gm_log.read_text(), explain)
@@ -187,7 +193,18 @@ def test_the_recipe_as_written_brings_players_mail_to_gm_and_its_answers_back(se
             connected = (f"imap connected host=127.0.0.1 port={values['DOVECOT_PORT']} user=gm mailbox=INBOX "
                          "tls=no")
             wait_for("gm to log in to Dovecot", lambda: connected in gm_log.read_text(), explain)
+        yield values, providers, explain
 
+
+@pytest.mark.parametrize("setup", ["lmtp", "imap"])
+def test_the_recipe_as_written_brings_players_mail_to_gm_and_its_answers_back(setup, tmp_path):
+    check_prerequisites()
+    if setup == "imap" and find_dovecot() is None:
+        pytest.skip("dovecot not found (Debian: dovecot-imapd)")
+    with the_recipe_followed(setup, tmp_path) as (values, providers, explain):
+        config = f"{values['GM_CONF']}/gm.toml"
+        gm_log, postfix_log = tmp_path / "gm-serve.log", Path(values["POSTFIX_LOG"])
+        relayhost = values["POSTFIX_RELAYHOST"].rsplit(":", 1)[1]
         made = gm("new", "--config", config, "--player", ALICE, "--player", BOB, cwd=tmp_path)
         assert made.returncode == 0, made.stderr
         invitations = [wait_for(f"{player}'s invitation, through Postfix", lambda p=player: providers.to(p), explain)[0]
@@ -218,17 +235,5 @@ def test_the_recipe_as_written_brings_players_mail_to_gm_and_its_answers_back(se
             assert address not in gm_log.read_text()
         assert postfix_log.stat().st_mode & 0o777 == 0o600
         assert re.search(rf"from=<gm@{re.escape(DOMAIN)}>", text)
-        assert re.search(rf"to=<{re.escape(ALICE)}>, relay=127\.0\.0\.1\[127\.0\.0\.1\]:{relayhost.port}, "
+        assert re.search(rf"to=<{re.escape(ALICE)}>, relay=127\.0\.0\.1\[127\.0\.0\.1\]:{relayhost}, "
                          r".*status=sent", text), explain()
-    finally:
-        if daemon is not None:
-            stop(daemon, signal.SIGINT, STOP_TIMEOUT)
-        try:
-            _stop([find_postfix() or "postfix", "-c", postfix_conf, "stop"],
-                  Path(values["POSTFIX_QUEUE"]) / "pid" / "master.pid")
-            if setup == "imap":
-                _stop([find_dovecot() or "dovecot", "-c", f"{dovecot_conf}/dovecot.conf", "stop"],
-                      Path(values["DOVECOT_RUN"]) / "master.pid")
-        finally:
-            relayhost.stop()
-            shutil.rmtree(root, ignore_errors=True)
