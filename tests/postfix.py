@@ -1,6 +1,7 @@
 """A private, real Postfix for the integration tests, set up as the recipe in
-docs/operations.md ("Behind a real MTA", "Postfix") sets it up: Postfix
-receives the games' domain's mail and hands it to gm over LMTP.
+docs/operations.md ("Postfix and Dovecot, from a fresh Debian", LMTP) sets
+it up: Postfix receives the games' domain's mail and hands it to gm over
+LMTP.
 
 Usage::
 
@@ -297,7 +298,7 @@ queue_run_delay = 2s
 minimal_backoff_time = 2s
 maximal_backoff_time = 4s
 
-# The recipe of docs/operations.md ("### Postfix"), for this instance.
+# The LMTP lines of docs/operations.md's recipe, for this instance.
 relay_domains = {self.domain}
 relay_recipient_maps = hash:{recipients}
 transport_maps = hash:{transport}

@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+from recipe import blocks, settings
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -38,3 +40,16 @@ def test_readme_quick_start_commands_exist_and_ci_runs_the_test_command():
         assert (ROOT / command).stat().st_mode & 0o111
     ci = (ROOT / ".ci" / "run").read_text()
     assert re.search(r"^scripts/test$", ci, re.M)
+
+
+def test_the_operators_recipe_uses_only_the_names_its_settings_set():
+    """Every variable a block of docs/operations.md's recipe uses is one of
+    its settings (or set by the recipe itself), so that the settings block
+    is the one place an operator adapts; and every block is for a set-up."""
+    found = blocks()
+    known = set(settings(found))
+    assigned = {name for block in found for name in re.findall(r"^([a-z_]+)=", block.code, re.M)}
+    used = {name for block in found[1:] for name in re.findall(r"\$\{?([A-Za-z_]\w*)", block.code)}
+    assert used and used <= known | assigned, sorted(used - known - assigned)
+    assert {"lmtp", "imap"} <= set().union(*(block.tags for block in found))
+    assert all(block.tags <= {"settings", "packages", "lmtp", "imap"} for block in found)

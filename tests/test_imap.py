@@ -1,12 +1,15 @@
 """Reading players' mail from a real Dovecot IMAP server."""
 
 import asyncio
+import contextlib
+import dataclasses
+import logging
 
-from dovecot import dovecot_server
+from dovecot import dovecot_factory, dovecot_server
 from gm.pbem.serving.imap import HANDLED_FLAG, ImapAccount, ImapPoller
 from gmtest import ALICE, SETUP_ALICE, World
 
-__all__ = ["dovecot_server"]  # a fixture used below
+__all__ = ["dovecot_factory", "dovecot_server"]  # fixtures used below
 
 
 def test_imap_url_parsing():
@@ -59,4 +62,51 @@ def test_daemon_picks_up_imap_mail_through_idle(tmp_path, dovecot_server):
                     break
             await world.settle()
             assert "Setup accepted" in str(world.alice.latest()["Subject"])
+    asyncio.run(scenario())
+
+
+def test_the_log_says_which_mailbox_gm_polls_when_it_connects_fails_and_reconnects(tmp_path, dovecot_factory,
+                                                                                     caplog):
+    """The operator sees in gm's log where it reads mail (host, port, user,
+    mailbox, TLS or not) and why it does not: never the password."""
+    first = dovecot_factory()
+    caplog.set_level(logging.INFO, logger="gm")
+
+    def imap_lines() -> list[str]:
+        return [record.getMessage() for record in caplog.records if record.getMessage().startswith("imap ")]
+
+    async def until(what: str, count: int = 1, seconds: float = 15.0) -> str:
+        for _ in range(int(seconds * 20)):  # bounded
+            found = [line for line in imap_lines() if line.startswith(what + " ")]
+            if len(found) >= count:
+                return found[count - 1]
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no {what!r} line in the log: {imap_lines()}")
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            world.config.imap = f"imap://{first.host}:{first.port}/INBOX"
+            world.config.imap_user, world.config.imap_password = first.user, first.password
+            poller = ImapPoller(world.daemon.store, world.config, world.clock)
+            task = asyncio.create_task(poller.run())
+            try:
+                where = f"host={first.host} port={first.port} user={first.user} mailbox=INBOX tls=no"
+                assert await until("imap connected") == f"imap connected {where}"
+                await asyncio.to_thread(first.stop)  # the server goes away under gm
+                lost = await until("imap connection lost")
+                assert lost.startswith(f"imap connection lost {where} error=") and lost.endswith(" retry-in=1s")
+                failed = await until("imap connection failed")
+                assert failed.startswith(f"imap connection failed {where} error=") and failed.endswith(" retry-in=2s")
+                second = await asyncio.to_thread(dovecot_factory)  # the operator mends it: a server elsewhere
+                poller.account = dataclasses.replace(poller.account, port=second.port, password=second.password)
+                again = await until("imap reconnected")
+                assert again == f"imap reconnected host={second.host} port={second.port} user={second.user} " \
+                                "mailbox=INBOX tls=no"
+            finally:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            assert [line.split(" host=")[0] for line in imap_lines()][:1] == ["imap connected"]
+            text = caplog.text
+            assert first.password not in text and second.password not in text
     asyncio.run(scenario())

@@ -27,6 +27,7 @@ import pytest
 from gmprocess import free_port, gm, inbox, listening, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import MESSAGE_SIZE_LIMIT, Postfix, check_prerequisites
+from recipe import postfix_files
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
@@ -34,7 +35,7 @@ GM = f"gm@{DOMAIN}"
 
 
 def documented_postfix_files(heading: str) -> dict[str, list[str]]:
-    """The Postfix files docs/operations.md gives under ``heading`` (``### Postfix``):
+    """The Postfix files docs/operations.md gives under ``heading`` (``## Several daemons``):
     file name -> its lines, from the indented blocks whose comments name each
     file (/etc/postfix/NAME), up to the next heading of the same level."""
     text = (ROOT / "docs" / "operations.md").read_text()
@@ -57,8 +58,9 @@ def documented_postfix_files(heading: str) -> dict[str, list[str]]:
 
 
 def documented_recipe() -> dict[str, list[str]]:
-    """docs/operations.md's Postfix recipe: file name -> its lines."""
-    return documented_postfix_files("### Postfix")
+    """docs/operations.md's Postfix recipe for LMTP (tests/recipe.py): file
+    name -> the lines its LMTP blocks write, in /etc/postfix."""
+    return postfix_files("lmtp")
 
 
 def check_the_instance_follows_the_recipe(mta: Postfix, gm_port: int) -> None:

@@ -8,6 +8,11 @@ a message twice, which the master applies once (by its Message-ID).
 
 Between polls it waits in IDLE when the server offers it, bounded so that a
 silent connection is noticed, and otherwise polls every minute.
+
+It logs where it reads (host, port, user, mailbox, TLS or not; never the
+password) when it connects, when it connects again after a failure, and when
+connecting fails or a connection is lost, so that the operator sees in gm's
+log which mailbox it polls and why it does not.
 """
 
 from __future__ import annotations
@@ -20,15 +25,15 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from imapclient import IMAPClient
 
+from ...logs import event
 from ..archive.replay import without_gm_headers
 from ..data.store import Store, spool_key
 from ..intake.arrival import arrival_time
-
-log = logging.getLogger("gm")
 
 HANDLED_FLAG = "$GmSpooled"
 
@@ -56,6 +61,11 @@ class ImapAccount:
         if not user or password is None:
             raise ValueError("the IMAP user and password are missing (GM_IMAP_USER, GM_IMAP_PASSWORD)")
         return cls(parts.hostname or "127.0.0.1", parts.port or (993 if tls else 143), folder, user, password, tls)
+
+    def where(self) -> dict[str, Any]:
+        """The log fields that say which mailbox this is: never the password."""
+        return {"host": self.host, "port": self.port, "user": self.user, "mailbox": self.folder,
+                "tls": "yes" if self.tls else "no"}
 
 
 class ImapPoller:
@@ -112,10 +122,15 @@ class ImapPoller:
 
     async def run(self) -> None:
         delay = 1.0
+        failed = False
         while True:
             client = None
+            connected = False
             try:
                 client = await asyncio.to_thread(self.connect)
+                connected = True
+                event("imap reconnected" if failed else "imap connected", **self.account.where())
+                failed = False
                 delay = 1.0
                 while True:
                     await asyncio.to_thread(self.poll_once, client)
@@ -123,7 +138,9 @@ class ImapPoller:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the server went away: try again later
-                log.warning("IMAP %s: %s; retrying in %.0f s", self.account.host, error, delay)
+                failed = True
+                event("imap connection lost" if connected else "imap connection failed", logging.WARNING,
+                      **self.account.where(), error=str(error) or type(error).__name__, retry_in=f"{delay:.0f}s")
             finally:
                 if client is not None:
                     with contextlib.suppress(Exception):
