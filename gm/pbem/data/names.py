@@ -25,14 +25,20 @@ def name_record(raw: bytes, address: str, name: str) -> bytes:
     return f"{NAME_HEADER}: address={address}; name={name}".encode() + eol + raw
 
 
+def header_fields(raw: bytes, header: str) -> dict[str, str] | None:
+    """The ``name=value; ...`` fields of gm's own ``header`` on top of a kept
+    mail, or None if its first line is not that header."""
+    first = raw.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    label, _, value = first.partition(":")
+    if label.strip().lower() != header.lower():
+        return None
+    return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
+
+
 def _recorded(raw: bytes) -> tuple[str, str] | None:
     """The address and name a record's first header holds."""
-    first = raw.split(b"\n", 1)[0].decode("ascii", "replace").strip()
-    label, _, value = first.partition(":")
-    if label.strip().lower() != NAME_HEADER.lower():
-        return None
-    fields = dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
-    if not fields.get("address") or not fields.get("name"):
+    fields = header_fields(raw, NAME_HEADER)
+    if not fields or not fields.get("address") or not fields.get("name"):
         return None
     return fields["address"], fields["name"]
 
