@@ -9,7 +9,7 @@ claims, and changes nothing.
     name NAME        -> a confirmation (request nID)  -> the name is the sender's
     seek GAME        -> a confirmation (seek sID)     -> the seek is open
     seeks            -> the open seeks, each with the line that takes it
-    accept sID       -> a confirmation (request aID)  -> the game is requested, as `gm new` would
+    accept sID       -> a confirmation (request tID)  -> the game is requested, as `gm new` would
     seek cancel sID  -> the seek is withdrawn (its seeker only; it is told so)
 
 What each step did is kept as messages (a request in ``requests/``, a seek
@@ -28,6 +28,7 @@ from datetime import datetime
 from email.message import Message
 from typing import Any
 
+from ...kernel.clock import utc_minute
 from ...kernel.values import Options
 from ...league.names import refusal
 from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, shown, why_untakable
@@ -47,7 +48,9 @@ SEEK_CANCEL = re.compile(r"^\s*seek\s+cancel\s+(\S+)\s*$", re.I | re.M)
 SEEKS = re.compile(r"^\s*seeks\s*$", re.I | re.M)
 TAKE = re.compile(r"^\s*accept\s+(\S+)\s*$", re.I | re.M)
 _CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
-_ID = re.compile(r"[nsa][0-9a-f]{10}")
+_ID = re.compile(r"[nst][0-9a-f]{10}")
+"""The ids of what a confirmation answers: a name (n), a seek (s), a taking (t);
+other letters are other answers' (a challenge's c, a seat's move's a, the owner's o)."""
 REQUEST_HEADER = "X-GM-Request"
 _SEEK_ID = re.compile(r"s[0-9a-f]{10}")
 CONFIRMING = 1
@@ -133,6 +136,26 @@ class LeagueMail:
                    self._shown(seek), reply_to=self._reply_to(seek_id))
         return None
 
+    def _opened(self, key: str, seek_id: str) -> None:
+        """The seeker confirmed: the seek is open, unless it was withdrawn,
+        lapsed or would be one too many meanwhile."""
+        store, at = self.master.store, time_of(key)
+        seek = stored_seek(store, seek_id)
+        assert seek is not None
+        why = None
+        if status_of(store, seek_id) is Status.CANCELLED:
+            why = "you withdrew it"
+        elif seek.lapsed(at):
+            why = f"it lapsed at {utc_minute(seek.lapses)}"
+        elif sum(other.seeker == seek.seeker for other in open_seeks(store, at)) >= OPEN_SEEKS:
+            why = f"you have {OPEN_SEEKS} seeks open already"
+        if why:
+            self._refuse(key, seek.seeker, f"seek {seek_id}", why)
+            store.handled.add(f"cancelled-{seek_id}")  # never to be opened later
+            return
+        self._send(f"{seek_id}.open", seek.seeker, f"[gm] Your seek {seek_id} is open", at, "seek_open",
+                   self._shown(seek))
+
     def _shown(self, seek: Seek) -> dict[str, Any]:
         return shown(seek, public_names(self.master.store))
 
@@ -168,7 +191,7 @@ class LeagueMail:
         why = self._untakable(seek_id, sender, at)
         if why:
             return self._refuse(key, sender, f"accept {found.group(1)[:20]}", why)
-        request_id = "a" + _digest(key)[:10]
+        request_id = "t" + _digest(key)[:10]
         self._keep(request_id, raw, {"kind": "take", "address": sender, "seek": seek_id})
         seek = stored_seek(self.master.store, seek_id)
         assert seek is not None
@@ -222,10 +245,7 @@ class LeagueMail:
         if f"confirmed-{item_id}" in store.handled:
             raise Shunted(f"{item_id} was confirmed already")
         if item_id.startswith("s"):
-            seek = stored_seek(store, item_id)
-            assert seek is not None
-            self._send(f"{item_id}.open", seek.seeker, f"[gm] Your seek {item_id} is open", time_of(key),
-                       "seek_open", self._shown(seek))
+            self._opened(key, item_id)
         else:
             fields = fields_of(parse_message(kept.get_bytes(item_id)), REQUEST_HEADER)
             (self._named if fields["kind"] == "name" else self._taken)(key, item_id, fields)
