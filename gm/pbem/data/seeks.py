@@ -46,7 +46,9 @@ def open_seeks(store: Store, at: datetime) -> list[Seek]:
     """The seeks open at ``at`` (confirmed, neither taken nor withdrawn, not lapsed), oldest first."""
     found = []
     for seek_id in store.seeks.keys():
+        if status_of(store, seek_id) is not Status.OPEN:  # its markers say so: its mail is not read
+            continue
         seek = stored_seek(store, seek_id)
-        if seek is not None and status_of(store, seek_id) is Status.OPEN and not seek.lapsed(at):
+        if seek is not None and not seek.lapsed(at):
             found.append(seek)
     return sorted(found, key=lambda seek: (seek.at, seek.id))
