@@ -99,6 +99,7 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     next game (`GameRules.next_game`)."""
     game.outcome = turn.end
     game.phase = ENDED
+    game.ended_at = at
     game.set_deadline(None)
     notices = turn.sheets()
     assert turn.end is not None
@@ -120,3 +121,4 @@ def _new_deadline(game: MailGame, at: datetime) -> None:
     for it; none while the operator has the game paused (`Paused`), so its
     notices show none."""
     game.set_deadline(None if game.paused else at + game.options.deadline)
+    game.asked_for()
