@@ -210,6 +210,20 @@ class World:
         await self.settle()
         return result
 
+    async def write_gm(self, sender: Player, lines: str, from_: str | None = None):
+        """``sender`` mails the GM's own address ``lines`` (From ``from_``,
+        which may be forged, or the sender's own); returns the GM's answer
+        to the address it claims, if it sent one."""
+        claimed = from_ or sender.address
+        self.clock.advance(seconds=1)  # its answer is the latest mail (`Player.latest`) by its Date
+        before = {str(m["Message-ID"]) for m in Player(claimed, self).inbox()}
+        raw = (f"From: {claimed}\r\nTo: {GM}\r\nSubject: to the GM\r\nMessage-ID: {make_msgid(domain='example.org')}"
+               "\r\n\r\n" + lines.replace("\n", "\r\n") + "\r\n").encode()
+        await self.asend(raw, sender.address, [GM])
+        await self.settle()
+        fresh = [m for m in Player(claimed, self).inbox() if str(m["Message-ID"]) not in before]
+        return fresh[-1] if fresh else None
+
     async def challenge(self, challenger: Player, lines: str, message_id: str = "<challenge@example.org>"):
         """``challenger`` mails the GM's own address a challenge (``lines``)
         and confirms it by replying ``confirm``; returns the confirmation."""

@@ -30,6 +30,7 @@ from ...kernel.protocol import GameRules, game_named
 from ...kernel.values import DEFAULT_GAME, ENDED, Options
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
+from ..data.names import public_names
 from ..data.store import Store, time_of
 from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
@@ -125,7 +126,7 @@ class OutsideMail:
         challenged address is ever sent them, so a forged ``games`` request
         tells the forger nothing."""
         store = self.master.store
-        found = []
+        found, names = [], public_names(store)
         for challenge_id in store.challenges.keys():
             if f"confirmed-{challenge_id}" not in store.handled or f"accepted-{challenge_id}" in store.handled:
                 continue
@@ -133,7 +134,8 @@ class OutsideMail:
             if fields.get("challenged", "").lower() != address.lower():
                 continue
             rules = game_named(fields.get("game", DEFAULT_GAME))
-            found.append({"id": challenge_id, "challenger": fields["challenger"], "title": rules.title,
+            found.append({"id": challenge_id, "challenger": names.get(fields["challenger"], fields["challenger"]),
+                          "title": rules.title,
                           "ruleset": rules.describe_variant(fields["variant"]),
                           "match": rules.describe_terms(_terms_of(rules, fields)),
                           "reply_to": self._reply_to(challenge_id, CHALLENGED)})
@@ -286,9 +288,11 @@ class OutsideMail:
             raise Shunted(f"more than {limit} challenges to {challenged} today")
         rules = game_named(fields.get("game", DEFAULT_GAME))
         terms = _terms_of(rules, fields)
-        self.send(f"{challenge_id}.invite", challenged, f"[gm] {fields['challenger']} challenges you to {rules.title}",
+        # The challenger as the challenged will know them: by their public name, if they chose one.
+        challenger = public_names(store).get(fields["challenger"], fields["challenger"])
+        self.send(f"{challenge_id}.invite", challenged, f"[gm] {challenger} challenges you to {rules.title}",
                   at, "challenge",
-                  {"challenger": fields["challenger"], "ruleset": rules.describe_variant(fields["variant"]),
+                  {"challenger": challenger, "ruleset": rules.describe_variant(fields["variant"]),
                    "match": rules.describe_terms(terms), "title": rules.title,
                    "public": fields.get("public") == "yes"},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))

@@ -12,7 +12,13 @@
       undeliverable/ outgoing mail the relay refused for good (5xx), with the
                      reason in an X-GM-Undeliverable-Reason header
       challenges/    challenges made by mail, until accepted
-      handled/       one empty marker per accepted challenge
+      handled/       one empty marker per step of a challenge or seek done
+      names/         players' public names: each accepted ``name`` mail
+                     (`gm.pbem.data.names`)
+      requests/      name changes and seek acceptances waiting for their
+                     sender's confirmation (`gm.pbem.answers.league`)
+      seeks/         open challenges anyone may take, from their ``seek``
+                     mail on (`gm.pbem.answers.league`)
       sent/          one empty file per message delivered (sent once): its
                      outbox file, renamed there and emptied
       attempts/      how often handling a spooled message has begun (one
@@ -311,6 +317,9 @@ class Store:
         self.undeliverable = DurableMaildir(self.root / "undeliverable")
         self.challenges = DurableMaildir(self.root / "challenges")
         self.handled = Markers(self.root / "handled")
+        self.names = DurableMaildir(self.root / "names")
+        self.requests = DurableMaildir(self.root / "requests")
+        self.seeks = DurableMaildir(self.root / "seeks")
         self.sent = Markers(self.root / "sent")
         self.attempts = Attempts(self.root / "attempts")
         self.games_dir = self.root / "games"

@@ -49,6 +49,11 @@ class Limits:
     so a reply that holds them is never swallowed silently."""
     challenges_per_day: int = 3
     """Confirmed challenges a day that reach any one address."""
+    league_answers_per_day: int = 12
+    """Mails a day the GM sends one address in answer to its mail about
+    public names and seeks (`gm.pbem.answers.league`): each step asks for a
+    confirmation from the sender's own mailbox, so setting a name, posting
+    a seek and taking one take a few each."""
 
     def replies_to(self, game: MailGame) -> int:
         """The day's allowance of one player's mails to ``game``."""

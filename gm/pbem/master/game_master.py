@@ -8,13 +8,14 @@ rule's name:
 
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
-           -> challenge-reply -> owner-reply -> move-reply
-           -> owner-request -> games-list -> challenge
+           -> challenge-reply -> league-reply -> owner-reply -> move-reply
+           -> owner-request -> games-list -> challenge -> league
            -> no-game -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
-`gm.pbem.answers.outside`, the owner's by `gm.pbem.answers.owner`.
+`gm.pbem.answers.outside`, about public names and seeks by
+`gm.pbem.answers.league`, the owner's by `gm.pbem.answers.owner`.
 
 Applying a message is made of steps that are each safe to redo after a
 crash, so that every message is applied exactly once and every reply queued
@@ -57,6 +58,7 @@ from ...kernel.actions import operator_refusal
 from ...kernel.values import Created, Effect, Event, PlayerMail
 from ...logs import event as log_event
 from ...storage import unix_lines
+from ..answers.league import LeagueMail
 from ..answers.outside import OutsideMail
 from ..answers.owner import OwnerMail
 from ..archive.creation import created_event, parse_fields
@@ -118,6 +120,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         """Every game: summaries of all, the whole of those handled lately."""
         self.counts = DailyCounts(store.root / "limits")
         self.outside = OutsideMail(self)
+        self.league = LeagueMail(self)
+        """Public names and open seeks (`gm.pbem.answers.league`)."""
         self.owner = OwnerMail(self, owner)
         """The operator's mail (`gm.pbem.answers.owner`): actions by mail, the daily summary."""
         self.handled_keys: set[str] = set()

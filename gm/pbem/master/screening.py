@@ -33,7 +33,8 @@ from ...kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Not
 from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
-from ..answers import moving
+from ..answers import league, moving
+from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
 from ..answers.owner import OwnerMail, owner_tag
@@ -133,6 +134,7 @@ class Screening:
     stuck: dict[str, datetime]
     outside: OutsideMail
     owner: OwnerMail
+    league: LeagueMail
     handled_keys: set[str]
 
     def _gm_event(self, key: str, raw: bytes, message: EmailMessage) -> None:
@@ -187,6 +189,13 @@ class Screening:
         self.outside.answer(mail.key, mail.message, *challenge)
         return handled("an answer to a challenge")
 
+    def _league_reply(self, mail: Incoming) -> Decision | None:
+        confirming = league_tag(mail.tags)
+        if confirming is None:
+            return None
+        self.league.confirm(mail.key, mail.message, *confirming)
+        return handled("a confirmation of a name or a seek")
+
     def _owner_reply(self, mail: Incoming) -> Decision | None:
         confirming = owner_tag(mail.tags)
         if confirming is None:
@@ -218,6 +227,15 @@ class Screening:
             return None
         self.outside.challenge(mail.key, mail.raw, mail.sender, mail.orders[0])
         return handled("a challenge")
+
+    def _league(self, mail: Incoming) -> Decision | None:
+        # Names and seeks (`gm.pbem.answers.league`): to the GM's own address,
+        # and never mail with a password line, which is a game's.
+        text, password = mail.orders
+        if mail.tags or password is not None or not league.wants(text):
+            return None
+        why = self.league.handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled("names and seeks")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
         _text, password = mail.orders
@@ -382,11 +400,13 @@ SCREENING = (
     Rule("automatic", Screening._automatic),
     Rule("no-sender", Screening._no_sender),
     Rule("challenge-reply", Screening._challenge_reply),
+    Rule("league-reply", Screening._league_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
     Rule("owner-request", Screening._owner_request),
     Rule("games-list", Screening._games_list),
     Rule("challenge", Screening._challenge),
+    Rule("league", Screening._league),
     Rule("no-game", Screening._no_game),
     Rule("finished-match", Screening._finished_match),
     Rule("retired-address", Screening._retired_address),
