@@ -137,3 +137,33 @@ def current(root: Path, ended: Collection[str], load: Callable[[str], MailGame])
     if found is not None and set(found.games) == set(ended):
         return found
     return rebuild(root, ended, load)
+
+
+def shown_row(row: Row, place: int, name: str) -> dict[str, Any]:
+    """A row as the tables show it: the rating and deviation rounded as the
+    model's scale wants (Glicko-2's in whole points, OpenSkill's to a tenth),
+    the reliability in per cent."""
+    digits = 0 if row.volatility is not None else 1
+    return {"place": place, "name": name, "rating": f"{row.rating:.{digits}f}",
+            "deviation": f"{row.deviation:.{digits}f}", "games": row.games,
+            "reliability": "-" if row.reliability is None else f"{round(row.reliability * 100)}%"}
+
+
+def robot_name(player: str) -> str | None:
+    """How a robot level is shown ("robot (normal)"), or None for a person."""
+    return f"robot ({player.removeprefix(ROBOT)})" if player.startswith(ROBOT) else None
+
+
+def public_table(rows: Iterable[Row], names: Mapping[str, str]) -> tuple[list[dict[str, Any]], int]:
+    """A table as anyone may see it: each person by their public name
+    (``names``: address -> name), never by address, and the robot's levels;
+    and how many players were left out for want of a public name."""
+    shown: list[dict[str, Any]] = []
+    hidden = 0
+    for row in rows:
+        name = robot_name(row.player) or names.get(row.player)
+        if name is None:
+            hidden += 1
+            continue
+        shown.append(shown_row(row, len(shown) + 1, name))
+    return shown, hidden
