@@ -20,6 +20,7 @@ this module does the rest, the same way for every game:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from .model import MailGame
@@ -106,6 +107,8 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     following = game.rules.next_game(game, at, turn.end)
     if following is None:
         return notices
+    if following.ranking:
+        game.outcome = replace(turn.end, ranking=following.ranking)
     game.series += 1
     if following.begins:
         game.phase = SETUP

@@ -419,3 +419,7 @@ class NextGame:
 
     notices: Callable[[], list[Notice]]
     begins: bool
+    ranking: tuple[tuple[int, ...], ...] = ()
+    """When the series ends: its final places (`GameEnd.ranking`), which
+    the game's outcome then carries, as the series' result is not its last
+    game's."""
