@@ -78,4 +78,8 @@ def test_sigkill_while_a_seek_is_taken_makes_one_game(tmp_path, point):
     for address in (ALICE, BOB):
         invitations = [s for s in subjects(root, address) if s.startswith(f"[gm {game_id}] Invitation")]
         assert len(invitations) == 1, subjects(root, address)
+    # Nobody is told anything twice, nor told the redone confirmation was refused.
+    assert not [s for s in subjects(root, ALICE) + subjects(root, BOB) if "Refused" in s]
+    ids = [str(m["Message-ID"]) for m in delivered(root)]
+    assert len(ids) == len(set(ids))
     assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())

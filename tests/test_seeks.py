@@ -9,6 +9,7 @@ import re
 from datetime import timedelta
 
 from gm.pbem.data.names import public_names
+from gm.pbem.data.seeks import open_seeks
 from gmtest import ALICE, BOB, GM, Player, World, run, shunt_reasons, text
 from test_names import name
 
@@ -199,9 +200,25 @@ def test_seeks_and_accepts_are_rate_limited_per_address(tmp_path):
             await name(world, world.alice, "Ahab")
             limit = world.daemon.master.limits.league_answers_per_day
             answers = [await world.write_gm(world.alice, "seeks") for _ in range(limit)]
-            assert all(answer is not None for answer in answers[:limit - 2])  # the name took two
+            assert all(answer is not None for answer in answers[:-1])  # the name took one
             assert answers[-1] is None
             assert any(b"mails about names and seeks today already" in r for r in shunt_reasons(world))
             assert public_names(world.daemon.store) == {ALICE: "Ahab"}
+
+    run(scenario())
+
+
+def test_no_more_than_three_seeks_open_at_once_even_if_confirmed_late(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await name(world, world.alice, "Ahab")
+            asked = [await world.write_gm(world.alice, f"seek spaceships\ndeadline {n}d") for n in (1, 2, 3, 4)]
+            for confirmation in asked:
+                world.clock.advance(seconds=1)
+                await world.act(world.alice.reply, "confirm", to=confirmation)
+            assert "you have 3 seeks open already" in text(own_answer(world.alice))
+            assert len(open_seeks(world.daemon.store, world.clock())) == 3
+            answer = await world.write_gm(world.alice, "seek spaceships")
+            assert "you have 3 seeks open already" in text(answer)
 
     run(scenario())

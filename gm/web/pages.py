@@ -10,7 +10,8 @@ never a seat's or an observer's address, a token, a player's own mail or
 press, or the archive's raw mail. A game in progress is neither listed nor
 shown, unless both players agreed to show it after each turn
 (`Options.public_each_turn`): then only what an observer may know
-(`GameRules.web_public`), and no record.
+(`GameRules.web_public`), and no record. The open seeks are listed by
+their seekers' public names, with the GM's address to take them at.
 
 A finished game never changes, so its page is rendered once and kept, in a
 bounded cache keyed by the archive's last key (a late mail archived after
@@ -33,9 +34,12 @@ from typing import Any
 
 from ..kernel.model import MailGame
 from ..kernel.values import ENDED, SETUP
+from ..league.seeks import shown
 from ..mail.reading import parse_message
 from ..pbem.archive.creation import parse_fields, seats_and_options
 from ..pbem.archive.replay import identity_of, is_outbound
+from ..pbem.data.names import public_names
+from ..pbem.data.seeks import open_seeks
 from ..pbem.data.store import Store
 from ..pbem.state import loading, snapshots
 from ..pbem.writing.mailer import render_html
@@ -147,14 +151,16 @@ def render_public(game: MailGame) -> Page:
     return Page(listed, html.encode(), None)
 
 
-def render_list(games: list[Listed], ratings: Sequence[dict[str, Any]] = ()) -> bytes:
+def render_list(games: list[Listed], seeks: list[dict[str, object]] | None = None,
+                ratings: Sequence[dict[str, Any]] = ()) -> bytes:
     """The list: finished games, newest first, then the games in progress
-    that their players agreed to show; and the links to the ``ratings`` pages."""
+    that their players agreed to show, then the open seeks (`Archive.seeks`);
+    and the links to the ``ratings`` pages."""
     rows = [{"id": g.id, "title": g.title, "variant": g.variant, "players": list(g.players), "result": g.result,
              "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d"), "turn": g.turn} for g in games]
     html = render_html("web_list", {"games": [r for r, g in zip(rows, games) if g.finished],
                                     "playing": [r for r, g in zip(rows, games) if not g.finished],
-                                    "ratings": list(ratings)})
+                                    "seeks": seeks or [], "ratings": list(ratings)})
     assert html is not None
     return html.encode()
 
@@ -245,6 +251,13 @@ class Archive:
             found.sort(key=lambda g: (g.finished, g.ended or epoch, len(g.id), g.id), reverse=True)
             self._list = (now, found)
             return found
+
+    def seeks(self, now: datetime) -> list[dict[str, object]]:
+        """The seeks open at ``now``, as players are shown them: by the
+        seeker's public name, and the GM's address to take each at
+        (`gm.league.seeks.shown`), never a player's address."""
+        names = public_names(self.store)
+        return [shown(seek, names) for seek in open_seeks(self.store, now)]
 
     def page(self, game_id: str) -> Page | None:
         """A game's page; None for no game, or one in progress that its

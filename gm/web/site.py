@@ -6,7 +6,8 @@ limits on request lines and headers) where the standard library's
 http.server would need a thread of its own and is documented as not for
 production. The routes are few and stable:
 
-    /                          the finished games, newest first
+    /                          the finished games, newest first (and the
+                               open seeks, when there are any)
     /games/GID                 one finished game, turn by turn (or one in
                                progress that its players agreed to show)
     /games/GID/record.txt      the game as a ``gm referee`` record
@@ -41,6 +42,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from http import HTTPStatus
 from importlib.resources import files
 from typing import TypeVar
@@ -137,7 +139,8 @@ async def _in_thread(request: web.Request, function: Callable[..., T], *args: ob
 async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
     games = await _in_thread(request, archive.shown)
-    body = await _in_thread(request, render_list, games, ratings_links())
+    seeks = await _in_thread(request, archive.seeks, datetime.now(UTC))  # what is open now: shown, never decided
+    body = await _in_thread(request, render_list, games, seeks, ratings_links())
     return _answer(request, body, "text/html", CACHE["list"])
 
 

@@ -76,7 +76,8 @@ def challenge_tag(tags: list[list[str]]) -> tuple[str, int, str] | None:
 
 class Master(Protocol):
     """What the answers to mail about no game, to the owner's mail
-    (`gm.pbem.answers.owner`) and to a seat's move (`gm.pbem.answers.moving`) use of the
+    (`gm.pbem.answers.owner`), to a seat's move (`gm.pbem.answers.moving`)
+    and about names and seeks (`gm.pbem.answers.league`) use of the
     `gm.pbem.master.game_master.GameMaster`."""
 
     store: Store

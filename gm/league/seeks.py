@@ -1,0 +1,152 @@
+"""Open seeks as values: a challenge anyone may take, its terms, and the
+rules of taking one (`gm.pbem.answers.league` answers the mail about them).
+
+Pure: every rule is decided by the moment it is given (a mail's time),
+never by a clock, and the store's state (confirmed, taken, withdrawn) is
+given as a `Status`.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..kernel.clock import parse_duration, utc_minute
+from ..kernel.protocol import GameRules, game_named
+
+LAPSE = timedelta(days=7)
+"""How long a seek stays open unless its ``lapse`` line says otherwise."""
+SHORTEST, LONGEST = timedelta(hours=1), timedelta(days=30)
+"""The shortest and longest deadline, and lapse, a seek may ask for."""
+OPEN_SEEKS = 3
+"""Seeks one address may have open at once."""
+_VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
+_PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
+_DEADLINE = re.compile(r"^\s*deadline\s+(\S+)\s*$", re.I | re.M)
+_LAPSE = re.compile(r"^\s*lapse\s+(\S+)\s*$", re.I | re.M)
+_UNRATED = re.compile(r"^\s*unrated\s*$", re.I | re.M)
+
+
+class Status(enum.Enum):
+    """Where a seek stands in the store."""
+
+    UNCONFIRMED = "unconfirmed"
+    OPEN = "open"
+    """Confirmed by its seeker, and neither taken nor withdrawn (it may have lapsed)."""
+    TAKEN = "taken"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Seek:
+    """One seek: who posted it, for which game and on what terms."""
+
+    id: str
+    seeker: str
+    """The seeker's normalized address: never shown to another player."""
+    game: str
+    variant: str
+    deadline: str
+    """Each turn's time, as the seeker wrote it (``3d``)."""
+    rated: bool
+    public: bool
+    at: datetime
+    lapses: datetime
+    terms: tuple[tuple[str, str], ...] = ()
+    """The game's own terms (a match), as its creation event holds them."""
+    gm: str = ""
+    """The GM's address the seek was posted to, where it is taken."""
+
+    def fields(self) -> dict[str, str]:
+        """As ``name=value`` fields, for the header that keeps it."""
+        kept = {"id": self.id, "seeker": self.seeker, "game": self.game, "variant": self.variant,
+                "deadline": self.deadline, "rated": "yes" if self.rated else "no",
+                "public": "yes" if self.public else "no", "at": self.at.isoformat(),
+                "lapses": self.lapses.isoformat(), "gm": self.gm}
+        return kept | {f"t.{name}": value for name, value in self.terms}
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, str]) -> Seek:
+        """The seek `fields` wrote."""
+        return cls(fields["id"], fields["seeker"], fields["game"], fields["variant"], fields["deadline"],
+                   fields["rated"] == "yes", fields.get("public") == "yes", datetime.fromisoformat(fields["at"]),
+                   datetime.fromisoformat(fields["lapses"]),
+                   tuple((name[2:], value) for name, value in fields.items() if name.startswith("t.") and value),
+                   fields.get("gm", ""))
+
+    @property
+    def rules(self) -> GameRules[Any]:
+        return game_named(self.game)
+
+    @property
+    def deadline_time(self) -> timedelta:
+        return parse_duration(self.deadline)
+
+    def match(self) -> object:
+        """The game's own terms, as `request_game` takes them."""
+        return self.rules.creation_terms(dict(self.terms))
+
+    def lapsed(self, at: datetime) -> bool:
+        return at >= self.lapses
+
+
+def parse_seek(seek_id: str, seeker: str, gm: str, at: datetime, game: str, text: str) -> Seek:
+    """The seek ``seek GAME`` and the lines of ``text`` ask for, posted at
+    ``at``; ValueError with the reason, in words for the seeker."""
+    try:
+        rules = game_named(game)
+    except ValueError as error:
+        raise ValueError(f"no such game: {error}") from None
+    if 2 not in rules.seats:
+        raise ValueError(f"a seek is for two players, and a game of {rules.title} is not")
+    found = _VARIANT.search(text)
+    variant = found.group(1) if found else rules.default_variant
+    rules.describe_variant(variant)  # ValueError: a bad variant, worded by the game
+    terms = rules.challenge_terms(text)
+    found = _DEADLINE.search(text)
+    deadline = found.group(1).lower() if found else "72h"
+    if not SHORTEST <= parse_duration(deadline, "3d") <= LONGEST:
+        raise ValueError(f"deadline {deadline}: give between 1h and 30d")
+    found = _LAPSE.search(text)
+    lapse = parse_duration(found.group(1), "3d") if found else LAPSE
+    if not SHORTEST <= lapse <= LONGEST:
+        raise ValueError(f"lapse {found.group(1) if found else ''}: give between 1h and 30d")
+    fields = [line.partition(":") for line in rules.creation_fields(terms)]
+    return Seek(seek_id, seeker, rules.name, variant, deadline, not _UNRATED.search(text),
+                bool(_PUBLIC.search(text)), at, at + lapse,
+                tuple((name.strip(), value.strip()) for name, _, value in fields), gm)
+
+
+def why_untakable(seek_id: str, seek: Seek | None, status: Status, taker: str, at: datetime,
+                  named: bool) -> str | None:
+    """Why ``taker`` (who has a public name if ``named``) cannot take seek
+    ``seek_id`` (``seek``; None: there is no such seek) at ``at``, or None
+    if they can."""
+    if seek is None or status is Status.UNCONFIRMED:
+        return f"there is no open seek {seek_id}"
+    if status is Status.TAKEN:
+        return f"seek {seek.id} was taken by someone else first"
+    if status is Status.CANCELLED:
+        return f"seek {seek.id} was withdrawn by its seeker"
+    if seek.lapsed(at):
+        return f"seek {seek.id} lapsed at {utc_minute(seek.lapses)}"
+    if seek.seeker == taker:
+        return f"seek {seek.id} is your own"
+    if not named:
+        return ("the game shows each player by their public name, and you have none yet: "
+                "choose one first (write 'name' and the name)")
+    return None
+
+
+def shown(seek: Seek, names: Mapping[str, str]) -> dict[str, object]:
+    """A seek as players and the web archive are shown it: by its seeker's
+    public name (``names``: address -> name), never the address."""
+    rules = seek.rules
+    return {"id": seek.id, "title": rules.title, "game": rules.name, "name": names.get(seek.seeker, "?"),
+            "variant": seek.variant, "ruleset": rules.describe_variant(seek.variant),
+            "match": rules.describe_terms(seek.match()), "deadline": seek.deadline, "rated": seek.rated,
+            "public": seek.public, "lapses": utc_minute(seek.lapses), "gm": seek.gm}

@@ -1,0 +1,54 @@
+"""The store of open seeks (`gm.league.seeks` says what a seek is).
+
+Each seek is its ``seek`` mail kept whole in ``DATA/seeks/`` under the
+seek's id, with a first header that records it (``X-GM-Seek: id=...;
+seeker=...; game=...``); where it stands is read from the markers in
+``handled/``: ``confirmed-ID`` (its seeker confirmed it: it is open),
+``accepted-ID`` (taken) and ``cancelled-ID`` (withdrawn), each written in
+the batch of the mail that did it (`gm.pbem.answers.league`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ...league.seeks import Seek, Status
+from .names import header_fields
+from .store import Store
+
+SEEK_HEADER = "X-GM-Seek"
+
+
+def seek_record(raw: bytes, seek: Seek) -> bytes:
+    """``raw`` (the seeker's mail) with the header that records ``seek``."""
+    eol = b"\r\n" if b"\r\n" in raw[:2000] else b"\n"
+    return f"{SEEK_HEADER}: {'; '.join(f'{k}={v}' for k, v in seek.fields().items())}".encode() + eol + raw
+
+
+def stored_seek(store: Store, seek_id: str) -> Seek | None:
+    """The seek of that id, or None."""
+    if seek_id not in store.seeks:
+        return None
+    fields = header_fields(store.seeks.get_bytes(seek_id), SEEK_HEADER)
+    return None if fields is None else Seek.from_fields(fields)
+
+
+def status_of(store: Store, seek_id: str) -> Status:
+    """Where the seek stands, from its markers."""
+    if f"accepted-{seek_id}" in store.handled:
+        return Status.TAKEN
+    if f"cancelled-{seek_id}" in store.handled:
+        return Status.CANCELLED
+    return Status.OPEN if f"confirmed-{seek_id}" in store.handled else Status.UNCONFIRMED
+
+
+def open_seeks(store: Store, at: datetime) -> list[Seek]:
+    """The seeks open at ``at`` (confirmed, neither taken nor withdrawn, not lapsed), oldest first."""
+    found = []
+    for seek_id in store.seeks.keys():
+        if status_of(store, seek_id) is not Status.OPEN:  # its markers say so: its mail is not read
+            continue
+        seek = stored_seek(store, seek_id)
+        if seek is not None and not seek.lapsed(at):
+            found.append(seek)
+    return sorted(found, key=lambda seek: (seek.at, seek.id))
