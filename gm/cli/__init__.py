@@ -1,6 +1,6 @@
 """The ``gm`` command line: `main` and its parser, assembled from one module
-for each group of commands (`serve`, `admin`, `records`, `shard`,
-`operator`) and the options they share (`options`)."""
+for each group of commands (`serve`, `admin`, `ratings`, `records`,
+`shard`, `operator`) and the options they share (`options`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .admin import add_games, add_new, add_show
 from .operator import add_operator
 from .options import EXIT_CONFIG, EXIT_START
 from .owner import NotOwner
+from .ratings import add_ratings
 from .records import add_export, add_referee, add_replay
 from .serve import add_serve
 from .shard import add_shard
@@ -28,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "Spaceships, Grid Fighters and Celestial Empire.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (add_referee, add_serve, add_new, add_games, add_show, add_export, add_replay, add_shard,
-                add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
+    for add in (add_referee, add_serve, add_new, add_games, add_show, add_ratings, add_export, add_replay,
+                add_shard, add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
         add(commands)
     return parser
 

@@ -106,7 +106,7 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
     if isinstance(event, Answered):
         return rules.answer(game, event.at, event.player, event.text.strip())
     assert isinstance(event, Cancelled)
-    game.phase, game.paused = ENDED, None
+    game.phase, game.paused, game.ended_at = ENDED, None, event.at
     game.set_deadline(None)
     game.draw_offers.clear()
     game.outcome = GameEnd(EndKind.CANCELLED, game.turn, clause=event.reason.strip())

@@ -72,6 +72,7 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
         game.phase = PLAY
     game.play = rules.new_play(game, event.terms)
     game.set_deadline(event.at + event.options.deadline)
+    game.asked_for()
     game.events = 1
     game.turn_of_event[1] = game.turn
     return game, shown.resolve(_for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at)))
@@ -353,6 +354,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
     missing = game.waiting_for
     for player in missing:  # a seat's count starts again when it sends what it owes
         game.missed[player] += 1
+        game.late[player] = game.late.get(player, 0) + 1
     forfeits = ([p for p in missing if game.missed[p] >= game.options.forfeit_after]
                 if game.rules.forfeit_for_silence else [])
     if forfeits:
@@ -363,6 +365,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
         return lifecycle.ended(game, at, game.rules.end(game, at, end))
     if game.phase == SETUP:
         game.set_deadline(at + game.options.deadline)
+        game.asked_for()
         game.reminded.clear()
         return [
             Notice(p, "setup_late", "Deadline passed: your setup is still missing",

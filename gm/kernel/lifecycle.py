@@ -20,6 +20,7 @@ this module does the rest, the same way for every game:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from .model import MailGame
@@ -99,12 +100,15 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     next game (`GameRules.next_game`)."""
     game.outcome = turn.end
     game.phase = ENDED
+    game.ended_at = at
     game.set_deadline(None)
     notices = turn.sheets()
     assert turn.end is not None
     following = game.rules.next_game(game, at, turn.end)
     if following is None:
         return notices
+    if following.ranking:
+        game.outcome = replace(turn.end, ranking=following.ranking)
     game.series += 1
     if following.begins:
         game.phase = SETUP
@@ -120,3 +124,4 @@ def _new_deadline(game: MailGame, at: datetime) -> None:
     for it; none while the operator has the game paused (`Paused`), so its
     notices show none."""
     game.set_deadline(None if game.paused else at + game.options.deadline)
+    game.asked_for()

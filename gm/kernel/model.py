@@ -86,6 +86,20 @@ class MailGame:
     """The deadline as the game set it, before any absence extended it."""
     extended_deadline: datetime | None = None
     """The deadline as absences last left it (a different one was set afresh)."""
+    ended_at: datetime | None = None
+    """When the game ended (the event that ended it), once it has."""
+    asked: dict[int, int] = field(default_factory=dict)
+    """How many setups, turns or moves each seat was asked for (each time a
+    deadline began that the game waited on the seat for): with ``late``, the
+    share of them the seat answered in time (the ratings' reliability)."""
+    late: dict[int, int] = field(default_factory=dict)
+    """How many deadlines each seat missed, in all (``missed`` counts only
+    those in a row)."""
+
+    def asked_for(self) -> None:
+        """A deadline began: each seat the game waits for is asked once more."""
+        for player in self.waiting_for:
+            self.asked[player] = self.asked.get(player, 0) + 1
 
     def set_deadline(self, deadline: datetime | None) -> None:
         """Set the deadline afresh: the notices built from now on show this one."""

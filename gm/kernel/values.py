@@ -10,7 +10,7 @@ games (`gm.games`) and the edge (`gm.pbem`) import them from here.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -132,6 +132,22 @@ class GameEnd:
     """What those deadlines were for, in the plural: "turns", "moves"."""
     result: Any = None
     """A `EndKind.RULES` end's result as the rules core gave it."""
+    ranking: tuple[tuple[int, ...], ...] = ()
+    """Every seat's final place, best first, the seats tied for a place
+    grouped (allied co-winners), as the game's own standing has it: filled by
+    a game of more than two seats (Celestial Empire), where ``winners`` and
+    ``losers`` do not say it all; read through `standing`."""
+
+    def standing(self, players: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+        """The seats ``players`` by their final place, best first, ties
+        grouped: ``ranking`` where the game gave one, else the winners, then
+        the seats that neither won nor lost, then the losers (an end with no
+        winner and no loser, a draw, is one group of every seat)."""
+        if self.ranking:
+            return self.ranking
+        middle = tuple(p for p in players if p not in self.winners and p not in self.losers)
+        groups = (self.winners, middle, tuple(p for p in players if p in self.losers))
+        return tuple(group for group in groups if group)
 
     @property
     def winner(self) -> int | None:
@@ -403,3 +419,7 @@ class NextGame:
 
     notices: Callable[[], list[Notice]]
     begins: bool
+    ranking: tuple[tuple[int, ...], ...] = ()
+    """When the series ends: its final places (`GameEnd.ranking`), which
+    the game's outcome then carries, as the series' result is not its last
+    game's."""

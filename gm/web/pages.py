@@ -25,10 +25,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 from ..kernel.model import MailGame
 from ..kernel.values import ENDED, SETUP
@@ -149,14 +151,16 @@ def render_public(game: MailGame) -> Page:
     return Page(listed, html.encode(), None)
 
 
-def render_list(games: list[Listed], seeks: list[dict[str, object]] | None = None) -> bytes:
+def render_list(games: list[Listed], seeks: list[dict[str, object]] | None = None,
+                ratings: Sequence[dict[str, Any]] = ()) -> bytes:
     """The list: finished games, newest first, then the games in progress
-    that their players agreed to show, then the open seeks (`Archive.seeks`)."""
+    that their players agreed to show, then the open seeks (`Archive.seeks`);
+    and the links to the ``ratings`` pages."""
     rows = [{"id": g.id, "title": g.title, "variant": g.variant, "players": list(g.players), "result": g.result,
              "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d"), "turn": g.turn} for g in games]
     html = render_html("web_list", {"games": [r for r, g in zip(rows, games) if g.finished],
                                     "playing": [r for r, g in zip(rows, games) if not g.finished],
-                                    "seeks": seeks or []})
+                                    "seeks": seeks or [], "ratings": list(ratings)})
     assert html is not None
     return html.encode()
 

@@ -11,6 +11,7 @@ production. The routes are few and stable:
     /games/GID                 one finished game, turn by turn (or one in
                                progress that its players agreed to show)
     /games/GID/record.txt      the game as a ``gm referee`` record
+    /ratings/GAME              a game's rating table (`gm.web.ratings`)
     /web.css, /web.js          the style, and the little script that steps
                                through turns (the pages work without it)
 
@@ -52,6 +53,7 @@ from ..logs import Throttled, event
 from ..pbem.data.store import MissingDataDirectory
 from ..process import STOP_SIGNALS, StartError
 from .pages import Archive, Page, render_list
+from .ratings import RatingPages, ratings_links
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SECURITY = {
@@ -64,6 +66,7 @@ SECURITY = {
 CACHE = {"list": "public, max-age=60", "game": "public, max-age=3600", "playing": "public, max-age=60",
          "static": "public, max-age=86400"}
 ARCHIVE = web.AppKey("archive", Archive)
+RATINGS = web.AppKey("ratings", RatingPages)
 WORKERS = web.AppKey("workers", ThreadPoolExecutor)
 WORKER_THREADS = 2
 """The site's own worker threads: a slow page (the first list of a large
@@ -137,7 +140,14 @@ async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
     games = await _in_thread(request, archive.shown)
     seeks = await _in_thread(request, archive.seeks, datetime.now(UTC))  # what is open now: shown, never decided
-    body = await _in_thread(request, render_list, games, seeks)
+    body = await _in_thread(request, render_list, games, seeks, ratings_links())
+    return _answer(request, body, "text/html", CACHE["list"])
+
+
+async def ratings_page(request: web.Request) -> web.Response:
+    body = await _in_thread(request, request.app[RATINGS].page, request.match_info["game"])
+    if body is None:
+        raise web.HTTPNotFound()
     return _answer(request, body, "text/html", CACHE["list"])
 
 
@@ -205,12 +215,14 @@ def make_app(archive: Archive) -> web.Application:
     """The site's application over ``archive``."""
     app = web.Application(middlewares=[_headers], client_max_size=1024)
     app[ARCHIVE] = archive
+    app[RATINGS] = RatingPages(archive)
     app[WORKERS] = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="gm-web")
     app.on_cleanup.append(_stop_workers)
     app.on_response_prepare.append(_no_server_header)
     app.router.add_get("/", games_list)
     app.router.add_get("/games/{game}", game_page)
     app.router.add_get("/games/{game}/record.txt", game_record)
+    app.router.add_get("/ratings/{game}", ratings_page)
     for path, (name, content_type) in STATIC.items():
         app.router.add_get(path, _static(name, content_type))
     return app

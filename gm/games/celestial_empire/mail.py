@@ -329,6 +329,7 @@ class CelestialEmpire(GameRules[Play]):
     def _final(self, game: Table[Play], at: datetime, end: GameEnd, report: Report | None = None) -> Turn:
         """The game is over: each empire's final sheet, with the game's mailbox."""
         play: Play = game.play
+        end = replace(end, ranking=_ranking(game, end))
         last = report or (play.reports[-1] if play.reports else None)
         return Turn(lambda: [Notice(p, "turn_sheet", "The game is over: your final sheet",
                                     self._sheet(game, p, at, last) | {"outcome": end.reason}, attach_archive=True)
@@ -339,3 +340,20 @@ class CelestialEmpire(GameRules[Play]):
         common = self.common(game, player, at)
         return common | sheets.sheet_data(play.state, report, player, play.variant.conditions) | {
             "conditions": play.variant.describe(), "in_force": [str(o) for o in play.pending.get(player, [])]}
+
+
+def _ranking(game: Table[Play], end: GameEnd) -> tuple[tuple[int, ...], ...]:
+    """The empires' final standing, best first, ties grouped (the ratings'
+    order, `GameEnd.ranking`): the winners (allied co-winners among them), or
+    after an agreed draw every empire still played; then the other empires
+    still played, then those that resigned or forfeited, each by score."""
+    play: Play = game.play
+    lost = set(play.resigned) | set(end.losers)
+    first = end.winners or (tuple(p for p in game.players if p not in lost)
+                            if end.kind is EndKind.DRAW_AGREED else ())
+    ranking = [first] if first else []
+    for side in (False, True):
+        rest = [p for p in game.players if p not in first and (p in lost) == side]
+        for score in sorted({play.state.empires[p].score for p in rest}, reverse=True):
+            ranking.append(tuple(p for p in rest if play.state.empires[p].score == score))
+    return tuple(ranking)

@@ -211,7 +211,7 @@ class Spaceships(GameRules[Play]):
             return NextGame(lambda: [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
                 "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
                 "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
-            }) for p in (1, 2)], begins=False)
+            }) for p in (1, 2)], begins=False, ranking=((1, 2),) if winner is None else ((winner,), (3 - winner,)))
         play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
         play.setups = {}
         play.game = None

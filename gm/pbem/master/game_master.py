@@ -9,13 +9,14 @@ rule's name:
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
            -> challenge-reply -> league-reply -> owner-reply -> move-reply
-           -> owner-request -> games-list -> challenge -> league
+           -> owner-request -> games-list -> ratings -> challenge -> league
            -> no-game -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
-`gm.pbem.answers.outside`, about public names and seeks by
-`gm.pbem.answers.league`, the owner's by `gm.pbem.answers.owner`.
+`gm.pbem.answers.outside`, the ratings by `gm.pbem.answers.ratings`, about
+public names and seeks by `gm.pbem.answers.league`, the owner's by
+`gm.pbem.answers.owner`.
 
 Applying a message is made of steps that are each safe to redo after a
 crash, so that every message is applied exactly once and every reply queued

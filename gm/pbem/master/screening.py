@@ -34,7 +34,7 @@ from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
 from ...storage import unix_lines
-from ..answers import league, moving
+from ..answers import league, moving, ratings
 from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
@@ -232,6 +232,12 @@ class Screening:
         self.outside.list_games(mail.key, mail.sender)
         return handled("the games list")
 
+    def _ratings(self, mail: Incoming) -> Decision | None:
+        if mail.tags or mail.orders[1] is not None or not ratings.wants(mail.orders[0]):
+            return None
+        ratings.answer(self, mail.key, mail.sender, mail.orders[0])
+        return handled("the ratings")
+
     def _challenge(self, mail: Incoming) -> Decision | None:
         if mail.tags or not CHALLENGE.search(mail.orders[0]):
             return None
@@ -418,6 +424,7 @@ SCREENING = (
     Rule("move-reply", Screening._move_reply),
     Rule("owner-request", Screening._owner_request),
     Rule("games-list", Screening._games_list),
+    Rule("ratings", Screening._ratings),
     Rule("challenge", Screening._challenge),
     Rule("league", Screening._league),
     Rule("no-game", Screening._no_game),
