@@ -2,9 +2,13 @@
 
 import asyncio
 
+import pytest
+
 from dovecot import dovecot_server
 from gm.pbem.serving.imap import HANDLED_FLAG, ImapAccount, ImapPoller
 from gmtest import ALICE, SETUP_ALICE, World
+
+pytestmark = pytest.mark.slow  # a real Dovecot
 
 __all__ = ["dovecot_server"]  # a fixture used below
 

@@ -28,6 +28,8 @@ from gmprocess import free_port, gm, inbox, listening, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import MESSAGE_SIZE_LIMIT, Postfix, check_prerequisites
 
+pytestmark = pytest.mark.slow  # a real Postfix
+
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
 GM = f"gm@{DOMAIN}"
