@@ -30,6 +30,8 @@ from gm.pbem.data.store import Store
 from gm.pbem.operator.admin import verify_replay
 from gmtest import GM, World, started_game
 
+pytestmark = pytest.mark.slow  # real gm commands SIGKILLed at every step of a move and run again
+
 GAME = "g1"
 OTHER = "g2"
 
