@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs every benchmark script
+
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 

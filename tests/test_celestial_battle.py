@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -457,6 +458,7 @@ def battles(draw):
     return state, mailed
 
 
+@pytest.mark.slow  # hypothesis with 150 examples
 @settings(max_examples=150, deadline=None)
 @given(battles())
 def test_hulls_stay_units_never_go_negative_and_holds_fit(case):
@@ -470,6 +472,7 @@ def test_hulls_stay_units_never_go_negative_and_holds_fit(case):
         assert min(planet.pdus, planet.industry, planet.deployed, *planet.mines, *planet.ore) >= 0
 
 
+@pytest.mark.slow  # hypothesis with 150 examples
 @settings(max_examples=150, deadline=None)
 @given(battles(), st.permutations((GROK, WINTER, MASTER)))
 def test_a_battle_does_not_depend_on_the_order_the_empires_orders_are_taken_in_r40(case, rotation):

@@ -12,11 +12,15 @@ import asyncio
 import re
 from datetime import UTC, timedelta
 
+import pytest
+
 from gm.kernel.values import Options
 from gm.pbem.data.tokens import token
 from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import Player, World, enclosures, text
 from test_secrecy_whole_game import texts
+
+pytestmark = pytest.mark.slow  # whole games by mail
 
 ADDRESSES = ("ann@example.org", "bea@example.net", "cy@example.com")
 

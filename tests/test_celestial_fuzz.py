@@ -55,6 +55,8 @@ from gm.kernel import engine
 from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.pbem.writing.mailer import body_html, body_text, render_html, render_text
 
+pytestmark = pytest.mark.slow  # long random games (fuzz)
+
 PACKAGE = "gm.games.celestial_empire"
 AT = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 WIDTH = 78

@@ -14,6 +14,8 @@ from browser import measured, measuring_page
 from test_celestial_sheets import HTML
 from test_html_sheet import DESKTOP, chromium
 
+pytestmark = pytest.mark.slow  # headless Chromium renders the sheet
+
 __all__ = ["chromium"]  # a fixture used below
 
 SECTIONS = ("Summary of ship types", "Summary of ships", "Summary of planets", "Ally status", "Earth: planet",

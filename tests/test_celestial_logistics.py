@@ -444,6 +444,7 @@ def totals(state: GameState) -> tuple[int, ...]:
             sum(p.spacemines for p in planets) + sum(h.spacemines for h in holds))
 
 
+@pytest.mark.slow  # hypothesis with 150 examples
 @settings(max_examples=150, deadline=None)
 @given(holds=st.lists(HOLDS, min_size=3, max_size=3), cargo=st.lists(st.integers(0, 400), min_size=3, max_size=3),
        written=ORDERS, ally=st.booleans(), turn=st.integers(1, 9))

@@ -39,6 +39,8 @@ from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
+pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point and started again
+
 POINTS = ["after-spool", "after-archive", "after-apply", "after-queue", "mid-delivery",
           # the boundaries of the group commits (gm/pbem/data/crashpoints.py)
           "spool-synced", "mid-spool-commit", "between-messages", "batch-synced", "mid-batch-commit",

@@ -10,9 +10,13 @@ the start), and after three deaths it went to the shunt, never applied."""
 import signal
 from datetime import UTC, datetime
 
+import pytest
+
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Store, spool_key
 from test_crash import WAIT, check_each_once, games_set_up, orders, wait_until_idle
+
+pytestmark = pytest.mark.slow  # a real daemon SIGKILLed start after start
 
 KILLS = 3
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import smtplib
 import time
 
+import pytest
+
 from gmprocess import free_port, gm, inbox, reply_to, serving, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
+
+pytestmark = pytest.mark.slow  # a whole game by mail against the real daemon, waiting on the wall clock
 
 
 def reply(port: int, sender: str, original, body: str) -> None:

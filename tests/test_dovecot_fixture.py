@@ -22,6 +22,8 @@ import pytest
 import dovecot as dovecot_module
 from dovecot import Dovecot, DovecotError, dovecot_factory, dovecot_server, in_ci
 
+pytestmark = pytest.mark.slow  # a real Dovecot
+
 try:
     import imapclient
     from imapclient.exceptions import LoginError

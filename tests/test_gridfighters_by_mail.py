@@ -12,10 +12,14 @@ from __future__ import annotations
 from datetime import timedelta
 from random import Random
 
+import pytest
+
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.pbem.operator.admin import verify_replay
 from gmtest import BOB, World, run, text
 from test_secrecy_whole_game import leaks, texts
+
+pytestmark = pytest.mark.slow  # whole games by mail
 
 MOVE_LIMIT = 400
 """With quiet=20 no game lasts longer than 36 + 37 * 20 moves; far fewer in practice."""

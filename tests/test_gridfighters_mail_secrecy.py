@@ -15,6 +15,7 @@ import copy
 from datetime import UTC, datetime, timedelta
 from random import Random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,8 @@ from gm.games.gridfighters.bot import random_move, random_setup
 from gm.kernel import engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.writing.mailer import render_html, render_text
+
+pytestmark = pytest.mark.slow  # hypothesis over the rendered mail of random games
 
 START = datetime(2026, 11, 23, 12, 0, 0, 417123, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.org", "Bob"))

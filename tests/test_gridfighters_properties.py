@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from random import Random
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gm.games.gridfighters import Grid, Move, random_move, random_setup, variant_named
 from gm.games.gridfighters.board import kind
+
+pytestmark = pytest.mark.slow  # hypothesis over random whole games
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 variants = st.sampled_from(["standard", "standard+homes=3", "standard+quiet=5", "standard+homes=3+quiet=12"])

@@ -85,6 +85,7 @@ def test_robots_against_each_other_every_level(spec):
         assert grid.result is not None
 
 
+@pytest.mark.slow  # fifteen random whole games
 def test_tracking_is_sound_over_many_random_games():
     """The tracker's possible squares always hold the truth, for both seats,
     in games of the random bot (whose moves go everywhere)."""

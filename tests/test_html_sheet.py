@@ -26,6 +26,8 @@ import pytest
 from browser import Chromium, find_chromium, hex_colour, measured, measuring_page, read_png, rgb, shown, shown_page
 from gmtest import World, text
 
+pytestmark = pytest.mark.slow  # headless Chromium renders, measures and photographs the sheet
+
 # Alice's light scout sits where Bob has a missile destroyer, so that when Bob
 # destroys it the flashcube data reveals an undamaged MD cell to her [7].
 SETUP_ALICE = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Ox3\n"

@@ -5,9 +5,13 @@ import contextlib
 import dataclasses
 import logging
 
+import pytest
+
 from dovecot import dovecot_factory, dovecot_server
 from gm.pbem.serving.imap import HANDLED_FLAG, ImapAccount, ImapPoller
 from gmtest import ALICE, SETUP_ALICE, World
+
+pytestmark = pytest.mark.slow  # a real Dovecot
 
 __all__ = ["dovecot_factory", "dovecot_server"]  # fixtures used below
 

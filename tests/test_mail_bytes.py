@@ -30,6 +30,8 @@ from gm.pbem.writing.writer import (
     with_attachments,
 )
 
+pytestmark = pytest.mark.slow  # hypothesis with hundreds of examples a test
+
 NAMES = ["Subject", "References", "In-Reply-To", "Auto-Submitted", "X-GM-Game", "X-GM-Player", "Message-ID",
          "Date", "From", "To", "Reply-To", "Content-Type", "MIME-Version", "Content-Transfer-Encoding"]
 

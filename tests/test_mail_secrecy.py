@@ -18,6 +18,8 @@ from gm.kernel.values import Created, DeadlinePassed, Options, PlayerMail, Seat
 from gm.pbem.archive.replay import Threads, notice_messages
 from gm.pbem.writing.mailer import Identity
 
+pytestmark = pytest.mark.slow  # hypothesis over the rendered mail of random games
+
 START = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 SEATS = (Seat(1, "alice@example.org", "Alice"), Seat(2, "bob@example.net", "Bob"))
 

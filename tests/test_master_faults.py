@@ -17,6 +17,7 @@ import pytest
 
 from gm.pbem.intake.limits import Limits, normalized
 from gm.pbem.operator.admin import verify_replay
+from gmprocess import stop, wait_for
 from gmtest import ALICE, GM, World, run, shunt_reasons, started_game, text
 
 
@@ -147,11 +148,11 @@ def test_a_message_that_kills_the_daemon_goes_to_the_shunt_after_three_tries(tmp
         daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp",
                                    "127.0.0.1:0",
                                    "--address", GM], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            daemon.wait(15)
-        except subprocess.TimeoutExpired:  # it stayed up: the poison is gone
-            daemon.send_signal(signal.SIGINT)
-            daemon.wait(10)
+        # Each start dies handling the poison, until one shunts it instead and stays up.
+        wait_for("the daemon to die or to shunt the poison",
+                 lambda: daemon.poll() is not None or (store.shunt.keys() and not store.spool.keys()))
+        if daemon.poll() is None:
+            stop(daemon)
             break
         assert daemon.returncode == -signal.SIGKILL
         deaths += 1

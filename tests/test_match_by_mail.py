@@ -3,10 +3,14 @@
 import asyncio
 from datetime import timedelta
 
+import pytest
+
 from gm.games.spaceships.match import MatchTerms
 from gm.kernel.values import Options
 from gm.pbem.operator.admin import request_game
 from gmtest import ALICE, BOB, World, text
+
+pytestmark = pytest.mark.slow  # whole matches by mail
 
 TWO_GUNBOATS = "LG Rv1\nLG Rv3\n"  # fleet cost 2 [3.7.1], [6.10]
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from html.parser import HTMLParser
 
+import pytest
+
 from browser import rgb
 from gm.pbem.writing.mailer import BANNER
 from gmtest import World, started_game, text
@@ -114,6 +116,7 @@ def test_grid_fighters_answers_help_status_and_history_in_one_reply(tmp_path):
     asyncio.run(scenario())
 
 
+@pytest.mark.slow  # headless Chromium
 def test_the_one_page_shows_the_sheet_as_its_own_mail_would_in_chromium(tmp_path, chromium):
     async def scenario():
         async with World(tmp_path / "game") as world:

@@ -29,6 +29,8 @@ from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import MESSAGE_SIZE_LIMIT, Postfix, check_prerequisites
 from recipe import postfix_files
 
+pytestmark = pytest.mark.slow  # a real Postfix
+
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
 GM = f"gm@{DOMAIN}"

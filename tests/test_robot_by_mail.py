@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
+
 from gm.games.spaceships.bot import random_orders, random_setup
 from gm.games.spaceships.mail import Spaceships
 from gm.games.spaceships.orders import format_orders
@@ -20,6 +22,8 @@ from gm.mail.reading import parse_message
 from gm.pbem.archive.events import EVENT_HEADER
 from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import ALICE, SETUP_ALICE, World, run, shunt_reasons, text
+
+pytestmark = pytest.mark.slow  # whole games by mail
 
 MAX_TURNS = 400
 

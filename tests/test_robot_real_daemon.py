@@ -13,11 +13,15 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from gm.games.spaceships.geometry import ALL_CELLS
 from gm.mail.reading import parse_message
 from gmprocess import free_port, gm, inbox, serving, wait_for
 from gmtest import ALICE, GM, SETUP_ALICE, text
 from test_deadline_real_clock import reply
+
+pytestmark = pytest.mark.slow  # a whole game by mail against the real daemon
 
 MAX_TURNS = 200
 

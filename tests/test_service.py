@@ -97,6 +97,7 @@ def test_a_signal_stops_the_daemon_cleanly_with_one_line(tmp_path, number):
     assert len(shunt + spool) == 1
 
 
+@pytest.mark.slow  # waits out the daemon's 10 s grace
 def test_work_that_cannot_be_interrupted_is_abandoned_after_the_grace_time(tmp_path):
     """An IMAP server that accepts and never greets keeps a worker thread
     waiting (for 30 s); the daemon still stops, within its 10 s grace."""

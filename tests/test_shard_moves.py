@@ -31,6 +31,8 @@ from gm.pbem.operator.admin import verify_replay
 from gmprocess import free_port, listening, serving
 from gmtest import GM, World, started_game
 
+pytestmark = pytest.mark.slow  # real gm commands SIGKILLed at every step of a move and run again
+
 GAME = "g1"
 OTHER = "g2"
 

@@ -32,6 +32,8 @@ from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import Postfix, check_prerequisites
 from test_postfix import GM, Daemon, documented_postfix_files, mail, shunted
 
+pytestmark = pytest.mark.slow  # real gm daemons behind a real Postfix
+
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = "games.example.org"
 CAROL = "carol@example.com"

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # runs mypy over all of gm
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

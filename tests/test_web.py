@@ -359,6 +359,7 @@ REPORT = """window.addEventListener("load", function () {
 });"""
 
 
+@pytest.mark.slow  # headless Chromium
 def test_chromium_shows_the_list_and_a_game_page(site, chromium, tmp_path):
     for path, name in (("/", "list"), ("/games/g2", "spaceships"), ("/games/g1", "gridfighters")):
         out = tmp_path / f"{name}.png"
@@ -372,6 +373,7 @@ def test_chromium_shows_the_list_and_a_game_page(site, chromium, tmp_path):
     assert len(re.findall(r'<section class="turn"[^>]*hidden', dom)) == 3  # the script shows one turn
 
 
+@pytest.mark.slow  # headless Chromium
 def test_stepping_through_turns_with_the_script(site, chromium, tmp_path):
     clicks = """["step-next", "step-next", "step-prev"].forEach(function (id) {
       document.getElementById(id).click(); note(); });
@@ -385,6 +387,7 @@ def test_stepping_through_turns_with_the_script(site, chromium, tmp_path):
     assert steps[1]["label"] == "Turn 1 (2 of 4)"
 
 
+@pytest.mark.slow  # headless Chromium
 def test_stepping_through_turns_without_script(site, chromium, tmp_path):
     """The page as it is without its script (the tag removed): every turn is
     shown, the stepper's buttons are not, and following a turn's next link
@@ -406,6 +409,7 @@ def test_stepping_through_turns_without_script(site, chromium, tmp_path):
     assert found["hash"] == "#turn-2" and found["moved"] and abs(found["top"]) <= 1, found
 
 
+@pytest.mark.slow  # headless Chromium
 @pytest.mark.parametrize("path", ["/", "/games/g2", "/games/g1"])
 def test_a_phone_wide_window_does_not_scroll_sideways(site, chromium, tmp_path, path):
     frame = tmp_path / "narrow.html"

@@ -51,7 +51,10 @@ BOB = "bob@example.net"
 WAIT = 60.0
 """Seconds any one step of the game by mail may take."""
 
-wheel = pytest.mark.wheel
+
+def wheel(test):
+    """Marks a test that builds or installs a distribution: ``wheel``, and ``slow`` (setup.cfg)."""
+    return pytest.mark.slow(pytest.mark.wheel(test))
 
 
 def _inside(path: Path, folder: Path) -> bool:
