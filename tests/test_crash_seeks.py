@@ -19,6 +19,8 @@ from gm.pbem.data.store import Store
 from gmtest import ALICE, BOB, GM
 from test_crash import Server, delivered, send_until_accepted, wait_until_idle
 
+pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point
+
 POINTS = ["after-spool:1", "mid-handle:1", "after-queue:1", "between-messages:1", "batch-synced:1",
           "mid-batch-commit:1", "mid-batch-commit:3", "after-batch-commit:1", "batch-synced:2",
           "mid-batch-commit:5", "mid-delivery:2", "mid-sent:1"]

@@ -9,11 +9,15 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from gm.league import glicko2
 from gmtest import ALICE, BOB, GM, World, text
 from test_names import name
 from test_seeks import seek, take
 from test_web import Site
+
+pytestmark = pytest.mark.slow  # a whole rated game by mail through a real daemon
 
 
 def test_strangers_seek_play_rated_and_see_their_ratings_by_mail_and_on_the_web(tmp_path):

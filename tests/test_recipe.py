@@ -48,6 +48,8 @@ from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import check_prerequisites, find_postfix
 from recipe import ROOT, blocks, script, settings
 
+pytestmark = pytest.mark.slow  # a real Postfix and Dovecot set up by the operator's recipe
+
 DOMAIN = "games.example.org"
 STOP_TIMEOUT = 15.0  # seconds for `postfix stop`, `dovecot stop` and gm's SIGINT
 

@@ -63,8 +63,9 @@ def _interpreter() -> tuple[list[str], dict[str, str]] | None:
 
 OWNER, OTHER = _user("nobody"), _user("daemon")
 AS_USER = _interpreter() if os.geteuid() == 0 else None
-pytestmark = pytest.mark.skipif(AS_USER is None or OWNER is None or OTHER is None,
-                                reason="needs root, the users nobody and daemon, and a Python they can run")
+pytestmark = [pytest.mark.slow,  # real daemons and commands run as other users
+              pytest.mark.skipif(AS_USER is None or OWNER is None or OTHER is None,
+                                 reason="needs root, the users nobody and daemon, and a Python they can run")]
 MODE = 0o750
 ALICE, BOB = "alice@example.org", "bob@example.org"
 
