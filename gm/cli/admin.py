@@ -102,7 +102,7 @@ def _games(args: argparse.Namespace) -> int:
     rows = []
     for r in requested:
         rows.append((r["game"], r["kind"], "requested", " vs ".join(r["players"]), ""))
-    for game_id, game in games:
+    for _, game in games:
         d = describe_game(game)
         state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
         state += " paused" if game.paused else ""
