@@ -23,7 +23,19 @@ from typing import Any
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
 from ...kernel.protocol import GameRules, Table, TurnPolicy
-from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
+from ...kernel.values import (
+    ENDED,
+    PLAY,
+    SHEETS_EDITION,
+    Did,
+    EndKind,
+    GameEnd,
+    Notice,
+    PlayerMail,
+    Reply,
+    Submitted,
+    Turn,
+)
 from . import sheets
 from .command_help import COMMANDS_HELP
 from .galaxy import generate
@@ -99,6 +111,12 @@ class CelestialEmpire(GameRules[Play]):
     forfeit_for_silence = False
     has_setup = False
     """No setup: every empire starts from its home planet."""
+
+    def template_folders(self, edition: int) -> tuple[str, ...]:
+        """The HTML sheet of games made before `SHEETS_EDITION` (scores by
+        player number, a reply's text too wide for a phone) is kept in
+        templates/edition4."""
+        return ("templates/edition4", "templates") if edition < SHEETS_EDITION else ("templates",)
 
     def describe_variant(self, variant: str) -> str:
         """The variant's rules in words, for invitations (its conditions of victory and length)."""
