@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 
 from ...kernel.model import MailGame
-from ...kernel.values import LIGHT_MAIL_EDITION, Notice
+from ...kernel.values import LIGHT_MAIL_EDITION, SHEETS_EDITION, Notice
 from ..data.tokens import PLACEHOLDER
 from .writer import Mail, _fill
 
@@ -210,7 +210,8 @@ def build(
     `gm.pbem.writing.observers.build_observer`). ``thread`` is the Message-IDs of
     earlier mail in this player's conversation, oldest first; ``archive`` is
     the player's mailbox of the game so far, attached when the notice asks
-    for it; ``given_id`` is the Message-ID of a message that answers no
+    for it in games before `SHEETS_EDITION` (from it, their record,
+    `own_record`); ``given_id`` is the Message-ID of a message that answers no
     event (an event's is `message_id`).
 
     It is written out by the one writer of gm's mail (`gm.pbem.writing.writer`).
@@ -235,10 +236,28 @@ def build(
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
-    attached = archive if notice.attach_archive else None
+    attached: bytes | str | None = archive if notice.attach_archive else None
+    filename = f"game-{game.id}.mbox"
+    if notice.attach_archive and game.edition >= SHEETS_EDITION:
+        attached, filename = own_record(notice.player, game, at, package, folders), record_name(game, notice.player)
     _fill(message, body_text(notice, package, folders), body_html(notice, package, folders),
-          attached, f"game-{game.id}.mbox", f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
+          attached, filename, f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
     return message
+
+
+def record_name(game: MailGame, player: int) -> str:
+    """The file name of a player's record of the game, attached to their final
+    sheet and to an observer's result alike."""
+    return f"game-{game.id}-player-{player}.txt"
+
+
+def own_record(player: int, game: MailGame, at: datetime, package: str, folders: tuple[str, ...]) -> str:
+    """The record a final sheet attaches to a player's mail in games of
+    `SHEETS_EDITION` on: their ``history`` sheet as it stands, all that
+    the rules let them know of the game, without the footer on how to
+    answer. Games before it attached the player's whole mailbox, which
+    for a long game made a mail of half a megabyte."""
+    return render_text("history", game.rules.history(game, player, at) | {"bare_footer": True}, package, folders)
 
 
 __all__ = ["Identity", "build", "message_id", "render_text"]
