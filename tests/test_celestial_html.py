@@ -75,11 +75,14 @@ def test_a_mailed_sheet_fits_a_phone(chromium, tmp_path, which):
     assert layout["scrollWidth"] <= 390 + 2, f"the page scrolls sideways at 390px: {layout['scrollWidth']}"
 
 
-def test_the_html_sheet_names_the_empires_in_the_scores_as_the_text_does():
-    """Issue 22: the scores were listed by player number; the empires' names
-    are what the rest of the sheet calls them."""
+def test_the_html_sheet_names_the_reader_in_the_scores_and_no_other_empire_r81():
+    """Issue 22: the scores were listed by player number alone. The text
+    sheet names the reader's empire with its number ("Grok player
+    number=1"); so does the HTML score table now. The other empires' rows
+    stay numbers: which name has which number is not told (ruling R-81)."""
     sheet, _ = mailed()
-    scores = re.search(r"<h3>Scores</h3>\s*<table>(.*?)</table>", sheet, re.S)
+    scores = re.search(r"<h3>Player scores</h3>\s*<table>(.*?)</table>", sheet, re.S)
     assert scores, sheet
-    rows = re.findall(r'<tr><th class="l" scope="row">([^<]*)</th><td>(\d+)</td></tr>', scores.group(1))
-    assert [name for name, _ in rows] == ["Grok", "Winter", "Master"], rows
+    rows = re.findall(r'<tr><th scope="row">([^<]*)</th><td>(\d+)</td></tr>', scores.group(1))
+    assert [label for label, _ in rows] == ["1 (Grok, you)", "2", "3"], rows
+    assert "Winter" not in scores.group(1) and "Master" not in scores.group(1)

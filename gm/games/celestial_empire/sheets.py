@@ -213,12 +213,6 @@ def scores(state: GameState) -> list[list[int]]:
     return [values[k:k + 3] for k in range(0, len(values), 3)]
 
 
-def named_scores(state: GameState) -> list[tuple[str, int]]:
-    """Every empire's name and score, by player number: the HTML sheet's
-    scores table, which names the empires as the rest of the sheet does."""
-    return [(state.name_of(n), state.empires[n].score) for n in sorted(state.empires)]
-
-
 def game_end(state: GameState, conditions: Conditions | None) -> tuple[int | None, str]:
     """The turn after which the game ends by its length, and how that was
     decided ("" for a fixed length): the empires' votes count only in a voted
@@ -255,7 +249,6 @@ def sheet_data(state: GameState, report: Report | None, empire: int,
         "credits": own.credits,
         "score_per_credit": market.score_per_credit,
         "scores": scores(state),
-        "named_scores": named_scores(state),
         "winning": (conditions or Conditions()).printed(),
         "minimum_bids": bids,
         "scans": scans_available(state, empire),
