@@ -35,7 +35,11 @@ SHEETS_EDITION = 5
 """The first edition of issue 22's sheets: the final sheet attaches the
 player's own record of the game in place of their whole mailbox, the Grid
 Fighters HTML sheet colours each side as the web archive does, and the
-Celestial Empire HTML sheet fits a phone's width and names the empires."""
+Celestial Empire HTML sheet fits a phone's width and names the reader's
+empire in its scores;
+Celestial Empire's ``check`` tries the orders against the empire as it
+stands, and its turn refuses a jump to a wrong first planet for that, not
+for the fuel."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
