@@ -39,7 +39,8 @@ Celestial Empire HTML sheet fits a phone's width and names the reader's
 empire in its scores;
 Celestial Empire's ``check`` tries the orders against the empire as it
 stands, and its turn refuses a jump to a wrong first planet for that, not
-for the fuel."""
+for the fuel; and every plain-text part keeps to 78 columns
+(`gm.pbem.writing.mailer.fitted`)."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;

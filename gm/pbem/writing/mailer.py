@@ -101,6 +101,57 @@ def _hang(text: str, indent: int, width: int = 78) -> str:
     return ("\n" + " " * indent).join(lines)
 
 
+WIDTH = 78
+"""The widest line of a plain-text part gm sends (games of `SHEETS_EDITION` on)."""
+
+
+def fitted(text: str, width: int = WIDTH) -> str:
+    """``text`` with every line over ``width`` broken to fit, so that no
+    alias, date or name a template could not foresee pushes a line past it.
+    A line is broken after the colon that introduces the rest, when the
+    rest then fits, or else at the last space that fits; what follows
+    hangs at the line's indentation (under the text of a ``- `` item), or,
+    when the line's sentence goes on in the next line (the line ends
+    without a stop and the next, as indented, starts in lower case), runs
+    on into it. A line holding a word too long to fit beside its
+    indentation (a grid row, a URL, an address, a token) cannot be broken
+    and stays whole. Lines that fit are left as they are."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        pieces = _fit(line, width)
+        following = lines[n + 1] if n + 1 < len(lines) else ""
+        if len(pieces) > 1 and _runs_on(pieces[-1], following):
+            lines[n + 1] = following[:_indent(following)] + pieces.pop().strip() + " " + following.lstrip(" ")
+        out.extend(pieces)
+    return "\n".join(out)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _runs_on(rest: str, following: str) -> bool:
+    """Whether the words left over from breaking a line belong in front of
+    ``following``: the sentence goes on there."""
+    body = following.lstrip(" ")
+    return (bool(body) and body[0].islower() and not rest.rstrip().endswith((".", ":", ";", "?", "!"))
+            and _indent(following) == _indent(rest))
+
+
+def _fit(line: str, width: int) -> list[str]:
+    body = line.lstrip(" ")
+    indent = len(line) - len(body)
+    if len(line) <= width or any(indent + len(word) > width for word in body.split()):
+        return [line]
+    hang = " " * (indent + 2 if body.startswith("- ") else indent)
+    colon = line.find(": ", indent)
+    if 0 <= colon < width and len(hang) + len(line) - colon - 2 <= width:
+        return [line[:colon + 1], hang + line[colon + 2:]]
+    return textwrap.wrap(body, width, initial_indent=" " * indent, subsequent_indent=hang,
+                         break_long_words=False, break_on_hyphens=False)
+
+
 def render_html(template: str, data: dict[str, Any], package: str = KERNEL,
                 folders: tuple[str, ...] = ("templates",)) -> str | None:
     """A notice's HTML body, for the templates that have one (``package``'s
@@ -240,7 +291,10 @@ def build(
     filename = f"game-{game.id}.mbox"
     if notice.attach_archive and game.edition >= SHEETS_EDITION:
         attached, filename = own_record(notice.player, game, at, package, folders), record_name(game, notice.player)
-    _fill(message, body_text(notice, package, folders), body_html(notice, package, folders),
+    text = body_text(notice, package, folders)
+    if game.edition >= SHEETS_EDITION:
+        text = fitted(text)
+    _fill(message, text, body_html(notice, package, folders),
           attached, filename, f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
     return message
 
@@ -257,7 +311,8 @@ def own_record(player: int, game: MailGame, at: datetime, package: str, folders:
     the rules let them know of the game, without the footer on how to
     answer. Games before it attached the player's whole mailbox, which
     for a long game made a mail of half a megabyte."""
-    return render_text("history", game.rules.history(game, player, at) | {"bare_footer": True}, package, folders)
+    return fitted(render_text("history", game.rules.history(game, player, at) | {"bare_footer": True}, package,
+                              folders))
 
 
-__all__ = ["Identity", "build", "message_id", "render_text"]
+__all__ = ["Identity", "build", "fitted", "message_id", "render_text"]
