@@ -82,10 +82,12 @@ def test_three_empires_play_a_fixed_length_game_by_mail_to_its_end(tmp_path):
             await world.act(bea.reply, "TURN 50\n")
             assert game.phase == "ended", game.phase
             assert "the game's length ran out" in game.outcome.reason or "won after turn 3" in game.outcome.reason
-            for player in players:
+            for number, (player, name) in enumerate(zip(players, ("Grok", "Winter", "Cygnus")), 1):
                 final = player.latest()
                 assert "The game is over" in str(final["Subject"])
-                assert any(part.get_filename() == "game-g1.mbox" for part in final.iter_attachments())
+                (record,) = final.iter_attachments()  # the empire's own record (edition 5 on, issue 22)
+                assert record.get_filename() == f"game-g1-player-{number}.txt"
+                assert f"Celestial Empire game g1: you are {name}" in record.get_content()
 
             key = world.daemon.store.key
             for number, player in enumerate(players, 1):

@@ -127,6 +127,23 @@ def test_without_the_fuel_for_the_whole_route_the_ship_stays_r58():
     assert answers(report)[1][2] == "not enough fuel: needs 4, has 3"
 
 
+def test_a_wrong_first_planet_is_the_reason_before_the_fuel_r60():
+    """Issue 22: a jump to a planet that does not exist, from a ship short of
+    fuel, was refused "not enough fuel"; the manual's reason is the planet
+    ("you got the first planet wrong, no fuel will be lost", l.1481-1482).
+    Games made before edition 5 keep their answer (routes_before_fuel False)."""
+    for before_fuel, answers_given in ((True, ["there is no planet 999: no fuel used (ruling R-60)",
+                                               "planet 103 is not linked to planet 101: no fuel used (ruling R-60)"]),
+                                       (False, ["not enough fuel: needs 1, has 0"] * 2)):
+        state = small_state()
+        state.routes_before_fuel = before_fuel
+        add_ship(state, 500, 1, 101, fuel=0)
+        add_ship(state, 501, 1, 101, fuel=0)
+        report = move(state, {1: ["S500J999", "S501J103"]})
+        assert [why for _, _, why in answers(report)] == answers_given
+        assert state.ships[500].planet == state.ships[501].planet == 101
+
+
 def test_orders_to_others_ships_are_answered_r5():
     state = small_state()
     add_ship(state, 600, 2, 101, fuel=10)

@@ -529,7 +529,7 @@ async def test_resign_ends_the_game_for_the_opponent_and_both_are_told(world):
     assert "== The game is over ==\nPlayer 1 resigned.\nScores: Player 2 23, you 0.\nPlayer 2 wins.\n" in alice
     assert "== The game is over ==\nPlayer 1 resigned.\nScores: you 23, Player 1 0.\nYou win.\n" in bob
     assert "What happened" not in bob  # no turn ran
-    assert theirs[0].get_payload()[-1].get_filename() == "game-g1.mbox"
+    assert theirs[0].get_payload()[-1].get_filename() == "game-g1-player-2.txt"  # Bob's record (issue 22)
     assert game(world).phase == "ended" and game(world).outcome.winner == 2
 
     # Afterwards nothing changes the game.

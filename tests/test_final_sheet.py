@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import mailbox
+import random
 import re
 import subprocess
 import sys
 
-from gmtest import SETUP_ALICE, SETUP_BOB, World, enclosures, own_text, text
+import pytest
+
+from gm.pbem.operator.admin import verify_replay
+from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, World, enclosures, own_text, text
 
 BOB_TURN2 = "bRz1Rz3 Gv1 Gw1 sBv1 sBw1 sBx1 sBy1 sBz1 sOv1 sOw1 sOx1 sOy1 sOz1 sGv1 sGw1 sRz5 sRz4"
 TURNS = [("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
@@ -94,3 +99,62 @@ def test_status_after_the_end_says_the_game_is_over(tmp_path):
     html = reply.get_body(preferencelist=("html",)).get_content()
     assert "turn 4" not in html.lower()
     assert "The game is over" in plain and record_of(plain) == record_of(text(final))
+
+
+FINAL_MAIL_LIMIT = 60_000
+"""Issue 22: the final sheet used to attach the player's whole mailbox
+(about 500 KB for a game of twenty turns); a player's final mail stays
+under this many bytes for a typical game."""
+
+
+def test_the_final_sheet_attaches_the_players_own_record_not_their_mailbox(tmp_path):
+    (alice, bob), _ = play(tmp_path)
+    for number, message in ((1, alice), (2, bob)):
+        assert len(message.as_bytes()) < FINAL_MAIL_LIMIT
+        (attachment,) = message.iter_attachments()
+        assert attachment.get_filename() == f"game-g1-player-{number}.txt"
+        assert attachment.get_content_type() == "text/plain"
+        record = attachment.get_content()
+        assert record.startswith(f"Spaceships game g1: you are Player {number}")
+        assert [line for line in record.splitlines() if len(line) > 78] == []
+        assert "Your setup:" in record and all(f"== Turn {n} (" in record for n in (1, 2, 3))
+        assert "password" not in record and "Reply to" not in record  # no footer on how to answer
+        assert f"game-g1-player-{number}.txt" in text(message)  # the sheet says what is attached
+    assert "REJECTED: " in next(bob.iter_attachments()).get_content()  # Bob's own rejected orders
+
+
+def test_the_final_mail_of_a_game_against_the_robot_stays_small(tmp_path):
+    """Eight mails of Alice's against the robot (setup and seven turns): her
+    final mail was 198 KB with her mailbox attached; with her record, 24 KB."""
+    from test_robot_by_mail import play_out, robot_game
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            game_id = robot_game(world)
+            await world.settle()
+            await play_out(world, game_id, random.Random(7))
+            return world.alice.latest()
+    final = asyncio.run(scenario())
+    assert "game is over" in str(final["Subject"]).lower()
+    assert len(final.as_bytes()) < FINAL_MAIL_LIMIT, len(final.as_bytes())
+
+
+def test_a_game_of_edition_4_still_attaches_the_players_own_mailbox(tmp_path):
+    """A game made before issue 22 keeps answering as it did (its archive
+    replays byte for byte): its final sheet attaches the player's mailbox."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("gm.pbem.archive.creation.EDITION", 4)
+        (alice, _), _ = play(tmp_path)
+    (attachment,) = list(alice.iter_attachments())
+    assert attachment.get_filename() == "game-g1.mbox"
+    assert "The whole game is attached as a mailbox (game-g1.mbox)." in text(alice)
+    mbox_path = tmp_path / "attached.mbox"
+    mbox_path.write_bytes(attachment.get_content())
+    attached = mailbox.mbox(str(mbox_path))
+    subjects = [str(m["Subject"]) for m in attached]
+    assert "Invitation" in subjects[0] and "Turn 2 results" in " ".join(subjects)
+    assert not any("the game is over" in s for s in subjects)  # up to the last orders
+    assert {str(m["To"]) for m in attached} == {ALICE}  # her own mailbox: what the GM sent her
+    assert b"@@GM-SECRET" not in mbox_path.read_bytes() and BOB.encode() not in mbox_path.read_bytes()
+    count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
+    assert count and differences == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from datetime import UTC
@@ -117,6 +118,24 @@ def test_gm_new_names_the_game_and_gm_games_shows_it_at_once(tmp_path):
     daemon_step(data)
     listed = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
     assert [line.split()[:3] for line in listed] == [["g1", "spaceships", "setup"], ["g2", "gridfighters", "setup"]]
+
+
+def test_gm_games_columns_stay_in_line_with_a_long_game_name(tmp_path):
+    """Issue 22: `celestial-empire` is wider than the game column was, so its
+    row's state and players stood out of line; the columns fit their content."""
+    data = str(tmp_path / "data")
+    daemon_step(data)
+    for game in ("spaceships", "celestial-empire", "gridfighters"):
+        gm("new", "--data", data, "--player", "a@example.org", "--player", "b@example.org", "--game", game,
+           cwd=tmp_path)
+    requested = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
+    daemon_step(data)
+    set_up = gm("games", "--data", data, cwd=tmp_path).stdout.splitlines()
+    assert [line.split()[1:3] for line in requested] == [[game, "requested"] for game in
+                                                         ("spaceships", "celestial-empire", "gridfighters")]
+    assert len({line.index("requested") for line in requested}) == 1, requested
+    assert [line.split()[1] for line in set_up] == ["spaceships", "celestial-empire", "gridfighters"]
+    assert len({re.match(r"\S+ +\S+ +", line).end() for line in set_up}) == 1, set_up
 
 
 def test_a_creation_request_for_a_taken_id_goes_to_the_shunt(tmp_path):

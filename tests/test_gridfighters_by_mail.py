@@ -73,7 +73,9 @@ def test_two_players_play_grid_fighters_by_mail_to_the_end(tmp_path):
                 final = player.latest()
                 assert "the game is over" in str(final["Subject"]).lower()
                 assert "The game is over: " in text(final)
-                assert any(part.get_filename() == "game-g1.mbox" for part in final.iter_attachments())
+                (record,) = final.iter_attachments()  # the player's own record (edition 5 on, issue 22)
+                assert record.get_filename() == f"game-g1-player-{1 if player is world.alice else 2}.txt"
+                assert "Grid Fighters game g1: you are " in record.get_content()
             assert moves >= 1
 
             key = world.daemon.store.key

@@ -102,8 +102,9 @@ def test_nothing_of_the_opponent_reaches_a_player_but_what_the_gm_relays(tmp_pat
                 delivered[1 if ALICE in to else 2].append(raw)
         for player, opponent in ((1, 2), (2, 1)):
             blobs = [b for raw in delivered[player] for b in texts(raw)]
-            attachments = [raw for raw in delivered[player] if b"application/mbox" in raw]
-            assert attachments, "the final sheet attaches the player's mailbox"
+            record = f'filename="game-g1-player-{player}.txt"'.encode()
+            attachments = [raw for raw in delivered[player] if record in raw]
+            assert attachments, "the final sheet attaches the player's own record (edition 5 on, issue 22)"
             assert leaks(blobs, opponent, key) == []
             assert any(PRESS[opponent].encode() in b for b in blobs)  # what the GM relays does arrive
             exported = tmp_path / f"p{player}.mbox"

@@ -101,21 +101,29 @@ def _games(args: argparse.Namespace) -> int:
     requested = [r for r in pending_requests(data) if r["game"] not in {g for g, _ in games}]
     rows = []
     for r in requested:
-        rows.append((r["game"], f"{r['game']:<6} {r['kind']:<13} {'requested':<10} {' vs '.join(r['players'])}"))
-    for game_id, game in games:
+        rows.append((r["game"], r["kind"], "requested", " vs ".join(r["players"]), ""))
+    for _, game in games:
         d = describe_game(game)
         state = d["phase"] if d["phase"] != "play" else f"{game.rules.turn_word} {d['turn']}"
         state += " paused" if game.paused else ""
         deadline = f"deadline {d['deadline']}" if d["deadline"] else ""
         deadline += "".join(f"  {alias} away until {until}" for alias, until in d["absent"].items())
         deadline += f"  {len(d['observers'])} watching" if d["observers"] else ""
-        rows.append((game_id,
-                     f"{d['game']:<6} {d['kind']:<13} {state:<10} {' vs '.join(d['players'])}  {deadline}".rstrip()))
+        rows.append((d["game"], d["kind"], state, " vs ".join(d["players"]), deadline))
     if not rows:
         print("no games")
-    for _, line in sorted(rows, key=lambda row: (len(row[0]), row[0])):
+    for line in _columns(sorted(rows, key=lambda row: (len(row[0]), row[0]))):
         print(line)
     return 0
+
+
+def _columns(rows: list[tuple[str, str, str, str, str]]) -> list[str]:
+    """The listing's lines: the id, game and state columns as wide as their
+    widest entry (a name like celestial-empire must not push its row out of
+    line), then the players and whatever follows them."""
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
+    return [(" ".join(cell.ljust(width) for cell, width in zip(row[:3], widths))
+             + f" {row[3]}  {row[4]}").rstrip() for row in rows]
 
 
 def _show(args: argparse.Namespace) -> int:

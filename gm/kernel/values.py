@@ -21,7 +21,7 @@ ENDED = "ended"
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 4
+EDITION = 5
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
@@ -31,6 +31,15 @@ LIGHT_MAIL_EDITION = 4
 block and classes in place of per-cell inline styles, and the text and HTML
 parts of the players' mail sent as 7bit, not quoted-printable, when they are
 ASCII in lines of at most 998 characters (`gm.pbem.writing.mailer.build`)."""
+SHEETS_EDITION = 5
+"""The first edition of issue 22's sheets: every plain-text part keeps to
+78 columns (`gm.pbem.writing.mailer.fitted`); the final sheet attaches the
+player's own record of the game in place of their whole mailbox; the Grid
+Fighters HTML sheet colours each side as the web archive does; the
+Celestial Empire HTML sheet fits a phone's width and names the reader's
+empire in its scores, its ``check`` tries the orders against the empire as
+it stands, and its turn refuses a jump to a wrong first planet for that,
+not for the fuel."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;

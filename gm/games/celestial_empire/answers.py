@@ -61,6 +61,18 @@ def planet_not_yours(number: int) -> str:
     return f"planet {number} is not yours"
 
 
+def no_such_planet(number: int) -> str:
+    """The answer to an order that names, as a place (a scan's target, a
+    jump's first planet), a planet the galaxy does not have (R-60, R-61).
+    Not a secret: the galaxy's planets are numbered 100 to 355, all of them."""
+    return f"there is no planet {number}"
+
+
+def no_such_empire(name: str) -> str:
+    """The answer to an order naming an empire that is not in the game (R-2)."""
+    return f"there is no empire called {name}"
+
+
 def owned_ship(state: GameState, empire: int, number: int) -> Ship | None:
     """Ship ``number`` if ``empire`` owns it now, else None (whether it exists or not)."""
     ship = state.ships.get(number)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .answers import own_planet, own_ship
+from .answers import no_such_empire, no_such_planet, own_planet, own_ship
 from .orders import AllianceLevel, NameShip, Order, ShipOrder
 from .orders_empire import (
     AllianceMessage,
@@ -88,7 +88,7 @@ def alliances(state: GameState, orders: Sequence[tuple[int, Order]], report: Rep
         assert isinstance(order, (MoreFriendly, MoreHostile))
         other = state.empire_named(order.player)
         if other is None:
-            report.refused(empire, order, f"there is no empire called {order.player}")
+            report.refused(empire, order, no_such_empire(order.player))
             continue
         if other == empire:
             report.refused(empire, order, "you cannot rate yourself")
@@ -119,7 +119,7 @@ def scanning(state: GameState, orders: Sequence[tuple[int, Order]], report: Repo
         assert isinstance(order, Scan)
         done = report.scanned.setdefault(empire, [])
         if order.planet not in state.planets:
-            report.refused(empire, order, f"there is no planet {order.planet}")
+            report.refused(empire, order, no_such_planet(order.planet))
         elif order.planet in done:
             continue  # "Scans will only appear once in the desire list" (l.2379)
         elif len(done) >= scans_available(state, empire):
@@ -171,7 +171,7 @@ def messages(state: GameState, orders: Sequence[tuple[int, Order]], report: Repo
         elif isinstance(order, PersonalMessage):
             to = state.empire_named(order.to)
             if to is None or to == NEUTRAL:
-                report.refused(empire, order, f"there is no empire called {order.to}")
+                report.refused(empire, order, no_such_empire(order.to))
             elif to == empire:
                 report.refused(empire, order, "a message to yourself goes nowhere")
             else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .answers import own_planet, own_ship
+from .answers import no_such_empire, own_planet, own_ship
 from .orders import GiftShip, Order
 from .orders_empire import GiftPlanet
 from .report import Report
@@ -55,7 +55,7 @@ def gifting(state: GameState, orders: Sequence[tuple[int, Order]], report: Repor
         to = recipient(state, order.player)
         why = ""
         if to is None:
-            why = f"there is no empire called {order.player}"
+            why = no_such_empire(order.player)
         elif to == empire:
             why = f"{what} is already yours"
         elif kind == "ship" and to == NEUTRAL:

@@ -23,8 +23,21 @@ from typing import Any
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
 from ...kernel.protocol import GameRules, Table, TurnPolicy
-from ...kernel.values import ENDED, PLAY, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
+from ...kernel.values import (
+    ENDED,
+    PLAY,
+    SHEETS_EDITION,
+    Did,
+    EndKind,
+    GameEnd,
+    Notice,
+    PlayerMail,
+    Reply,
+    Submitted,
+    Turn,
+)
 from . import sheets
+from .checking import check_lines
 from .command_help import COMMANDS_HELP
 from .galaxy import generate
 from .notation import parse_orders
@@ -100,6 +113,12 @@ class CelestialEmpire(GameRules[Play]):
     has_setup = False
     """No setup: every empire starts from its home planet."""
 
+    def template_folders(self, edition: int) -> tuple[str, ...]:
+        """The HTML sheet of games made before `SHEETS_EDITION` (scores by
+        number alone, a reply's text too wide for a phone) is kept in
+        templates/edition4."""
+        return ("templates/edition4", "templates") if edition < SHEETS_EDITION else ("templates",)
+
     def describe_variant(self, variant: str) -> str:
         """The variant's rules in words, for invitations (its conditions of victory and length)."""
         return variant_named(variant).describe()
@@ -140,6 +159,7 @@ class CelestialEmpire(GameRules[Play]):
         variant = variant_named(game.variant)
         state = new_game(galaxy, [s.alias for s in game.seats])
         state.voting = variant.conditions.length is Length.VOTED
+        state.routes_before_fuel = game.edition >= SHEETS_EDITION
         return Play(terms, variant, state)
 
     def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
@@ -189,7 +209,13 @@ class CelestialEmpire(GameRules[Play]):
         research = research_comments(mail.lines)
         if mail.mode == "check":
             reply.data["checked"] = [str(order) for order in orders]
-            reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)}: not submitted, as you asked")
+            counted = f"checked {len(orders)} order{'s' * (len(orders) != 1)}"
+            if game.edition < SHEETS_EDITION:  # a check only read the orders
+                reply.done.append(f"{counted}: not submitted, as you asked")
+                return Submitted(Did.CHECKED)
+            refused = reply.data["check_refused"] = check_lines(play.state, empire, lines)
+            found = f"{len(refused)} the turn would refuse (below)" if refused else "none the turn would refuse"
+            reply.done.append(f"{counted} against your empire as it stands: {found}; not submitted, as you asked")
             return Submitted(Did.CHECKED)
         did = Did.ACCEPTED
         if orders:

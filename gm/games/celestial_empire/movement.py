@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .answers import own_ship
+from .answers import no_such_planet, own_ship
 from .damage import pdu_passage_fire
 from .formulas import MAX_JUMP, effective_efficiency, fuel
 from .orders import Order
@@ -99,15 +99,33 @@ def _jump(state: GameState, empire: int, order: Jump, report: Report, battled: f
     report.did(empire, order, done)
 
 
+def route_problem(state: GameState, ship: Ship, path: tuple[int, ...]) -> str:
+    """Why a route cannot be started from where ``ship`` is, whatever the
+    rest of the turn does: its first planet does not exist, or is not linked
+    to the ship's ("you got the first planet wrong, no fuel will be lost",
+    l.1481-1482; ruling R-60); "" if it can. The turn and ``check`` both ask."""
+    first = path[0]
+    if first not in state.planets:
+        return f"{no_such_planet(first)}: no fuel used (ruling R-60)"
+    if first not in state.planets[ship.planet].links:
+        return f"planet {first} is not linked to planet {ship.planet}: no fuel used (ruling R-60)"
+    return ""
+
+
 def _cannot_start(state: GameState, ship: Ship, order: Jump, battled: frozenset[int],
                   held: dict[int, int], moved: set[int]) -> str:
-    """Why the jump cannot start (nothing is paid then), or "" if it can."""
+    """Why the jump cannot start (nothing is paid then), or "" if it can.
+    A wrong first planet is the reason before the fuel is counted in games
+    that say so (`GameState.routes_before_fuel`); older games counted the
+    fuel first, and called a planet that does not exist "not linked"."""
     if ship.number in moved:
         return f"ship {ship.number} has already moved this turn"
     if ship.number in battled:
         return f"ship {ship.number} initiated battle this turn and cannot jump by itself (ruling R-49)"
     if ship.number in held:
         return f"ship {ship.number} is held by tractor beams and follows the ship that holds it (ruling R-58)"
+    if state.routes_before_fuel and (why := route_problem(state, ship, order.path)):
+        return why
     efficiency = effective_efficiency(ship)
     cost = fuel(len(order.path), efficiency)
     if cost is None:

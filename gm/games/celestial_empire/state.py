@@ -158,6 +158,11 @@ class GameState:
     voting: bool = True
     """Whether the empires vote on the game's length (``TURNxx``, l.1998-2008);
     a game whose variant fixes its length, or plays until won, says no (R-72)."""
+    routes_before_fuel: bool = False
+    """Whether a jump whose first planet does not exist, or is not linked to
+    the ship's, is refused for that before its fuel is counted (R-60), as in
+    games of gm's mail rules edition 5 on; games made before answered "not
+    enough fuel" when the hold was short too, and kept that answer."""
 
     def copy(self) -> GameState:
         """A deep copy, for a turn to change."""

@@ -20,7 +20,19 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
-from ...kernel.values import ENDED, SETUP, Did, EndKind, GameEnd, Notice, PlayerMail, Reply, Submitted, Turn
+from ...kernel.values import (
+    ENDED,
+    SETUP,
+    SHEETS_EDITION,
+    Did,
+    EndKind,
+    GameEnd,
+    Notice,
+    PlayerMail,
+    Reply,
+    Submitted,
+    Turn,
+)
 from . import robot_seat, sheets, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
@@ -77,6 +89,12 @@ class GridFighters(GameRules[Play]):
     orders_word = "move"
     templates = "gm.games.gridfighters"
     ended_reply_subject = "This game is over"
+
+    def template_folders(self, edition: int) -> tuple[str, ...]:
+        """The HTML sheet of games made before `SHEETS_EDITION`, which
+        coloured the squares by whose sheet it was, is kept in
+        templates/edition4."""
+        return ("templates/edition4", "templates") if edition < SHEETS_EDITION else ("templates",)
 
     def describe_variant(self, variant: str) -> str:
         return variant_named(variant).describe()

@@ -30,6 +30,12 @@ def side(player: int) -> str:
     return SIDES[player]
 
 
+def side_class(player: int) -> str:
+    """The HTML class of a square holding the side's pieces, in the sheet and
+    the web archive alike; templates/_sides.css gives each its one colour."""
+    return SIDES[player].lower()
+
+
 def opponent(game: Table, player: int) -> Seat:
     """Grid Fighters has two seats: the other one."""
     return game.seat(3 - player)
@@ -47,6 +53,8 @@ def common(game: Table, player: int, at: datetime | None = None) -> dict[str, An
         "side": side(player),
         "rows": "A to E" if player == 1 else "F to J",
         "opponent_side": side(3 - player),
+        "side_class": side_class(player),
+        "opponent_class": side_class(3 - player),
         "ruleset": game.play.variant.describe(),
         "variant": game.variant,
         "turn": game.turn,

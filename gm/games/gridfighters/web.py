@@ -17,7 +17,7 @@ from .board import Square
 from .events import MoveReport
 from .game import Grid
 from .notation import Move
-from .sheets import ROWS, SIDES, happened, name
+from .sheets import ROWS, SIDES, happened, name, side_class
 
 
 def _replayed(game: Table) -> list[tuple[Grid, Any]] | None:
@@ -56,7 +56,7 @@ def _board(grid: Grid) -> list[dict[str, Any]]:
             square = Square(row, column)
             sides = [[n for n, p in grid.pieces[s].items() if p.destroyed is None and p.at == square] for s in (0, 1)]
             text = " ".join(f"{pieces[0]}{'+' if len(pieces) > 1 else ''}" for pieces in sides if pieces)
-            css = "both" if sides[0] and sides[1] else "red" if sides[0] else "blue" if sides[1] else ""
+            css = "both" if sides[0] and sides[1] else side_class(1) if sides[0] else side_class(2) if sides[1] else ""
             cells.append({"text": text, "css": css, "title": ", ".join(
                 f"{SIDES[s + 1]} {n}" for s in (0, 1) for n in sides[s])})
         rows.append({"letter": ROWS[row], "cells": cells})

@@ -13,7 +13,7 @@ from typing import Any
 from ...kernel import shown
 from ...kernel.protocol import Table
 from ...kernel.text import wrap
-from ...kernel.values import ENDED, Seat
+from ...kernel.values import ENDED, SHEETS_EDITION, Seat
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
@@ -277,6 +277,9 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
     if game.phase == ENDED:
         data["outcome"] = outcome_data(game, player)
         data["records"] = record_lines(game, player) if game.edition >= 2 else _records_edition_1(game)
+        data["attached"] = (f"The whole game is attached as a mailbox (game-{game.id}.mbox)."
+                            if game.edition < SHEETS_EDITION else
+                            f"Your record of the game ('history') is attached: game-{game.id}-player-{player}.txt.")
     else:
         data["next"] = next_turn(game, player)
         data["in_force"] = in_force(game, player)

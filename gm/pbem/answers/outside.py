@@ -37,7 +37,7 @@ from ..intake.decisions import Shunted
 from ..intake.limits import DailyCounts, Limits, normalized
 from ..operator.admin import request_game
 from ..state.resident import Games
-from ..writing.mailer import GAME_HEADER, Identity, render_text
+from ..writing.mailer import GAME_HEADER, Identity, fitted, render_text
 from ..writing.writer import Mail, as_bytes, text_body
 
 CHALLENGE_HEADER = "X-GM-Challenge"
@@ -333,7 +333,7 @@ class OutsideMail:
         message["Message-ID"] = f"<{name}@{master.identity.domain}>"
         message["Auto-Submitted"] = auto
         message[GAME_HEADER] = name.split(".")[0]
-        text_body(message, render_text(template, data))
+        text_body(message, fitted(render_text(template, data)))
         if name not in master.store.sent and name not in master.store.outbox:
             master.store.outbox.add(as_bytes(message), name)
 

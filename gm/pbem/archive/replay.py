@@ -28,7 +28,7 @@ from email.utils import parseaddr
 
 from ...kernel import engine
 from ...kernel.model import MailGame
-from ...kernel.values import Bouncing, Created, Event, Notice, PlayerMail
+from ...kernel.values import SHEETS_EDITION, Bouncing, Created, Event, Notice, PlayerMail
 from ...mail.headers import message_id_of
 from ...mail.reading import parse_message, player_text
 from ...storage import DurableMaildir
@@ -303,7 +303,7 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
         data = b""
         if render:
             attachment = None
-            if notice.attach_archive and archive is not None:
+            if notice.attach_archive and archive is not None and game.edition < SHEETS_EDITION:  # later: a record
                 if legacy:  # replaying an event of format 1 as it was sent
                     attachment = _whole_archive_so_far(archive, number, pending)
                 else:

@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 
 from ...kernel.model import MailGame
-from ...kernel.values import LIGHT_MAIL_EDITION, Notice
+from ...kernel.values import LIGHT_MAIL_EDITION, SHEETS_EDITION, Notice
 from ..data.tokens import PLACEHOLDER
 from .writer import Mail, _fill
 
@@ -99,6 +99,57 @@ def _hang(text: str, indent: int, width: int = 78) -> str:
     ``width``; continuation lines start at ``indent`` too."""
     lines = textwrap.wrap(str(text), width - indent, break_on_hyphens=False, break_long_words=False)
     return ("\n" + " " * indent).join(lines)
+
+
+WIDTH = 78
+"""The widest line of a plain-text part gm sends (games of `SHEETS_EDITION` on)."""
+
+
+def fitted(text: str, width: int = WIDTH) -> str:
+    """``text`` with every line over ``width`` broken to fit, so that no
+    alias, date or name a template could not foresee pushes a line past it.
+    A line is broken after the colon that introduces the rest, when the
+    rest then fits, or else at the last space that fits; what follows
+    hangs at the line's indentation (under the text of a ``- `` item), or,
+    when the line's sentence goes on in the next line (the line ends
+    without a stop and the next, as indented, starts in lower case), runs
+    on into it. A line holding a word too long to fit beside its
+    indentation (a grid row, a URL, an address, a token) cannot be broken
+    and stays whole. Lines that fit are left as they are."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for n, line in enumerate(lines):
+        pieces = _fit(line, width)
+        following = lines[n + 1] if n + 1 < len(lines) else ""
+        if len(pieces) > 1 and _runs_on(pieces[-1], following):
+            lines[n + 1] = following[:_indent(following)] + pieces.pop().strip() + " " + following.lstrip(" ")
+        out.extend(pieces)
+    return "\n".join(out)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _runs_on(rest: str, following: str) -> bool:
+    """Whether the words left over from breaking a line belong in front of
+    ``following``: the sentence goes on there."""
+    body = following.lstrip(" ")
+    return (bool(body) and body[0].islower() and not rest.rstrip().endswith((".", ":", ";", "?", "!"))
+            and _indent(following) == _indent(rest))
+
+
+def _fit(line: str, width: int) -> list[str]:
+    body = line.lstrip(" ")
+    indent = len(line) - len(body)
+    if len(line) <= width or any(indent + len(word) > width for word in body.split()):
+        return [line]
+    hang = " " * (indent + 2 if body.startswith("- ") else indent)
+    colon = line.find(": ", indent)
+    if 0 <= colon < width and len(hang) + len(line) - colon - 2 <= width:
+        return [line[:colon + 1], hang + line[colon + 2:]]
+    return textwrap.wrap(body, width, initial_indent=" " * indent, subsequent_indent=hang,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def render_html(template: str, data: dict[str, Any], package: str = KERNEL,
@@ -210,7 +261,8 @@ def build(
     `gm.pbem.writing.observers.build_observer`). ``thread`` is the Message-IDs of
     earlier mail in this player's conversation, oldest first; ``archive`` is
     the player's mailbox of the game so far, attached when the notice asks
-    for it; ``given_id`` is the Message-ID of a message that answers no
+    for it in games before `SHEETS_EDITION` (from it, their record,
+    `own_record`); ``given_id`` is the Message-ID of a message that answers no
     event (an event's is `message_id`).
 
     It is written out by the one writer of gm's mail (`gm.pbem.writing.writer`).
@@ -235,10 +287,32 @@ def build(
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
-    attached = archive if notice.attach_archive else None
-    _fill(message, body_text(notice, package, folders), body_html(notice, package, folders),
-          attached, f"game-{game.id}.mbox", f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
+    attached: bytes | str | None = archive if notice.attach_archive else None
+    filename = f"game-{game.id}.mbox"
+    if notice.attach_archive and game.edition >= SHEETS_EDITION:
+        attached, filename = own_record(notice.player, game, at, package, folders), record_name(game, notice.player)
+    text = body_text(notice, package, folders)
+    if game.edition >= SHEETS_EDITION:
+        text = fitted(text)
+    _fill(message, text, body_html(notice, package, folders),
+          attached, filename, f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
     return message
 
 
-__all__ = ["Identity", "build", "message_id", "render_text"]
+def record_name(game: MailGame, player: int) -> str:
+    """The file name of a player's record of the game, attached to their final
+    sheet and to an observer's result alike."""
+    return f"game-{game.id}-player-{player}.txt"
+
+
+def own_record(player: int, game: MailGame, at: datetime, package: str, folders: tuple[str, ...]) -> str:
+    """The record a final sheet attaches to a player's mail in games of
+    `SHEETS_EDITION` on: their ``history`` sheet as it stands, all that
+    the rules let them know of the game, without the footer on how to
+    answer. Games before it attached the player's whole mailbox, which
+    for a long game made a mail of half a megabyte."""
+    return fitted(render_text("history", game.rules.history(game, player, at) | {"bare_footer": True}, package,
+                              folders))
+
+
+__all__ = ["Identity", "build", "fitted", "message_id", "render_text"]

@@ -15,9 +15,9 @@ from datetime import datetime
 from email.utils import format_datetime
 
 from ...kernel.model import MailGame
-from ...kernel.values import Notice
+from ...kernel.values import SHEETS_EDITION, Notice
 from ..data.tokens import MASK, PLACEHOLDER
-from .mailer import GAME_HEADER, Identity, message_id, render_text
+from .mailer import GAME_HEADER, Identity, fitted, message_id, record_name, render_text
 from .writer import Mail, with_attachments
 
 OBSERVER_HEADER = "X-GM-Observer"
@@ -58,9 +58,10 @@ def build_observer(notice: Notice, game: MailGame, identity: Identity, event: in
     message[GAME_HEADER] = game.id
     message[OBSERVER_HEADER] = str(notice.observer)
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
-    records = [(f"game-{game.id}-player-{record['player']}.txt",
-                _masked(render_text("history", record["data"] | _as_observed(game, record), package, folders)))
+    fit = fitted if game.edition >= SHEETS_EDITION else str
+    records = [(record_name(game, record["player"]),
+                _masked(fit(render_text("history", record["data"] | _as_observed(game, record), package, folders))))
                for record in notice.data.get("records", [])]
-    with_attachments(message, _masked(render_text(notice.template, notice.data, package, folders)), records,
+    with_attachments(message, _masked(fit(render_text(notice.template, notice.data, package, folders))), records,
                      f"gm-{game.id}-{event}-{position}")
     return message

@@ -76,12 +76,13 @@ class _Part:
         return "".join(_field(name, value) for name, value in self.fields) + CRLF + self.body
 
 
-def _fill(message: Mail, text: str, html: str | None, attached: bytes | None, filename: str, stem: str,
+def _fill(message: Mail, text: str, html: str | None, attached: bytes | str | None, filename: str, stem: str,
           light: bool) -> None:
     """Give ``message`` its MIME fields and body: ``text``, with ``html`` as
-    its alternative and ``attached`` (an mbox) as an attachment if they are
-    not None, as ``set_content``, ``add_alternative``, ``add_attachment``
-    and `_fix_boundaries` (``stem``) did on an ``EmailMessage``."""
+    its alternative and ``attached`` (an mbox, or a text file: a player's
+    record) as an attachment if they are not None, as ``set_content``,
+    ``add_alternative``, ``add_attachment`` and `_fix_boundaries`
+    (``stem``) did on an ``EmailMessage``."""
     plain = _text_part(text, "plain", light)
     if html is None and attached is None:
         _single(message, plain)
@@ -92,7 +93,9 @@ def _fill(message: Mail, text: str, html: str | None, attached: bytes | None, fi
         body = _multipart("alternative", f"=_{stem}-{0 if attached is None else 1}",
                           [plain, _text_part(html, "html", light, mime_version=True)])
     if attached is not None:
-        body = _multipart("mixed", f"=_{stem}-0", [body, _attachment(attached, filename)])
+        file = (_text_part(attached, "plain", light, mime_version=True, filename=filename) if isinstance(attached, str)
+                else _attachment(attached, filename))
+        body = _multipart("mixed", f"=_{stem}-0", [body, file])
     _outer(message, body)
 
 
