@@ -21,16 +21,25 @@ ENDED = "ended"
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 4
+EDITION = 5
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
 edition 1 is every game made before editions were recorded."""
-LIGHT_MAIL_EDITION = 4
+LIGHT_MAIL_EDITION = 5
 """The first edition whose mail is light: HTML sheets styled by a ``<style>``
 block and classes in place of per-cell inline styles, and the text and HTML
 parts of the players' mail sent as 7bit, not quoted-printable, when they are
 ASCII in lines of at most 998 characters (`gm.pbem.writing.mailer.build`)."""
+WORDS_EDITION = 5
+"""The first edition whose mail says what is true where earlier ones did
+not (issue 22): the footer says that only orders (or a setup) sent again
+replace the earlier ones, never chat, press or commands; Celestial Empire's
+footer says "or earlier" only in a game that does not wait for its deadline;
+a sheet sent again after the game ended does not promise the mailbox that
+only the final mail had; the sheet after a missed deadline says how many
+more forfeit the game. Games of earlier editions keep the earlier words
+(each game's templates/edition4 holds what differs)."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;

@@ -261,7 +261,8 @@ class CelestialEmpire(GameRules[Play]):
         every sheet shows."""
         play: Play = game.play
         return super().common(game, player, at) | {
-            "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
+            "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn,
+            "wait_for_deadline": game.options.wait_for_deadline}
 
     def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         """The help sheet: the commands, and every order's form with its meaning and an example."""

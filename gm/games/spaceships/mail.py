@@ -24,6 +24,7 @@ from ...kernel.values import (
     LIGHT_MAIL_EDITION,
     PLAY,
     SETUP,
+    WORDS_EDITION,
     Did,
     EndKind,
     GameEnd,
@@ -97,11 +98,14 @@ class Spaceships(GameRules[Play]):
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """Edition 1's turn sheets are kept as they were in templates/edition1,
-        and the HTML sheet of editions 2 and 3 (inline styles) in
-        templates/edition3."""
+        the HTML sheet of editions 2 and 3 (inline styles) in
+        templates/edition3, and the words of editions before
+        `WORDS_EDITION` in templates/edition4."""
         if edition < 2:
-            return ("templates/edition1", "templates")
-        return ("templates/edition3", "templates") if edition < LIGHT_MAIL_EDITION else ("templates",)
+            return ("templates/edition1", "templates/edition4", "templates")
+        if edition < LIGHT_MAIL_EDITION:
+            return ("templates/edition3", "templates/edition4", "templates")
+        return ("templates/edition4", "templates") if edition < WORDS_EDITION else ("templates",)
 
     def describe_variant(self, variant: str) -> str:
         return ruleset_named(variant).describe()

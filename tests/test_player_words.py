@@ -1,0 +1,58 @@
+"""What a player reads says what is true (issue 22, small ones), in games
+of `WORDS_EDITION` on; games of earlier editions keep their words, so that
+their archives replay byte for byte (tests/test_editions.py)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from gmtest import SETUP_ALICE, SETUP_BOB, World, run, text
+
+TRUE_FOOTER = ("Orders sent again before the turn runs replace all your earlier orders for the turn, so send them "
+               "all each time; chat, press and commands replace nothing.")
+
+
+def said(message) -> str:
+    """A message's plain text on one line, its words single-spaced."""
+    return " ".join(text(message).split())
+
+
+def test_every_footer_says_only_orders_replace_orders_never_chat_press_or_commands(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            invitation = said(world.alice.latest())
+            assert "A setup sent again replaces your earlier one; chat, press and commands replace nothing." \
+                in invitation
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            await world.act(world.alice.reply, "Rv1")
+            await world.act(world.alice.reply, "message good luck")
+            reply = said(world.alice.latest())
+            assert [str(order) for order in world.daemon.master.games["g1"].play.pending[1]] == ["Rv1"]
+            assert TRUE_FOOTER in reply and "replaces everything" not in reply
+            for message in world.alice.inbox() + world.bob.inbox():
+                assert "replaces everything" not in said(message)
+    run(scenario())
+
+
+def test_grid_fighters_footer_says_a_move_is_made_at_once(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(game="gridfighters")
+            assert "A setup sent again replaces your earlier one; chat, press and commands replace nothing." \
+                in said(world.alice.latest())
+    run(scenario())
+
+
+def test_celestial_empire_footer_says_or_earlier_only_where_it_is_true(tmp_path):
+    async def scenario(wait: bool) -> str:
+        async with World(tmp_path / str(wait)) as world:
+            await world.new_game(game="celestial-empire", wait_for_deadline=wait, deadline=timedelta(hours=24))
+            return said(world.alice.latest())
+
+    waiting = run(scenario(True))
+    assert "The turn runs at the deadline. If your mail program" in waiting and "or earlier" not in waiting
+    assert TRUE_FOOTER in waiting
+    early = run(scenario(False))
+    assert "The turn runs at the deadline, or earlier once every empire's orders are in." in early
