@@ -56,3 +56,35 @@ def test_celestial_empire_footer_says_or_earlier_only_where_it_is_true(tmp_path)
     assert TRUE_FOOTER in waiting
     early = run(scenario(False))
     assert "The turn runs at the deadline, or earlier once every empire's orders are in." in early
+
+
+STANDARD_WIN_ORDERS = [("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
+                       ("bYx3Yx5 Yy3 Yy4 Gx3 Gx4 Gy3 Gy4", "Gv1 Gw1 sBv1 sBw1"),
+                       ("Gz1 Gz2", "Ov1")]
+"""standard-win.rec's turns, by mail: the game ends after turn 3."""
+
+
+async def played_to_the_end(world: World) -> None:
+    await world.new_game()
+    await world.act(world.alice.reply, SETUP_ALICE)
+    await world.act(world.bob.reply, SETUP_BOB)
+    for alice, bob in STANDARD_WIN_ORDERS:
+        await world.act(world.alice.reply, alice)
+        await world.act(world.bob.reply, bob)
+
+
+def test_status_after_the_end_does_not_promise_the_mailbox_only_the_final_mail_had(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await played_to_the_end(world)
+            final = world.alice.latest()
+            assert "The whole game is attached as a mailbox (game-g1.mbox)." in said(final)
+            assert [part.get_filename() for part in final.iter_attachments()] == ["game-g1.mbox"]
+            await world.act(world.alice.reply, "status")
+            again = world.alice.latest()
+            assert "The game is over: your final sheet" in str(again["Subject"])
+            assert list(again.iter_attachments()) == []
+            assert "is attached" not in said(again)
+            assert ("The whole game came as a mailbox (game-g1.mbox) attached to the mail that ended it; if you "
+                    "no longer have it, the GM's operator can export it again.") in said(again)
+    run(scenario())

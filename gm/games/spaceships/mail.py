@@ -249,7 +249,10 @@ class Spaceships(GameRules[Play]):
         last = play.game.reports[-1] if play.game.reports else None
         ended = game.phase == ENDED and game.edition >= 2
         subject = "The game is over: your final sheet" if ended else f"Turn {game.turn}: your sheet"
-        return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
+        data = sheets.sheet(game, player, at, last)
+        if game.phase == ENDED and game.edition >= WORDS_EDITION:  # no mailbox this time: the final mail had it
+            data["mailbox_sent_before"] = True
+        return Notice(player, "turn_sheet", subject, data)
 
     def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
