@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from gmtest import SETUP_ALICE, SETUP_BOB, World, run, text
 
 TRUE_FOOTER = ("Orders sent again before the turn runs replace all your earlier orders for the turn, so send them "
@@ -87,4 +89,27 @@ def test_status_after_the_end_does_not_promise_the_mailbox_only_the_final_mail_h
             assert "is attached" not in said(again)
             assert ("The whole game came as a mailbox (game-g1.mbox) attached to the mail that ended it; if you "
                     "no longer have it, the GM's operator can export it again.") in said(again)
+    run(scenario())
+
+
+def test_a_syntax_error_says_what_it_found_grammatically_in_every_game(tmp_path):
+    from gm.games.celestial_empire.notation import parse_orders
+    from gm.games.spaceships.notation import parse_setup
+    from gm.kernel.errors import NotationError, unexpected
+
+    assert unexpected("the end of the order") == "unexpected end of the order"
+    assert unexpected("a second setup of player 2") == "unexpected second setup of player 2"
+    assert unexpected("'Q'") == "unexpected 'Q'"
+    assert str(parse_orders("S123J\n")[0].error).startswith("line 1, column 6: unexpected end of the order; ")
+    with pytest.raises(NotationError, match=r"^line 1, column 8: unexpected end of the text; "):
+        parse_setup("DS Rv1-\n")
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(game="celestial-empire")
+            await world.act(world.alice.reply, "S123J")
+            reply = said(world.alice.latest())
+            assert "line 1, column 6: unexpected end of the order (see below)" in reply
+            assert "Line 1, column 6: unexpected end of the order." in reply
+            assert "unexpected the" not in reply
     run(scenario())

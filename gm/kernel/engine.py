@@ -36,7 +36,7 @@ from . import absence, lifecycle, moving, shown
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
-from .errors import NotationError
+from .errors import NotationError, unexpected
 from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
@@ -46,6 +46,7 @@ from .values import (
     OPERATOR_EVENTS,
     PLAY,
     SETUP,
+    WORDS_EDITION,
     Bouncing,
     Created,
     DeadlinePassed,
@@ -232,15 +233,24 @@ def _only_asked_to_see(mail: Mail, reply: Reply) -> bool:
             and all(command.keyword in SHOWN for command in mail.commands))
 
 
-def syntax_data(error: NotationError, lines: list[str]) -> dict[str, Any]:
-    """What the reply shows of a syntax error: the line, a caret under the
-    column, what was found and what was expected there."""
+def unexpected_in(error: NotationError, edition: int) -> str:
+    """What a reply says a syntax error found, in a game of ``edition``:
+    worded by `gm.kernel.errors.unexpected` ("unexpected end of the line")
+    from `WORDS_EDITION` on; earlier editions keep what they said
+    ("unexpected the end of the line"), so that their archives replay."""
+    found = error.found_words("the end of the line")
+    return unexpected(found) if edition >= WORDS_EDITION else f"unexpected {found}"
+
+
+def syntax_data(error: NotationError, lines: list[str], edition: int) -> dict[str, Any]:
+    """What the reply shows of a syntax error, in a game of ``edition``: the
+    line, a caret under the column, what was found and what was expected there."""
     source = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
     expected = "\n".join(wrap("Expected " + ", ".join(error.expected) + ".", "", "  "))
-    found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
     return {
         "line": error.line, "column": error.column, "text": error.text, "source": source.rstrip(),
-        "caret": " " * (error.column - 1) + "^", "found": found, "expected": expected, "hint": error.hint,
+        "caret": " " * (error.column - 1) + "^", "found": error.found_words("the end of the line"),
+        "unexpected": unexpected_in(error, edition), "expected": expected, "hint": error.hint,
         "message": str(error), "hint_lines": wrap("Hint: " + error.hint, "", "  ") if error.hint else [],
     }
 

@@ -29,9 +29,13 @@ class NotationError(ValueError):
         """How to name what was found where ``text`` cannot, e.g. the end of the line."""
         super().__init__(self.describe())
 
+    def found_words(self, end: str = "the end of the text") -> str:
+        """What was found, as a noun phrase: ``found``, else the text quoted,
+        else ``end`` ("the end of the line")."""
+        return self.found or (f"'{self.text}'" if self.text else end)
+
     def describe(self) -> str:
-        found = self.found or (f"'{self.text}'" if self.text else "the end of the text")
-        message = f"line {self.line}, column {self.column}: unexpected {found}"
+        message = f"line {self.line}, column {self.column}: {unexpected(self.found_words())}"
         if self.expected:
             message += "; expected " + join_or(self.expected)
         if self.hint:
@@ -41,6 +45,18 @@ class NotationError(ValueError):
 
 class RecordError(ValueError):
     """A game record that cannot be read (``gm referee`` exits with status 2)."""
+
+
+def unexpected(found: str) -> str:
+    """The one wording of a syntax error's "found" part, for every game:
+    "unexpected" and what was found, grammatically. A noun phrase loses its
+    article ("unexpected end of the order", "unexpected character U+00A0",
+    "unexpected second setup of player 2"); quoted text stays as it is
+    ("unexpected 'Q'")."""
+    for article in ("the ", "a ", "an "):
+        if found.startswith(article):
+            return f"unexpected {found[len(article):]}"
+    return f"unexpected {found}"
 
 
 def join_or(items: list[str]) -> str:

@@ -337,7 +337,7 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
             else:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
             return Did.REJECTED
-        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["syntax"] = syntax_data(error, mail.lines, game.edition)
         reply.subject = lambda: _unread(game)
         reply.data["previous"] = None
         reply.data["had_setup"] = player in play.setups
@@ -423,8 +423,8 @@ def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> D
         return Did.REJECTED
     orders, errors = _read_orders_by_line(mail.notation) if game.edition >= 2 else _read_orders_whole(mail.notation)
     if errors:
-        reply.data["syntax"] = syntax_data(errors[0], mail.lines)
-        reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+        reply.data["syntax"] = syntax_data(errors[0], mail.lines, game.edition)
+        reply.data["syntax_more"] = [syntax_data(error, mail.lines, game.edition) for error in errors[1:]]
         reply.subject = lambda: _unread(game)
         for error in errors:
             reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
