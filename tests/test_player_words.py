@@ -113,3 +113,31 @@ def test_a_syntax_error_says_what_it_found_grammatically_in_every_game(tmp_path)
             assert "Line 1, column 6: unexpected end of the order." in reply
             assert "unexpected the" not in reply
     run(scenario())
+
+
+def test_greetings_and_sign_offs_are_chat_and_a_command_is_guessed_only_when_close(tmp_path):
+    from gm.kernel.commands import KEYWORDS, nearest
+
+    assert [nearest(word, KEYWORDS) for word in ("hlep", "histroy", "resing", "stauts", "drwa")] == [
+        "help", "history", "resign", "status", "draw"]
+    assert [nearest(word, KEYWORDS) for word in ("hi", "hello", "hey", "cheers", "dear", "bob", "xyzzy")] == [None] * 7
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            await world.act(world.alice.reply, "Hello Bob,\nRv1\nThanks, and good luck!\nBest regards, Alice\n"
+                                               "-- \nAlice Example\nhelo world\n")
+            reply = world.alice.latest()
+            words = said(reply)
+            assert str(reply["Subject"]) == "[gm g1] Turn 1: orders received"
+            assert "did you mean" not in words and "Not understood" not in words
+            assert "line 1: 'Hello Bob,': a greeting or sign-off, passed to no one" in words
+            assert "line 4: 'Best regards, Alice': a greeting or sign-off" in words
+            assert "Alice Example" not in words and "helo" not in words  # the signature is not read at all
+            await world.act(world.alice.reply, "hlep\nfrobnicate\n")
+            words = said(world.alice.latest())
+            assert "line 1: 'hlep': did you mean 'help'?" in words
+            assert "line 2: 'frobnicate': not a command, an order or a setup line" in words
+    run(scenario())

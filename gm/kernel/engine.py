@@ -169,11 +169,14 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
-                     rules.is_notation_comment)
+                     rules.is_notation_comment, chat_aside=game.edition >= WORDS_EDITION)
     reply = Reply()
     later: list[Notice] = []
     for line, text, why in mail.not_understood:
         reply.not_understood.append(f"line {line}: {text!r}: {why}")
+    for line, text in mail.chat:
+        reply.ignored.append(f"line {line}: {text!r}: a greeting or sign-off, passed to no one (a line "
+                             "'message TEXT' passes TEXT on)")
     if mail.notation_lines:
         if game.phase == ENDED:
             reply.ignored.append(f"your {rules.orders_word}: the game is over")
