@@ -141,3 +141,26 @@ def test_greetings_and_sign_offs_are_chat_and_a_command_is_guessed_only_when_clo
             assert "line 1: 'hlep': did you mean 'help'?" in words
             assert "line 2: 'frobnicate': not a command, an order or a setup line" in words
     run(scenario())
+
+
+def test_the_sheet_after_a_missed_deadline_says_how_many_more_forfeit(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(deadline=timedelta(hours=24), reminder_before=timedelta(hours=2))
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            told = []
+            for _ in range(2):
+                await world.act(world.alice.reply, "Rz5")
+                world.clock.advance(hours=25)
+                await world.settle()
+                told.append(world.bob.latest())
+            first, second = (said(sheet) for sheet in told)
+            assert ("The deadline passed without your orders for turn 1 (1 missed in a row); 3 missed deadlines "
+                    "in a row forfeit the game, so 2 more would.") in first
+            assert ("The deadline passed without your orders for turn 2 (2 missed in a row); 3 missed deadlines "
+                    "in a row forfeit the game, so the next one would.") in second
+            html = told[1].get_body(preferencelist=("html",)).get_content()
+            assert "3 missed deadlines in a row forfeit the game" in " ".join(html.split())
+            assert "missed in a row" not in said(world.alice.latest())  # Alice sent her orders
+    run(scenario())

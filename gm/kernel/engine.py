@@ -383,7 +383,15 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                                                      "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
-    return lifecycle.run(game, at, missing)
+    what = game.rules.reminder_what(game)
+    notices = lifecycle.run(game, at, missing)
+    if game.phase == PLAY and game.rules.forfeit_for_silence and game.edition >= WORDS_EDITION:
+        for notice in notices:  # each silent seat is told how many more missed deadlines forfeit
+            if notice.player in missing:
+                count, most = game.missed[notice.player], game.options.forfeit_after
+                notice.data["missed_deadlines"] = {"what": what, "count": count, "forfeit_after": most,
+                                                   "left": most - count}
+    return notices
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:
