@@ -164,3 +164,31 @@ def test_the_sheet_after_a_missed_deadline_says_how_many_more_forfeit(tmp_path):
             assert "3 missed deadlines in a row forfeit the game" in " ".join(html.split())
             assert "missed in a row" not in said(world.alice.latest())  # Alice sent her orders
     run(scenario())
+
+
+def test_a_plain_reply_to_press_is_passed_back_to_its_sender(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            await world.act(world.alice.reply, "message Good luck, Bob!")
+            press = world.bob.latest()
+            assert str(press["Subject"]) == "[gm g1] A message from Player 1"
+            assert ("To answer, reply with a line: message YOUR TEXT or simply reply to this mail in your own words: "
+                    "they go to Player 1") in said(press)
+            await world.act(world.bob.reply, "Thanks, and good luck to you too!\nMay the best fleet win.\nRv1\n",
+                            to=press)
+            answer = said(world.bob.latest())
+            assert "lines 1 to 2: your answer to Player 1's message, passed to Player 1" in answer
+            assert "Not understood" not in answer and "did you mean" not in answer
+            assert [str(order) for order in world.daemon.master.games["g1"].play.pending[2]] == ["Rv1"]
+            back = world.alice.latest()
+            assert str(back["Subject"]) == "[gm g1] A message from Player 2"
+            assert "Thanks, and good luck to you too! May the best fleet win." in said(back)
+            sheet = next(m for m in reversed(world.alice.inbox()) if "A message" not in str(m["Subject"]))
+            count = len(world.bob.inbox())
+            await world.act(world.alice.reply, "Hi!\nfrobnicate\n", to=sheet)  # not an answer to press
+            assert len(world.bob.inbox()) == count
+            assert "line 2: 'frobnicate': not a command" in said(world.alice.latest())
+    run(scenario())

@@ -32,7 +32,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving, shown
+from . import absence, lifecycle, moving, press, shown
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -171,7 +171,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
                      rules.is_notation_comment, chat_aside=game.edition >= WORDS_EDITION)
     reply = Reply()
-    later: list[Notice] = []
+    later: list[Notice] = press.pass_reply(game, event, mail, reply)
     for line, text, why in mail.not_understood:
         reply.not_understood.append(f"line {line}: {text!r}: {why}")
     for line, text in mail.chat:
@@ -186,7 +186,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         later += _command(game, event, command, reply)
     if mail.mode and not mail.notation_lines:
         reply.ignored.append(rules.nothing_with_mode(game, mail.mode))
-    elif not (mail.notation_lines or mail.commands or mail.not_understood):
+    elif not (mail.notation_lines or mail.commands or mail.not_understood or later):
         reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
     header = rules.common(game, event.player, event.at)  # as things stood when the mail came
     if game.phase != ENDED and not lifecycle.at_once(game) and lifecycle.due(game):
@@ -287,9 +287,7 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         told += [f"{_aliases(robots)} is the GM's robot, which reads no messages"] if robots else []
         reply.done.append(f"{where}: {'; '.join(told)}")
         sender = game.seat(player).alias
-        return [Notice(seat.player, "press", f"A message from {sender}",
-                       rules.common(game, seat.player, event.at) | {"text": command.argument, "sender": sender})
-                for seat in people]
+        return [press.press_notice(game, event.at, seat, sender, command.argument) for seat in people]
     if keyword in ("orders", "check", "setup"):
         return []
     if game.phase == ENDED:
