@@ -51,7 +51,11 @@ def test_celestial_empire_footer_says_or_earlier_only_where_it_is_true(tmp_path)
     async def scenario(wait: bool) -> str:
         async with World(tmp_path / str(wait)) as world:
             await world.new_game(game="celestial-empire", wait_for_deadline=wait, deadline=timedelta(hours=24))
-            return said(world.alice.latest())
+            first = said(world.alice.latest())
+            await world.act(world.alice.reply, "help")
+            helped = said(world.alice.latest())
+            assert "Mailing again" not in helped and helped.count(TRUE_FOOTER) == 2  # the help's and the footer's
+            return first
 
     waiting = run(scenario(True))
     assert "The turn runs at the deadline. If your mail program" in waiting and "or earlier" not in waiting
