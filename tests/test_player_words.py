@@ -52,6 +52,8 @@ def test_celestial_empire_footer_says_or_earlier_only_where_it_is_true(tmp_path)
         async with World(tmp_path / str(wait)) as world:
             await world.new_game(game="celestial-empire", wait_for_deadline=wait, deadline=timedelta(hours=24))
             first = said(world.alice.latest())
+            html = " ".join(world.alice.latest().get_body(preferencelist=("html",)).get_content().split())
+            assert TRUE_FOOTER in html and ("or earlier" in html) is not wait
             await world.act(world.alice.reply, "help")
             helped = said(world.alice.latest())
             assert "Mailing again" not in helped and helped.count(TRUE_FOOTER) == 2  # the help's and the footer's
