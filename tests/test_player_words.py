@@ -101,13 +101,13 @@ def test_status_after_the_end_does_not_promise_the_mailbox_only_the_final_mail_h
 def test_a_syntax_error_says_what_it_found_grammatically_in_every_game(tmp_path):
     from gm.games.celestial_empire.notation import parse_orders
     from gm.games.spaceships.notation import parse_setup
-    from gm.kernel.errors import NotationError, unexpected
+    from gm.kernel.errors import NotationError, found_phrase
 
-    assert unexpected("the end of the order") == "unexpected end of the order"
-    assert unexpected("a second setup of player 2") == "unexpected second setup of player 2"
-    assert unexpected("'Q'") == "unexpected 'Q'"
-    assert str(parse_orders("S123J\n")[0].error).startswith("line 1, column 6: unexpected end of the order; ")
-    with pytest.raises(NotationError, match=r"^line 1, column 8: unexpected end of the text; "):
+    assert found_phrase("the end of the order") == "found the end of the order"
+    assert found_phrase("a second setup of player 2") == "found a second setup of player 2"
+    assert found_phrase("'Q'") == "unexpected 'Q'"
+    assert str(parse_orders("S123J\n")[0].error).startswith("line 1, column 6: found the end of the order; ")
+    with pytest.raises(NotationError, match=r"^line 1, column 8: found the end of the text; "):
         parse_setup("DS Rv1-\n")
 
     async def scenario():
@@ -115,8 +115,8 @@ def test_a_syntax_error_says_what_it_found_grammatically_in_every_game(tmp_path)
             await world.new_game(game="celestial-empire")
             await world.act(world.alice.reply, "S123J")
             reply = said(world.alice.latest())
-            assert "line 1, column 6: unexpected end of the order (see below)" in reply
-            assert "Line 1, column 6: unexpected end of the order." in reply
+            assert "line 1, column 6: found the end of the order (see below)" in reply
+            assert "Line 1, column 6: found the end of the order." in reply
             assert "unexpected the" not in reply
     run(scenario())
 

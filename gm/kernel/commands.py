@@ -13,7 +13,7 @@ A line is one of:
 A line that is neither gets "not understood", and does not stop the rest
 of the mail from being handled. In games of `WORDS_EDITION` on it is
 answered with a command only when its first word is close to one (`nearest`:
-a slip of about one letter in four), and a greeting or sign-off ("Hi!",
+a slip of about one letter in three), and a greeting or sign-off ("Hi!",
 "Thanks", "Best regards, Bob") is no slip at all: it is set aside as chat
 (`Mail.chat`), never answered "did you mean 'help'?". (A signature after
 ``-- `` never gets here: `gm.mail.reading` drops it with the quoted text.)

@@ -36,7 +36,7 @@ from . import absence, lifecycle, moving, press, shown
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
-from .errors import NotationError, unexpected
+from .errors import NotationError, found_phrase
 from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
@@ -238,11 +238,11 @@ def _only_asked_to_see(mail: Mail, reply: Reply) -> bool:
 
 def unexpected_in(error: NotationError, edition: int) -> str:
     """What a reply says a syntax error found, in a game of ``edition``:
-    worded by `gm.kernel.errors.unexpected` ("unexpected end of the line")
+    worded by `gm.kernel.errors.found_phrase` ("found the end of the line")
     from `WORDS_EDITION` on; earlier editions keep what they said
     ("unexpected the end of the line"), so that their archives replay."""
     found = error.found_words("the end of the line")
-    return unexpected(found) if edition >= WORDS_EDITION else f"unexpected {found}"
+    return found_phrase(found) if edition >= WORDS_EDITION else f"unexpected {found}"
 
 
 def syntax_data(error: NotationError, lines: list[str], edition: int) -> dict[str, Any]:
@@ -252,8 +252,8 @@ def syntax_data(error: NotationError, lines: list[str], edition: int) -> dict[st
     expected = "\n".join(wrap("Expected " + ", ".join(error.expected) + ".", "", "  "))
     return {
         "line": error.line, "column": error.column, "text": error.text, "source": source.rstrip(),
-        "caret": " " * (error.column - 1) + "^", "found": error.found_words("the end of the line"),
-        "unexpected": unexpected_in(error, edition), "expected": expected, "hint": error.hint,
+        "caret": " " * (error.column - 1) + "^", "unexpected": unexpected_in(error, edition), "expected": expected,
+        "hint": error.hint,
         "message": str(error), "hint_lines": wrap("Hint: " + error.hint, "", "  ") if error.hint else [],
     }
 

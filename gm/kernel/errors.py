@@ -35,7 +35,7 @@ class NotationError(ValueError):
         return self.found or (f"'{self.text}'" if self.text else end)
 
     def describe(self) -> str:
-        message = f"line {self.line}, column {self.column}: {unexpected(self.found_words())}"
+        message = f"line {self.line}, column {self.column}: {found_phrase(self.found_words())}"
         if self.expected:
             message += "; expected " + join_or(self.expected)
         if self.hint:
@@ -47,16 +47,14 @@ class RecordError(ValueError):
     """A game record that cannot be read (``gm referee`` exits with status 2)."""
 
 
-def unexpected(found: str) -> str:
-    """The one wording of a syntax error's "found" part, for every game:
-    "unexpected" and what was found, grammatically. A noun phrase loses its
-    article ("unexpected end of the order", "unexpected character U+00A0",
-    "unexpected second setup of player 2"); quoted text stays as it is
-    ("unexpected 'Q'")."""
-    for article in ("the ", "a ", "an "):
-        if found.startswith(article):
-            return f"unexpected {found[len(article):]}"
-    return f"unexpected {found}"
+def found_phrase(found: str) -> str:
+    """The one wording of a syntax error's "found" part, for every game,
+    grammatical: quoted text or a bare noun is "unexpected" ("unexpected 'Q'",
+    "unexpected number too large (5000 digits)"); a noun phrase with its
+    article is "found" ("found the end of the order", "found the character
+    U+00A0", "found a second setup of player 2"), never "unexpected the end
+    of the order"."""
+    return f"found {found}" if found.startswith(("the ", "a ", "an ")) else f"unexpected {found}"
 
 
 def join_or(items: list[str]) -> str:
