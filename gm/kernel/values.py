@@ -26,7 +26,7 @@ EDITION = 5
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
 edition 1 is every game made before editions were recorded."""
-LIGHT_MAIL_EDITION = 5
+LIGHT_MAIL_EDITION = 4
 """The first edition whose mail is light: HTML sheets styled by a ``<style>``
 block and classes in place of per-cell inline styles, and the text and HTML
 parts of the players' mail sent as 7bit, not quoted-printable, when they are
@@ -38,8 +38,10 @@ replace the earlier ones, never chat, press or commands; Celestial Empire's
 footer says "or earlier" only in a game that does not wait for its deadline;
 a sheet sent again after the game ended does not promise the mailbox that
 only the final mail had; the sheet after a missed deadline says how many
-more forfeit the game. Games of earlier editions keep the earlier words
-(each game's templates/edition4 holds what differs)."""
+more forfeit the game; greetings are chat, not slips of a command; a plain
+reply to press goes back to its sender (`gm.kernel.press`); a syntax error
+says "found the end of the order". Games of earlier editions keep the
+earlier words (each game's templates/edition4 holds what differs)."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
