@@ -139,8 +139,12 @@ def delivered(tmp_path_factory) -> Delivered:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("gm.pbem.archive.creation.EDITION", 3)
         before = asyncio.run(play())
+    with pytest.MonkeyPatch.context() as patch:  # edition 4 changed the HTML alone (edition 5 the words)
+        patch.setattr("gm.pbem.archive.creation.EDITION", 4)
+        light = asyncio.run(play())
     assert "style=" in before.html and "<style>" not in before.html
-    assert before.text.replace(before.token, now.token) == now.text
+    assert before.text.replace(before.token, light.token) == light.text
+    assert light.html.replace(light.token, now.token) == now.html
     now.edition3_html = before.html.replace(before.token, now.token)
     now.edition3_final_html = before.final_html.replace(before.token, now.token)
     return now

@@ -25,7 +25,7 @@ __all__ = ["EXIT_CONFIG", "EXIT_START", "build_parser", "main"]
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every ``gm`` command, in the order ``gm --help`` lists them."""
-    parser = argparse.ArgumentParser(prog="gm", description="A game master for games played by email: "
+    parser = argparse.ArgumentParser(prog="gm", description="A game master for board games played by email: "
                                      "Spaceships, Grid Fighters and Celestial Empire.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -10,8 +10,13 @@ A line is one of:
   notation lines of the mail are; ``check`` validates orders without
   submitting them.
 
-A line that is neither gets "not understood", with the nearest command, and
-does not stop the rest of the mail from being handled.
+A line that is neither gets "not understood", and does not stop the rest
+of the mail from being handled. In games of `WORDS_EDITION` on it is
+answered with a command only when its first word is close to one (`nearest`:
+a slip of about one letter in three), and a greeting or sign-off ("Hi!",
+"Thanks", "Best regards, Bob") is no slip at all: it is set aside as chat
+(`Mail.chat`), never answered "did you mean 'help'?". (A signature after
+``-- `` never gets here: `gm.mail.reading` drops it with the quoted text.)
 """
 
 from __future__ import annotations
@@ -27,6 +32,13 @@ KEYWORDS = (
 )
 """Every command a player may write (``press`` is another name for ``message``)."""
 NO_ARGUMENT = ("help", "status", "history", "games", "resign", "draw", "accept")
+GREETINGS = frozenset({
+    "hi", "hello", "hey", "hiya", "howdy", "dear", "greetings", "morning", "afternoon", "evening", "thanks",
+    "thank", "thx", "cheers", "regards", "best", "kind", "warm", "yours", "sincerely", "bye", "goodbye", "ciao",
+    "good", "gl", "gg", "have", "enjoy", "see", "love", "hallo", "salut", "bonjour",
+})
+"""The first words of greetings and sign-offs ("Hi Bob,", "Good luck!", "Best
+regards,"): chat, not a slip of a command."""
 
 @dataclass(frozen=True)
 class Command:
@@ -53,19 +65,49 @@ class Mail:
     """The mail's lines as written, for quoting them back."""
     not_understood: list[tuple[int, str, str]] = field(default_factory=list)
     """(line, text, why) for each line that is neither a command nor notation."""
+    chat: list[tuple[int, str]] = field(default_factory=list)
+    """(line, text) for each greeting or sign-off (games of `WORDS_EDITION` on)."""
 
     def has(self, keyword: str) -> bool:
         return any(c.keyword == keyword for c in self.commands)
 
 
+def nearest(word: str, keywords: tuple[str, ...]) -> str | None:
+    """The command ``word`` is a slip of, or None: the keyword at the fewest
+    edits (a letter added, dropped, changed, or two swapped), when those are
+    at most one in three of the longer word's letters ("hlep", "histroy",
+    "resing"; never "hi" for "help")."""
+    best: tuple[int, str] | None = None
+    for keyword in keywords:
+        distance = _edits(word, keyword)
+        if 3 * distance <= max(len(word), len(keyword)) and (best is None or distance < best[0]):
+            best = (distance, keyword)
+    return None if best is None else best[1]
+
+
+def _edits(a: str, b: str) -> int:
+    """The optimal string alignment distance between ``a`` and ``b``."""
+    rows = [list(range(len(b) + 1))] + [[i] + [0] * len(b) for i in range(1, len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+    return rows[len(a)][len(b)]
+
+
 def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tuple[str, ...] = (),
-              is_notation_comment: Callable[[str], bool] | None = None) -> Mail:
+              is_notation_comment: Callable[[str], bool] | None = None, chat_aside: bool = False) -> Mail:
     """Sort a player's text into commands and notation lines; a line is the
     game's notation when ``is_notation`` says so of its first word, and a
     command when its first word is the kernel's or one of ``game_keywords``
     (the game's own commands, `GameRules.keywords`). A comment line is
     notation when ``is_notation_comment`` says so of it (Celestial Empire's
-    research orders are written as comments); it is kept whole."""
+    research orders are written as comments); it is kept whole. With
+    ``chat_aside`` (games of `WORDS_EDITION` on), greetings and sign-offs are
+    set aside as chat and a command is guessed only when close (`nearest`);
+    without it, as earlier editions answered."""
     keywords = KEYWORDS + game_keywords
     mail = Mail(lines=text.split("\n"))
     notation: list[str] = []
@@ -102,8 +144,14 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
             mail.notation_lines += 1
             continue
         notation.append("")
-        nearest = difflib.get_close_matches(keyword, keywords, n=1, cutoff=0.6)
-        why = (f"did you mean '{nearest[0]}'?" if nearest
+        if chat_aside and re.sub(r"\W+$", "", keyword) in GREETINGS:
+            mail.chat.append((number, raw.strip()))
+            continue
+        if chat_aside:
+            guess = nearest(keyword, keywords)
+        else:
+            guess = next(iter(difflib.get_close_matches(keyword, keywords, n=1, cutoff=0.6)), None)
+        why = (f"did you mean '{guess}'?" if guess
                else "not a command, an order or a setup line (send 'help' for the list)")
         mail.not_understood.append((number, raw.strip(), why))
     mail.notation = "\n".join(notation)

@@ -32,11 +32,11 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving, shown
+from . import absence, lifecycle, moving, press, shown
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
-from .errors import NotationError
+from .errors import NotationError, found_phrase
 from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
@@ -46,6 +46,7 @@ from .values import (
     OPERATOR_EVENTS,
     PLAY,
     SETUP,
+    WORDS_EDITION,
     Bouncing,
     Created,
     DeadlinePassed,
@@ -169,11 +170,14 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
     game.bouncing.discard(event.player)  # mail from them: their address works
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
-                     rules.is_notation_comment)
+                     rules.is_notation_comment, chat_aside=game.edition >= WORDS_EDITION)
     reply = Reply()
-    later: list[Notice] = []
+    later: list[Notice] = press.pass_reply(game, event, mail, reply)
     for line, text, why in mail.not_understood:
         reply.not_understood.append(f"line {line}: {text!r}: {why}")
+    for line, text in mail.chat:
+        reply.ignored.append(f"line {line}: {text!r}: a greeting or sign-off, passed to no one (a line "
+                             "'message TEXT' passes TEXT on)")
     if mail.notation_lines:
         if game.phase == ENDED:
             reply.ignored.append(f"your {rules.orders_word}: the game is over")
@@ -183,7 +187,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         later += _command(game, event, command, reply)
     if mail.mode and not mail.notation_lines:
         reply.ignored.append(rules.nothing_with_mode(game, mail.mode))
-    elif not (mail.notation_lines or mail.commands or mail.not_understood):
+    elif not (mail.notation_lines or mail.commands or mail.not_understood or later):
         reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
     header = rules.common(game, event.player, event.at)  # as things stood when the mail came
     if game.phase != ENDED and not lifecycle.at_once(game) and lifecycle.due(game):
@@ -233,15 +237,24 @@ def _only_asked_to_see(mail: Mail, reply: Reply) -> bool:
             and all(command.keyword in SHOWN for command in mail.commands))
 
 
-def syntax_data(error: NotationError, lines: list[str]) -> dict[str, Any]:
-    """What the reply shows of a syntax error: the line, a caret under the
-    column, what was found and what was expected there."""
+def unexpected_in(error: NotationError, edition: int) -> str:
+    """What a reply says a syntax error found, in a game of ``edition``:
+    worded by `gm.kernel.errors.found_phrase` ("found the end of the line")
+    from `WORDS_EDITION` on; earlier editions keep what they said
+    ("unexpected the end of the line"), so that their archives replay."""
+    found = error.found_words("the end of the line")
+    return found_phrase(found) if edition >= WORDS_EDITION else f"unexpected {found}"
+
+
+def syntax_data(error: NotationError, lines: list[str], edition: int) -> dict[str, Any]:
+    """What the reply shows of a syntax error, in a game of ``edition``: the
+    line, a caret under the column, what was found and what was expected there."""
     source = lines[error.line - 1] if 0 < error.line <= len(lines) else ""
     expected = "\n".join(wrap("Expected " + ", ".join(error.expected) + ".", "", "  "))
-    found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
     return {
         "line": error.line, "column": error.column, "text": error.text, "source": source.rstrip(),
-        "caret": " " * (error.column - 1) + "^", "found": found, "expected": expected, "hint": error.hint,
+        "caret": " " * (error.column - 1) + "^", "unexpected": unexpected_in(error, edition), "expected": expected,
+        "hint": error.hint,
         "message": str(error), "hint_lines": wrap("Hint: " + error.hint, "", "  ") if error.hint else [],
     }
 
@@ -275,9 +288,7 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         told += [f"{_aliases(robots)} is the GM's robot, which reads no messages"] if robots else []
         reply.done.append(f"{where}: {'; '.join(told)}")
         sender = game.seat(player).alias
-        return [Notice(seat.player, "press", f"A message from {sender}",
-                       rules.common(game, seat.player, event.at) | {"text": command.argument, "sender": sender})
-                for seat in people]
+        return [press.press_notice(game, event.at, seat, sender, command.argument) for seat in people]
     if keyword in ("orders", "check", "setup"):
         return []
     if game.phase == ENDED:
@@ -373,7 +384,15 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                                                      "forfeit_after": game.options.forfeit_after})
             for p in missing
         ]
-    return lifecycle.run(game, at, missing)
+    what = game.rules.reminder_what(game)
+    notices = lifecycle.run(game, at, missing)
+    if game.phase == PLAY and game.rules.forfeit_for_silence and game.edition >= WORDS_EDITION:
+        for notice in notices:  # each silent seat is told how many more missed deadlines forfeit
+            if notice.player in missing:
+                count, most = game.missed[notice.player], game.options.forfeit_after
+                notice.data["missed_deadlines"] = {"what": what, "count": count, "forfeit_after": most,
+                                                   "left": most - count}
+    return notices
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:

@@ -29,9 +29,13 @@ class NotationError(ValueError):
         """How to name what was found where ``text`` cannot, e.g. the end of the line."""
         super().__init__(self.describe())
 
+    def found_words(self, end: str = "the end of the text") -> str:
+        """What was found, as a noun phrase: ``found``, else the text quoted,
+        else ``end`` ("the end of the line")."""
+        return self.found or (f"'{self.text}'" if self.text else end)
+
     def describe(self) -> str:
-        found = self.found or (f"'{self.text}'" if self.text else "the end of the text")
-        message = f"line {self.line}, column {self.column}: unexpected {found}"
+        message = f"line {self.line}, column {self.column}: {found_phrase(self.found_words())}"
         if self.expected:
             message += "; expected " + join_or(self.expected)
         if self.hint:
@@ -41,6 +45,16 @@ class NotationError(ValueError):
 
 class RecordError(ValueError):
     """A game record that cannot be read (``gm referee`` exits with status 2)."""
+
+
+def found_phrase(found: str) -> str:
+    """The one wording of a syntax error's "found" part, for every game,
+    grammatical: quoted text or a bare noun is "unexpected" ("unexpected 'Q'",
+    "unexpected number too large (5000 digits)"); a noun phrase with its
+    article is "found" ("found the end of the order", "found the character
+    U+00A0", "found a second setup of player 2"), never "unexpected the end
+    of the order"."""
+    return f"found {found}" if found.startswith(("the ", "a ", "an ")) else f"unexpected {found}"
 
 
 def join_or(items: list[str]) -> str:

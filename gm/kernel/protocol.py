@@ -31,7 +31,7 @@ from .commands import KERNEL_HELP, Command, Mail
 from .errors import RecordError
 from .registry import Registry
 from .shown import ShownDeadline
-from .values import GameEnd, NextGame, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn
+from .values import WORDS_EDITION, GameEnd, NextGame, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn
 
 
 class TurnPolicy(enum.Enum):
@@ -169,8 +169,9 @@ class GameRules(ABC, Generic[S]):
         """The folders of the game's package its templates are read from, for
         a game of ``edition`` (`gm.kernel.values.EDITION`), first found
         first: a game keeps the sheets it was made with, so that its archive
-        replays byte for byte."""
-        return ("templates",)
+        replays byte for byte. Games made before `WORDS_EDITION` keep the
+        words of templates/edition4, which every game made before it has."""
+        return ("templates/edition4", "templates") if edition < WORDS_EDITION else ("templates",)
 
     # Variants and creation
 

@@ -40,6 +40,17 @@ Celestial Empire HTML sheet fits a phone's width and names the reader's
 empire in its scores, its ``check`` tries the orders against the empire as
 it stands, and its turn refuses a jump to a wrong first planet for that,
 not for the fuel."""
+WORDS_EDITION = 5
+"""The first edition whose mail says what is true where earlier ones did
+not (issue 22): the footer says that only orders (or a setup) sent again
+replace the earlier ones, never chat, press or commands; Celestial Empire's
+footer says "or earlier" only in a game that does not wait for its deadline;
+a sheet sent again after the game ended does not promise the mailbox that
+only the final mail had; the sheet after a missed deadline says how many
+more forfeit the game; greetings are chat, not slips of a command; a plain
+reply to press goes back to its sender (`gm.kernel.press`); a syntax error
+says "found the end of the order". Games of earlier editions keep the
+earlier words (each game's templates/edition4 holds what differs)."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;

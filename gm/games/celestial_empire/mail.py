@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import late_for, syntax_data
+from ...kernel.engine import late_for, syntax_data, unexpected_in
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.values import (
     ENDED,
@@ -201,11 +201,11 @@ class CelestialEmpire(GameRules[Play]):
         orders = [line.order for line in lines if line.order is not None]
         errors = [line.error for line in lines if line.error is not None]
         for error in errors:
-            found = error.found or (f"'{error.text}'" if error.text else "the end of the line")
-            reply.not_understood.append(f"line {error.line}, column {error.column}: unexpected {found} (see below)")
+            reply.not_understood.append(f"line {error.line}, column {error.column}: "
+                                        f"{unexpected_in(error, game.edition)} (see below)")
         if errors:
-            reply.data["syntax"] = syntax_data(errors[0], mail.lines)
-            reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+            reply.data["syntax"] = syntax_data(errors[0], mail.lines, game.edition)
+            reply.data["syntax_more"] = [syntax_data(error, mail.lines, game.edition) for error in errors[1:]]
         research = research_comments(mail.lines)
         if mail.mode == "check":
             reply.data["checked"] = [str(order) for order in orders]
@@ -287,7 +287,8 @@ class CelestialEmpire(GameRules[Play]):
         every sheet shows."""
         play: Play = game.play
         return super().common(game, player, at) | {
-            "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn}
+            "empire": game.seat(player).alias, "ruleset": play.variant.describe(), "turn": play.state.turn,
+            "wait_for_deadline": game.options.wait_for_deadline}
 
     def help_data(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         """The help sheet: the commands, and every order's form with its meaning and an example."""

@@ -274,7 +274,7 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
             else:
                 reply.not_understood.append("your move: the game has not begun; send your setup first")
             return Did.REJECTED
-        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["syntax"] = syntax_data(error, mail.lines, game.edition)
         reply.subject = lambda: _unread(game)
         reply.data["had_setup"] = player in play.setups
         reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
@@ -328,7 +328,7 @@ def _move(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did
     try:
         move = parse_move(mail.notation)
     except NotationError as error:
-        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["syntax"] = syntax_data(error, mail.lines, game.edition)
         reply.subject = lambda: _unread(game)
         reply.not_understood.append(f"your move: line {error.line}, column {error.column}")
         return Did.REJECTED

@@ -24,6 +24,7 @@ from ...kernel.values import (
     LIGHT_MAIL_EDITION,
     PLAY,
     SETUP,
+    WORDS_EDITION,
     Did,
     EndKind,
     GameEnd,
@@ -97,11 +98,14 @@ class Spaceships(GameRules[Play]):
 
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """Edition 1's turn sheets are kept as they were in templates/edition1,
-        and the HTML sheet of editions 2 and 3 (inline styles) in
-        templates/edition3."""
+        the HTML sheet of editions 2 and 3 (inline styles) in
+        templates/edition3, and the words of editions before
+        `WORDS_EDITION` in templates/edition4."""
         if edition < 2:
-            return ("templates/edition1", "templates")
-        return ("templates/edition3", "templates") if edition < LIGHT_MAIL_EDITION else ("templates",)
+            return ("templates/edition1", "templates/edition4", "templates")
+        if edition < LIGHT_MAIL_EDITION:
+            return ("templates/edition3", "templates/edition4", "templates")
+        return ("templates/edition4", "templates") if edition < WORDS_EDITION else ("templates",)
 
     def describe_variant(self, variant: str) -> str:
         return ruleset_named(variant).describe()
@@ -245,7 +249,10 @@ class Spaceships(GameRules[Play]):
         last = play.game.reports[-1] if play.game.reports else None
         ended = game.phase == ENDED and game.edition >= 2
         subject = "The game is over: your final sheet" if ended else f"Turn {game.turn}: your sheet"
-        return Notice(player, "turn_sheet", subject, sheets.sheet(game, player, at, last))
+        data = sheets.sheet(game, player, at, last)
+        if game.phase == ENDED and game.edition >= WORDS_EDITION:  # no mailbox this time: the final mail had it
+            data["mailbox_sent_before"] = True
+        return Notice(player, "turn_sheet", subject, data)
 
     def history(self, game: Table[Play], player: int, at: datetime) -> dict[str, Any]:
         play: Play = game.play
@@ -330,7 +337,7 @@ def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Di
             else:
                 reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
             return Did.REJECTED
-        reply.data["syntax"] = syntax_data(error, mail.lines)
+        reply.data["syntax"] = syntax_data(error, mail.lines, game.edition)
         reply.subject = lambda: _unread(game)
         reply.data["previous"] = None
         reply.data["had_setup"] = player in play.setups
@@ -416,8 +423,8 @@ def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> D
         return Did.REJECTED
     orders, errors = _read_orders_by_line(mail.notation) if game.edition >= 2 else _read_orders_whole(mail.notation)
     if errors:
-        reply.data["syntax"] = syntax_data(errors[0], mail.lines)
-        reply.data["syntax_more"] = [syntax_data(error, mail.lines) for error in errors[1:]]
+        reply.data["syntax"] = syntax_data(errors[0], mail.lines, game.edition)
+        reply.data["syntax_more"] = [syntax_data(error, mail.lines, game.edition) for error in errors[1:]]
         reply.subject = lambda: _unread(game)
         for error in errors:
             reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")

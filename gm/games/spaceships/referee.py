@@ -18,6 +18,7 @@ from .game import Game
 from .notation import Record, parse_record
 from .orders import format_orders
 from .ruleset import Ruleset, ruleset_named
+from .state import GameResult
 
 __all__ = ["EXIT_LEGAL", "EXIT_REJECTED", "EXIT_UNREADABLE", "RecordError", "RefereeOutcome", "referee",
            "referee_text", "render_json", "render_text"]
@@ -196,15 +197,22 @@ def render_text(outcome: RefereeOutcome) -> str:
             lines.append(f"The game could not start; {outcome.unplayed} turn{'s' * (outcome.unplayed != 1)} of the "
                          "record not played.")
     else:
-        first, second = result.scores
-        verdict = "a draw" if result.winner is None else f"player {result.winner} wins"
-        tiebreak = ""
-        if result.tiebreak is not None:
-            tiebreak = (f" (level on score; hypothetical hits in the last turn {result.tiebreak[0]} to "
-                        f"{result.tiebreak[1]} [explanation 6.1])")
-        lines.append(f"Game over after turn {result.ended_after_turn}: {verdict}, {first} to {second}{tiebreak}. "
-                     f"{result.reason}")
+        lines.append(_verdict(result))
     return "\n".join(lines) + "\n"
+
+
+def _verdict(result: GameResult) -> str:
+    """The last line of the text: the winner named first, with their score
+    (and tiebreak) first, each sentence capitalised."""
+    first = 2 if result.winner == 2 else 1
+    ours, theirs = result.scores if first == 1 else result.scores[::-1]
+    verdict = "A draw" if result.winner is None else f"Player {result.winner} wins"
+    tiebreak = ""
+    if result.tiebreak is not None:
+        hits = result.tiebreak if first == 1 else result.tiebreak[::-1]
+        tiebreak = f" (level on score; hypothetical hits in the last turn {hits[0]} to {hits[1]} [explanation 6.1])"
+    return (f"Game over after turn {result.ended_after_turn}. {verdict}, {ours} to {theirs}{tiebreak}. "
+            f"{result.reason[:1].upper()}{result.reason[1:]}.")
 
 
 def _announcement_lines(report: TurnReport) -> list[str]:

@@ -147,7 +147,9 @@ def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str
 
 
 def describe_game(game: MailGame) -> dict:
-    """A game's public summary, for ``gm games`` and ``gm show``."""
+    """A game's public summary, for ``gm games`` and ``gm show``: the turn
+    (or move) being collected, or for a game that has ended the last one
+    played (its outcome's ``after_turn``), not the one that never came."""
     return {
         "game": game.id,
         "players": [f"{s.alias} <{s.address}>" for s in game.seats],
@@ -155,7 +157,7 @@ def describe_game(game: MailGame) -> dict:
         "policy": game.rules.policy.value,
         "variant": game.variant,
         "phase": game.phase,
-        "turn": game.turn,
+        "turn": game.turn if game.outcome is None else game.outcome.after_turn,
         "deadline": utc_minute(game.deadline) if game.deadline else None,
         "waiting_for": [game.seat(p).alias for p in game.waiting_for],
         "bouncing": [game.seat(p).alias for p in sorted(game.bouncing)],
@@ -165,6 +167,7 @@ def describe_game(game: MailGame) -> dict:
         "awaiting_operator": game.rules.awaiting_operator(game),
         "outcome": None if game.outcome is None else {
             "reason": game.outcome.reason,
+            "after_turn": game.outcome.after_turn,
             "scores": game.outcome.scores,
             "winner": None if game.outcome.winner is None else game.seat(game.outcome.winner).alias,
         },
