@@ -81,20 +81,24 @@ async def played_to_the_end(world: World) -> None:
         await world.act(world.bob.reply, bob)
 
 
-def test_status_after_the_end_does_not_promise_the_mailbox_only_the_final_mail_had(tmp_path):
+def test_status_after_the_end_does_not_promise_the_record_only_the_final_mail_had(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
             await played_to_the_end(world)
             final = world.alice.latest()
-            assert "The whole game is attached as a mailbox (game-g1.mbox)." in said(final)
-            assert [part.get_filename() for part in final.iter_attachments()] == ["game-g1.mbox"]
+            assert "Your record of the game ('history') is attached: game-g1-player-1.txt." in said(final)
+            assert [part.get_filename() for part in final.iter_attachments()] == ["game-g1-player-1.txt"]
             await world.act(world.alice.reply, "status")
             again = world.alice.latest()
             assert "The game is over: your final sheet" in str(again["Subject"])
             assert list(again.iter_attachments()) == []
             assert "is attached" not in said(again)
-            assert ("The whole game came as a mailbox (game-g1.mbox) attached to the mail that ended it; if you "
-                    "no longer have it, the GM's operator can export it again.") in said(again)
+            assert ("Your record of the game came attached to the mail that ended it; 'history' sends it "
+                    "again.") in said(again)
+            await world.act(world.alice.reply, "history")  # as the sheet says
+            record = [part for part in world.alice.latest().iter_attachments()]
+            history = said(world.alice.latest()) + " ".join(" ".join(p.get_content().split()) for p in record)
+            assert "== Turn 3" in history and "bRv1Rx1" in history
     run(scenario())
 
 
