@@ -27,7 +27,7 @@ def test_strangers_seek_play_rated_and_see_their_ratings_by_mail_and_on_the_web(
             await name(world, world.bob, "Ishmael")
             seek_id = await seek(world, world.alice, "seek spaceships\n")
             listing = text(await world.write_gm(world.bob, "seeks"))
-            assert f"accept {seek_id}" in listing and "by Ahab; rated" in listing and GM in listing
+            assert f"accept {seek_id}" in listing and "by Ahab (rating 1500); rated" in listing and GM in listing
             await take(world, world.bob, seek_id)
             game = world.daemon.master.games["g1"]
             assert game.options.rated and [s.alias for s in game.seats] == ["Ahab", "Ishmael"]

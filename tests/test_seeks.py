@@ -58,7 +58,7 @@ def test_two_strangers_find_each_other_by_seek_seeks_and_accept(tmp_path):
             seek_id = await seek(world, world.alice, "seek spaceships\ndeadline 3d\n")
             listing = await world.write_gm(world.bob, "seeks")
             body = text(listing)
-            assert f"seek {seek_id}: a game of Spaceships" in body and "by Ahab; rated; 3d a turn" in body
+            assert f"seek {seek_id}: a game of Spaceships" in body and "by Ahab (rating 1500); rated; 3d a turn" in body
             assert f"to take it, write: accept {seek_id}" in body and f"to {GM}" in body
             assert ALICE not in listing.as_string()
             done = await take(world, world.bob, seek_id)
@@ -73,6 +73,24 @@ def test_two_strangers_find_each_other_by_seek_seeks_and_accept(tmp_path):
             assert all(BOB not in m.as_string() for m in world.alice.inbox())
             assert all(ALICE not in m.as_string() for m in world.bob.inbox())
             assert "No seek is open" in text(await world.write_gm(world.bob, "seeks"))
+
+    run(scenario())
+
+
+def test_a_rating_range_lets_in_only_the_players_rated_within_it(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            await named_world(world)
+            high = await seek(world, world.alice, "seek spaceships\nrating 1600-1800\n")
+            listing = text(await world.write_gm(world.bob, "seeks")).replace("\n", " ")
+            assert f"seek {high}" in listing and "for players rated 1600-1800" in listing
+            answer = await world.write_gm(world.bob, f"accept {high}")  # a new player is rated 1500
+            assert str(answer["Subject"]) == f"[gm] Refused: accept {high}"
+            assert (f"seek {high} is for players rated 1600 to 1800 at Spaceships, and your rating there is 1500"
+                    in " ".join(text(answer).split()))
+            around = await seek(world, world.alice, "seek spaceships\nrating 1400-1500\n")  # bounds included
+            done = await take(world, world.bob, around)
+            assert str(done["Subject"]) == "[gm] You took Ahab's seek"
 
     run(scenario())
 

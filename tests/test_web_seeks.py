@@ -39,7 +39,7 @@ def test_the_list_shows_the_open_seeks_by_name_and_how_to_take_them(tmp_path):
     page = body.decode()
     assert "<h2>Open seeks</h2>" in page
     assert f"<td data-label=\"Seek\">{open_id}</td>" in page and taken_id not in page
-    assert "<td data-label=\"Seeker\">Ahab</td>" in page and "Grid Fighters" in page
+    assert "<td data-label=\"Seeker\">Ahab (1500)</td>" in page and "Grid Fighters" in page  # a new player
     assert "2d a turn, unrated" in page
     assert f"mail <code>accept {open_id}</code> to {GM}" in page
     for address in (ALICE, BOB, CAROL, "example.net", "example.com"):

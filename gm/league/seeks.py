@@ -17,6 +17,7 @@ from typing import Any
 
 from ..kernel.clock import parse_duration, utc_minute
 from ..kernel.protocol import GameRules, game_named
+from .glicko2 import START_RATING
 
 LAPSE = timedelta(days=7)
 """How long a seek stays open unless its ``lapse`` line says otherwise."""
@@ -29,6 +30,7 @@ _PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
 _DEADLINE = re.compile(r"^\s*deadline\s+(\S+)\s*$", re.I | re.M)
 _LAPSE = re.compile(r"^\s*lapse\s+(\S+)\s*$", re.I | re.M)
 _UNRATED = re.compile(r"^\s*unrated\s*$", re.I | re.M)
+_RATING = re.compile(r"^\s*rating\s+(\d{1,4})\s*-\s*(\d{1,4})\s*$", re.I | re.M)
 
 
 class Status(enum.Enum):
@@ -60,6 +62,9 @@ class Seek:
     """The game's own terms (a match), as its creation event holds them."""
     gm: str = ""
     """The GM's address the seek was posted to, where it is taken."""
+    rating: tuple[int, int] | None = None
+    """Who may take it, by their rating in its game (``rating 1400-1800``,
+    bounds included); None: anyone."""
 
     def fields(self) -> dict[str, str]:
         """As ``name=value`` fields, for the header that keeps it."""
@@ -67,6 +72,8 @@ class Seek:
                 "deadline": self.deadline, "rated": "yes" if self.rated else "no",
                 "public": "yes" if self.public else "no", "at": self.at.isoformat(),
                 "lapses": self.lapses.isoformat(), "gm": self.gm}
+        if self.rating:
+            kept["rating"] = f"{self.rating[0]}-{self.rating[1]}"
         return kept | {f"t.{name}": value for name, value in self.terms}
 
     @classmethod
@@ -76,7 +83,7 @@ class Seek:
                    fields["rated"] == "yes", fields.get("public") == "yes", datetime.fromisoformat(fields["at"]),
                    datetime.fromisoformat(fields["lapses"]),
                    tuple((name[2:], value) for name, value in fields.items() if name.startswith("t.") and value),
-                   fields.get("gm", ""))
+                   fields.get("gm", ""), _bounds(fields.get("rating", "")))
 
     @property
     def rules(self) -> GameRules[Any]:
@@ -115,17 +122,33 @@ def parse_seek(seek_id: str, seeker: str, gm: str, at: datetime, game: str, text
     lapse = parse_duration(found.group(1), "3d") if found else LAPSE
     if not SHORTEST <= lapse <= LONGEST:
         raise ValueError(f"lapse {found.group(1) if found else ''}: give between 1h and 30d")
+    found = _RATING.search(text)
+    rating = (int(found.group(1)), int(found.group(2))) if found else None
+    if rating and rating[0] > rating[1]:
+        raise ValueError(f"rating {rating[0]}-{rating[1]}: give the lower rating first")
     fields = [line.partition(":") for line in rules.creation_fields(terms)]
     return Seek(seek_id, seeker, rules.name, variant, deadline, not _UNRATED.search(text),
                 bool(_PUBLIC.search(text)), at, at + lapse,
-                tuple((name.strip(), value.strip()) for name, _, value in fields), gm)
+                tuple((name.strip(), value.strip()) for name, _, value in fields), gm, rating)
+
+
+def _bounds(text: str) -> tuple[int, int] | None:
+    """``1400-1800`` as a pair; None for ``""``."""
+    low, _, high = text.partition("-")
+    return (int(low), int(high)) if high else None
+
+
+def rating_of(ratings: Mapping[str, float], address: str) -> float:
+    """A player's rating in a rating table (``ratings``: player key, the
+    address in lower case, to rating), or a new player's, who has none yet."""
+    return ratings.get(address.lower(), START_RATING)
 
 
 def why_untakable(seek_id: str, seek: Seek | None, status: Status, taker: str, at: datetime,
-                  named: bool) -> str | None:
-    """Why ``taker`` (who has a public name if ``named``) cannot take seek
-    ``seek_id`` (``seek``; None: there is no such seek) at ``at``, or None
-    if they can."""
+                  named: bool, taker_rating: float = START_RATING) -> str | None:
+    """Why ``taker`` (who has a public name if ``named``, and the rating
+    ``taker_rating`` in the seek's game) cannot take seek ``seek_id``
+    (``seek``; None: there is no such seek) at ``at``, or None if they can."""
     if seek is None or status is Status.UNCONFIRMED:
         return f"there is no open seek {seek_id}"
     if status is Status.TAKEN:
@@ -139,14 +162,21 @@ def why_untakable(seek_id: str, seek: Seek | None, status: Status, taker: str, a
     if not named:
         return ("the game shows each player by their public name, and you have none yet: "
                 "choose one first (write 'name' and the name)")
+    if seek.rating and not seek.rating[0] <= round(taker_rating) <= seek.rating[1]:  # the rating as shown
+        return (f"seek {seek.id} is for players rated {seek.rating[0]} to {seek.rating[1]} at "
+                f"{seek.rules.title}, and your rating there is {round(taker_rating)}")
     return None
 
 
-def shown(seek: Seek, names: Mapping[str, str]) -> dict[str, object]:
+def shown(seek: Seek, names: Mapping[str, str], ratings: Mapping[str, float] | None = None) -> dict[str, object]:
     """A seek as players and the web archive are shown it: by its seeker's
-    public name (``names``: address -> name), never the address."""
+    public name (``names``: address -> name), never the address, and their
+    rating in the seek's game (``ratings``, as `rating_of` reads it; None:
+    not shown)."""
     rules = seek.rules
     return {"id": seek.id, "title": rules.title, "game": rules.name, "name": names.get(seek.seeker, "?"),
             "variant": seek.variant, "ruleset": rules.describe_variant(seek.variant),
             "match": rules.describe_terms(seek.match()), "deadline": seek.deadline, "rated": seek.rated,
-            "public": seek.public, "lapses": utc_minute(seek.lapses), "gm": seek.gm}
+            "public": seek.public, "lapses": utc_minute(seek.lapses), "gm": seek.gm,
+            "rating": None if ratings is None else round(rating_of(ratings, seek.seeker)),
+            "range": f"{seek.rating[0]}-{seek.rating[1]}" if seek.rating else None}

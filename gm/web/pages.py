@@ -25,7 +25,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.parser import BytesHeaderParser
@@ -252,12 +252,14 @@ class Archive:
             self._list = (now, found)
             return found
 
-    def seeks(self, now: datetime) -> list[dict[str, object]]:
+    def seeks(self, now: datetime,
+              ratings: Callable[[str], Mapping[str, float]] | None = None) -> list[dict[str, object]]:
         """The seeks open at ``now``, as players are shown them: by the
-        seeker's public name, and the GM's address to take each at
+        seeker's public name and their rating (``ratings``: a game's table,
+        player key to rating), and the GM's address to take each at
         (`gm.league.seeks.shown`), never a player's address."""
         names = public_names(self.store)
-        return [shown(seek, names) for seek in open_seeks(self.store, now)]
+        return [shown(seek, names, ratings(seek.game) if ratings else None) for seek in open_seeks(self.store, now)]
 
     def page(self, game_id: str) -> Page | None:
         """A game's page; None for no game, or one in progress that its

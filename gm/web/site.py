@@ -139,7 +139,9 @@ async def _in_thread(request: web.Request, function: Callable[..., T], *args: ob
 async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
     games = await _in_thread(request, archive.shown)
-    seeks = await _in_thread(request, archive.seeks, datetime.now(UTC))  # what is open now: shown, never decided
+    rated = request.app[RATINGS]
+    seeks = await _in_thread(request, archive.seeks, datetime.now(UTC),  # what is open now: shown, never decided
+                             lambda game: {row.player: row.rating for row in rated.ratings().table(game)})
     body = await _in_thread(request, render_list, games, seeks, ratings_links())
     return _answer(request, body, "text/html", CACHE["list"])
 

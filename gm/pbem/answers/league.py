@@ -31,7 +31,7 @@ from typing import Any
 from ...kernel.clock import utc_minute
 from ...kernel.values import Options
 from ...league.names import refusal
-from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, shown, why_untakable
+from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, rating_of, shown, why_untakable
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
 from ..data.names import name_record, public_names
@@ -41,6 +41,7 @@ from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from .outside import Master, fields_of
+from .ratings import tables
 
 NAME = re.compile(r"^\s*name\s+(.+?)\s*$", re.I | re.M)
 SEEK = re.compile(r"^\s*seek\s+(\S+)\s*$", re.I | re.M)
@@ -157,7 +158,11 @@ class LeagueMail:
                    self._shown(seek))
 
     def _shown(self, seek: Seek) -> dict[str, Any]:
-        return shown(seek, public_names(self.master.store))
+        return shown(seek, public_names(self.master.store), self._ratings(seek.game))
+
+    def _ratings(self, game: str) -> dict[str, float]:
+        """The rating table of ``game``, player key to rating (`gm.league.seeks.rating_of`)."""
+        return {row.player: row.rating for row in tables(self.master).table(game)}
 
     def _list(self, key: str, raw: bytes, sender: str, text: str, found: re.Match[str]) -> str | None:
         at = time_of(key)
@@ -203,8 +208,10 @@ class LeagueMail:
         if not _SEEK_ID.fullmatch(seek_id):
             return f"there is no open seek {seek_id[:20]}"
         store = self.master.store
-        return why_untakable(seek_id, stored_seek(store, seek_id), status_of(store, seek_id), taker, at,
-                             taker in public_names(store))
+        seek = stored_seek(store, seek_id)
+        rating = rating_of(self._ratings(seek.game), taker) if seek else 0.0
+        return why_untakable(seek_id, seek, status_of(store, seek_id), taker, at, taker in public_names(store),
+                             rating)
 
     def _taken(self, key: str, request_id: str, fields: dict[str, str]) -> None:
         """The taker confirmed: the game starts as an accepted challenge's does."""
