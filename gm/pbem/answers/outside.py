@@ -53,6 +53,10 @@ _PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
 """``public``: the challenger agrees, and asks the challenged to agree by
 accepting, that the web archive shows the game after each turn
 (`Options.public_each_turn`)."""
+_RATED = re.compile(r"^\s*rated\s*$", re.I | re.M)
+"""``rated``: the game counts for the players' ratings (`Options.rated`),
+asked by the challenger and agreed by accepting; against the robot, the
+person asks that it count for them too, not only for the robot's own."""
 ROBOT_WORD = "robot"
 """``challenge robot``: a game against the GM's robot, made once the challenger confirms."""
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
@@ -243,18 +247,21 @@ class OutsideMail:
         public = bool(_PUBLIC.search(text))
         if public:
             header += "; public=yes"
+        rated = bool(_RATED.search(text))
+        if rated:
+            header += "; rated=yes"
         if challenge_id not in master.store.challenges:
             master.store.challenges.add(prepend_header(raw, CHALLENGE_HEADER, header), challenge_id)
         if robot:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
                       "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
-                                                  "public": public},
+                                                  "public": public, "rated": rated},
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm",
                   {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                   "title": rules.title, "public": public},
+                   "title": rules.title, "public": public, "rated": rated},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -295,7 +302,7 @@ class OutsideMail:
                   at, "challenge",
                   {"challenger": challenger, "ruleset": rules.describe_variant(fields["variant"]),
                    "match": rules.describe_terms(terms), "title": rules.title,
-                   "public": fields.get("public") == "yes"},
+                   "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes"},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -308,7 +315,8 @@ class OutsideMail:
         # A game by challenge starts like one made by gm new.
         rules = game_named(fields.get("game", DEFAULT_GAME))
         players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
-        options = Options(public_each_turn=fields.get("public") == "yes")  # both agreed: one asked, one accepted
+        options = Options(public_each_turn=fields.get("public") == "yes",  # both agreed: one asked, one accepted
+                          rated=fields.get("rated") == "yes")
         request_game(self.master.store, self.master.identity, players, fields["variant"],
                      options, time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
                      game=rules.name, robot=robot)
