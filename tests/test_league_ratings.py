@@ -11,7 +11,7 @@ import pytest
 
 from gm.kernel.values import EndKind, GameEnd
 from gm.league import glicko2, multiplayer
-from gm.league.ratings import Finished, Seated, fold
+from gm.league.ratings import Finished, Seated, fold, history
 
 T0 = datetime(2026, 11, 1, 9, 30, 12, 250_000, tzinfo=UTC)
 
@@ -106,6 +106,22 @@ def test_each_game_its_own_table_and_the_order_the_games_ended():
     assert set(tables) == {"gridfighters", "spaceships"}
     assert fold(reversed(games)) == tables
     assert fold(games[6:] + games[:6]) == tables
+
+
+def test_a_players_history_is_the_fold_read_after_each_of_their_games():
+    won = GameEnd(EndKind.RULES, 7, winners=(1,))
+    games = [two(f"g{n}", T0 + timedelta(days=n), "ann@x.org" if n % 3 else "bob@y.org",
+                 "cy@z.org" if n % 3 else "ann@x.org", won, game="gridfighters" if n % 4 == 1 else "spaceships")
+             for n in range(12)]
+    ann = history(reversed(games), "ann@x.org")
+    for name, points in ann.items():
+        mine = [g for g in games if g.game == name and any(s.player == "ann@x.org" for s in g.seats)]
+        assert [p.game_id for p in points] == [g.game_id for g in mine]  # every game of hers, in order
+        for count, point in enumerate(points, 1):
+            upto = [g for g in games if g.ended <= point.ended]
+            row = next(r for r in fold(upto)[name] if r.player == "ann@x.org")
+            assert row.rating == point.rating and row.games == count
+    assert history(games, "nobody@x.org") == {}
 
 
 def test_celestial_empire_ranks_by_standing_allies_tied():

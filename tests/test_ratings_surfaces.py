@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -200,3 +201,32 @@ def test_the_web_archive_shows_each_games_ratings_by_public_name(built, tmp_path
     finally:
         site.stop()
     assert _tree(data) == before
+
+
+def test_each_named_player_has_a_page_with_their_ratings_history_and_games(built, tmp_path):
+    original, _ = built
+    data = tmp_path / "data"
+    shutil.copytree(original, data)
+    before = _tree(data)
+    site = Site(data, "--web-only")
+    try:
+        status, _, body = site.get("/ratings/spaceships")
+        assert status == 200 and b'<a href="/players/Ahab">Ahab</a>' in body
+        status, headers, body = site.get("/players/ahab")  # a name in any capitals
+        page = body.decode()
+        assert status == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+        assert "<h1>Ahab</h1>" in page and '<a href="/ratings/spaceships">Spaceships</a>' in page
+        history = re.search(r'<span class="note">(\d+) → (\d+)</span>', page)  # g1 won, then g2 lost
+        assert history and int(history[1]) > 1500 and int(history[2]) < int(history[1])
+        alice = next(row for row in store_ratings.read(original).table("spaceships") if row.player == ALICE)
+        assert int(history[2]) == round(alice.rating) and "<polyline" in page
+        results = re.findall(r'<a href="/games/(g\d)">g\d</a></td><td data-label="Of">Spaceships</td>'
+                             r'<td data-label="Ended">[^<]+</td><td data-label="Result">(\w+)</td>', page)
+        assert results == [("g4", "lost"), ("g3", "won"), ("g2", "lost"), ("g1", "won")]
+        assert "@" not in page and "alice" not in page.lower() and "bob" not in page.lower()
+        for missing in ("/players/Ishmael", "/players/bob@example.net", "/players/" + "x" * 40):
+            assert site.get(missing)[0] == 404
+    finally:
+        site.stop()
+    assert _tree(data) == before
+

@@ -163,6 +163,30 @@ def ordered(games: Iterable[Finished]) -> list[Finished]:
     return sorted(games, key=lambda game: (game.ended, game.game_id))
 
 
+@dataclass(frozen=True)
+class Point:
+    """A player's rating just after one of their rated games (`history`)."""
+
+    game_id: str
+    ended: datetime
+    rating: float
+
+
+def history(games: Iterable[Finished], player: str) -> dict[str, tuple[Point, ...]]:
+    """``player``'s rating after each game that changed it, by game name,
+    oldest first: the same fold as `fold`, read after every game."""
+    tables: dict[str, _Table] = {}
+    points: dict[str, list[Point]] = {}
+    for game in ordered(games):
+        table = tables.setdefault(game.game, _Table())
+        before = table.games.get(player, 0)
+        _play(table, game)
+        if table.games.get(player, 0) > before:
+            rating = table.skills[player].mu if game.multiplayer else table.glicko[player].rating
+            points.setdefault(game.game, []).append(Point(game.game_id, game.ended, rating))
+    return {name: tuple(points[name]) for name in sorted(points)}
+
+
 def fold(games: Iterable[Finished]) -> dict[str, tuple[Row, ...]]:
     """Every game's rating table, by game name, from its finished games
     (taken in the order they ended, `ordered`): rows by rating, best first."""

@@ -12,6 +12,7 @@ production. The routes are few and stable:
                                progress that its players agreed to show)
     /games/GID/record.txt      the game as a ``gm referee`` record
     /ratings/GAME              a game's rating table (`gm.web.ratings`)
+    /players/NAME              a player's ratings, their history, and finished games
     /web.css, /web.js          the style, and the little script that steps
                                through turns (the pages work without it)
 
@@ -56,6 +57,8 @@ from .pages import Archive, Page, render_list
 from .ratings import RatingPages, ratings_links
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,32}")
+"""What a public name may look like in a URL (`gm.league.names` checks the names themselves)."""
 SECURITY = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self' 'unsafe-inline'; script-src 'self'; "
                                "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -153,6 +156,14 @@ async def ratings_page(request: web.Request) -> web.Response:
     return _answer(request, body, "text/html", CACHE["list"])
 
 
+async def player_page(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    body = await _in_thread(request, request.app[RATINGS].player_page, name) if _NAME.fullmatch(name) else None
+    if body is None:
+        raise web.HTTPNotFound()
+    return _answer(request, body, "text/html", CACHE["list"])
+
+
 async def _page(request: web.Request) -> Page:
     game_id = request.match_info["game"]
     if not _GAME_ID.match(game_id):
@@ -225,6 +236,7 @@ def make_app(archive: Archive) -> web.Application:
     app.router.add_get("/games/{game}", game_page)
     app.router.add_get("/games/{game}/record.txt", game_record)
     app.router.add_get("/ratings/{game}", ratings_page)
+    app.router.add_get("/players/{name}", player_page)
     for path, (name, content_type) in STATIC.items():
         app.router.add_get(path, _static(name, content_type))
     return app
