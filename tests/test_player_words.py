@@ -202,3 +202,21 @@ def test_a_plain_reply_to_press_is_passed_back_to_its_sender(tmp_path):
             assert len(world.bob.inbox()) == count
             assert "line 2: 'frobnicate': not a command" in said(world.alice.latest())
     run(scenario())
+
+
+def test_a_name_signed_under_a_sign_off_is_chat_and_nothing_else_is():
+    from gm.kernel.commands import read_mail
+
+    def read(text: str):
+        mail = read_mail(text, lambda word: word in ("Rv1", "DS"), chat_aside=True)
+        return [line for line, _ in mail.chat], [line for line, _, _ in mail.not_understood]
+
+    assert read("Hi there!\n\nRv1\n\nThanks,\nYou\n") == ([1, 5, 6], [])
+    assert read("Rv1\nCheers,\nBob B.\n\n") == ([2, 3], [])
+    assert read("Rv1\nThanks,\nBob\nfrobnicate\n") == ([2], [3, 4])  # not the last line: not a signature
+    assert read("Rv1\nBob\n") == ([], [2])  # no sign-off above it
+    assert read("Rv1\nThanks,\n\nDS Rv1\nBob\n") == ([2], [5])  # the sign-off is not just above it
+    assert read("Thanks,\nfrobnicate the ships\n") == ([1], [2])  # three words: not a name
+    assert read("Hi!\nfrobnicate\n") == ([1], [2])  # a greeting is no sign-off
+    before = read_mail("Thanks,\nYou\n", lambda word: False)  # earlier editions answer as they did
+    assert [line for line, _, _ in before.not_understood] == [1, 2] and before.chat == []

@@ -39,6 +39,14 @@ GREETINGS = frozenset({
 })
 """The first words of greetings and sign-offs ("Hi Bob,", "Good luck!", "Best
 regards,"): chat, not a slip of a command."""
+SIGN_OFFS = frozenset({
+    "thanks", "thank", "thx", "cheers", "regards", "best", "kind", "warm", "yours", "sincerely", "bye", "goodbye",
+    "ciao", "love", "see",
+})
+"""The first words of sign-offs ("Thanks,", "Best regards,"), after which a name may be signed."""
+_SIGNED = re.compile(r"[A-Za-z][\w.'-]*( [A-Za-z][\w.'-]*)?")
+"""A name signed under a sign-off ("Thanks,", then "Bob" or "Bob B."): chat too,
+when it is the mail's last line."""
 
 @dataclass(frozen=True)
 class Command:
@@ -111,6 +119,7 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
     keywords = KEYWORDS + game_keywords
     mail = Mail(lines=text.split("\n"))
     notation: list[str] = []
+    written = [n for n, raw in enumerate(mail.lines, 1) if raw.split(";", 1)[0].strip()]
     for number, raw in enumerate(mail.lines, 1):
         line = raw.split(";", 1)[0].strip()
         if not line and is_notation_comment is not None and is_notation_comment(raw):
@@ -147,6 +156,10 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
         if chat_aside and re.sub(r"\W+$", "", keyword) in GREETINGS:
             mail.chat.append((number, raw.strip()))
             continue
+        if (chat_aside and number == written[-1] and len(written) > 1 and _SIGNED.fullmatch(line)
+                and mail.chat and mail.chat[-1][0] == written[-2] and _first_word(mail.chat[-1][1]) in SIGN_OFFS):
+            mail.chat.append((number, raw.strip()))  # the name signed under the sign-off just above
+            continue
         if chat_aside:
             guess = nearest(keyword, keywords)
         else:
@@ -156,6 +169,10 @@ def read_mail(text: str, is_notation: Callable[[str], bool], game_keywords: tupl
         mail.not_understood.append((number, raw.strip(), why))
     mail.notation = "\n".join(notation)
     return mail
+
+
+def _first_word(line: str) -> str:
+    return re.sub(r"\W+$", "", line.split(maxsplit=1)[0].lower()) if line.split() else ""
 
 
 KERNEL_HELP = [
