@@ -12,12 +12,14 @@ import asyncio
 import contextlib
 import io
 import json
+import re
 
 from gm.cli import main
 from gm.pbem.data import tournaments as data
 from gm.pbem.state import tournaments as view
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, Player, World, text
 from test_names import name
+from test_web import Site
 
 CY, DI, ED = "cy@example.com", "di@example.com", "ed@example.com"
 ENTRANTS = [(ALICE, "Ahab"), (BOB, "Ishmael"), (CY, "Queequeg"), (DI, "Starbuck"), (ED, "Stubb")]
@@ -138,6 +140,20 @@ def test_a_round_robin_of_five_with_a_player_withdrawn_after_two_forfeits(tmp_pa
     over = [m for m in players[DI].inbox() if str(m["Subject"]) == "[gm] Tournament t1 is over"]
     assert len(over) == 1 and "Sonneborn-Berger" in text(over[0])
     assert_secret(world, players, "t1")
+    site = Site(tmp_path / "data", "--web-only")
+    try:
+        _, _, index = site.get("/")
+        status, _, body = site.get("/tournaments/t1")
+        missing, _, _ = site.get("/tournaments/t2")
+    finally:
+        site.stop()
+    page = body.decode()
+    assert b'href="/tournaments/t1"' in index and status == 200 and missing == 404
+    names = re.findall(r'data-label="Name">(\w+)</td><td data-label="Points">(\d+)<', page)
+    assert names == [("Ahab", "5"), ("Ishmael", "4"), ("Queequeg", "3"), ("Starbuck", "2"), ("Stubb", "0")]
+    played = {g.game_id for games in rounds for g in games if g.game_id}
+    assert set(re.findall(r'href="/games/(g\d+)"', page)) == played and len(played) == 8
+    assert "@" not in page and "example" not in page
 
 
 def test_a_swiss_of_five_pairs_by_score_without_rematches_and_one_bye_each(tmp_path):

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ...kernel.protocol import game_named
-from ...kernel.values import Options
+from ...kernel.values import ENDED, Options
 from ...league.glicko2 import START_RATING
 from ...league.tournaments import Played, finished_round, next_round, round_ended_at, withdrawn
 from ..data import tournaments as data
@@ -73,6 +73,8 @@ class TournamentDesk:
 
     def _advance(self, tournament_id: str, now: datetime) -> int:
         store = self.master.store
+        if not self._round_over(tournament_id):
+            return 0
         st = self.state(tournament_id)
         assert st is not None
         if not st.rounds:
@@ -101,6 +103,14 @@ class TournamentDesk:
             data.add_round(store, tournament_id, number, at, started_games)
             self._tell_round(st, number, started_games, names, at)
         return 1
+
+    def _round_over(self, tournament_id: str) -> bool:
+        """Whether the last round's games have all ended (or none started yet), by the games'
+        summaries: a round still being played loads no game."""
+        recorded = data.rounds(self.master.store, tournament_id)
+        summaries = self.master.games.summaries
+        return not recorded or all(g.game_id in summaries and summaries[g.game_id].phase == ENDED
+                                   for g in recorded[-1][1] if g.game_id is not None)
 
     def _start(self, rec: data.Record, number: int, board: int, game: Played, names: dict[str, str],
                at: datetime) -> Played:
