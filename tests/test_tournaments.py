@@ -199,3 +199,40 @@ def test_a_swiss_of_five_pairs_by_score_without_rematches_and_one_bye_each(tmp_p
     body = text(answer)
     assert "Standings (points, then Buchholz)" in body and "Tournament t1 is over" in body
     assert_secret(world, players, "t1")
+
+
+def test_a_round_that_fails_to_start_starts_none_of_its_games_and_is_tried_again(tmp_path, monkeypatch):
+    """A fault while a round's games are requested (here the second request
+    fails once) leaves none of them requested: the next pass starts the
+    whole round, and no pairing gets two games."""
+    from gm.pbem.answers import tournaments as desk
+
+    calls = []
+    real = desk.request_game
+
+    def failing_once(*args, **kwargs):
+        calls.append(kwargs["name"])
+        if len(calls) == 2:
+            raise RuntimeError("a fault while the round starts")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(desk, "request_game", failing_once)
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            store = world.daemon.store
+            status, _ = cli("tournament", "new", "--data", world.config.data, "--game", "gridfighters",
+                            "--format", "round-robin", "--players", *ORDER[:4],
+                            "--signup-until", world.clock().isoformat())
+            assert status == 0
+            await world.settle()
+            assert data.rounds(store, "t1") == [] and not [g for g in store.game_ids() if store.archive(g).keys()]
+            world.clock.advance(seconds=1.5)
+            await world.settle()
+            (_, games), = data.rounds(store, "t1")
+            made = sorted(g for g in store.game_ids() if store.archive(g).keys())
+            return games, made
+
+    games, made = asyncio.run(scenario())
+    assert len(calls) == 4 and calls[0] == calls[2] == "tournament-t1-r1-b1"
+    assert made == sorted(g.game_id for g in games) and len(made) == 2

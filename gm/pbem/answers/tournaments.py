@@ -18,6 +18,7 @@ withdrawals are told in mail under deterministic outbox keys.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from datetime import datetime, timedelta
 from typing import Any
@@ -38,6 +39,7 @@ from .ratings import tables
 
 JOIN = re.compile(r"^\s*join\s+(\S+)\s*$", re.I | re.M)
 SHOW = re.compile(r"^\s*tournament\s+(\S+)\s*$", re.I | re.M)
+log = logging.getLogger("gm")
 
 
 def wants(text: str) -> bool:
@@ -50,6 +52,8 @@ class TournamentDesk:
 
     def __init__(self, master: Master):
         self.master = master
+        self._failed: set[str] = set()
+        """Tournaments whose last try to advance failed (logged once)."""
 
     def state(self, tournament_id: str) -> view.State | None:
         return view.state(self.master.store, tournament_id, self.master.games.get)
@@ -60,8 +64,18 @@ class TournamentDesk:
         """Start every round that is due; how many were started or ended."""
         count = 0
         for tournament_id in data.ids(self.master.store):
-            if not data.ended(self.master.store, tournament_id):
+            if data.ended(self.master.store, tournament_id):
+                continue
+            try:
                 count += self._advance(tournament_id, now)
+            except OSError:
+                raise  # a temporary fault: the spool pauses (`GameMaster.process_spool`)
+            except Exception:  # a bug must not hold up the mail; logged once, tried again at each pass
+                if tournament_id not in self._failed:
+                    log.exception("tournament %s could not start its next round", tournament_id)
+                self._failed.add(tournament_id)
+            else:
+                self._failed.discard(tournament_id)
         return count
 
     def next_start(self) -> datetime | None:
@@ -97,11 +111,15 @@ class TournamentDesk:
                 self._tell_end(st, names, at)
                 data.add_end(store, tournament_id, at)
             return 1
-        with store.batch():
-            started_games = [self._start(rec, number, board, game, names, at)
-                             for board, game in enumerate(pairings, 1)]
-            data.add_round(store, tournament_id, number, at, started_games)
-            self._tell_round(st, number, started_games, names, at)
+        with store.batch() as batch:
+            try:
+                started_games = [self._start(rec, number, board, game, names, at)
+                                 for board, game in enumerate(pairings, 1)]
+                data.add_round(store, tournament_id, number, at, started_games)
+                self._tell_round(st, number, started_games, names, at)
+            except Exception:
+                batch.discard()  # all of the round or none of it: a redo must find no request of it handled
+                raise
         return 1
 
     def _round_over(self, tournament_id: str) -> bool:
