@@ -236,3 +236,44 @@ def test_a_round_that_fails_to_start_starts_none_of_its_games_and_is_tried_again
     games, made = asyncio.run(scenario())
     assert len(calls) == 4 and calls[0] == calls[2] == "tournament-t1-r1-b1"
     assert made == sorted(g.game_id for g in games) and len(made) == 2
+
+
+def test_each_seat_is_its_own_players_name_or_the_games_alias(tmp_path):
+    """A player without a public name takes the game's own alias for their
+    seat; a named opponent keeps their name on theirs (not on the first seat)."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await name(world, world.alice, "Ahab")
+            status, _ = cli("tournament", "new", "--data", world.config.data, "--game", "spaceships",
+                            "--format", "round-robin", "--players", BOB, "Ahab",
+                            "--signup-until", world.clock().isoformat())
+            assert status == 0
+            await world.settle()
+            (_, (game,)), = data.rounds(world.daemon.store, "t1")
+            return [(seat.address, seat.alias) for seat in world.daemon.master.games[game.game_id].seats]
+
+    (first, second) = asyncio.run(scenario())
+    assert first[0] == BOB and first[1] != "Ahab" and second == (ALICE, "Ahab")
+
+
+def test_a_withdrawal_in_the_last_round_is_told_with_the_final_standings(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            players = await entered(world)
+            status, _ = cli("tournament", "new", "--data", world.config.data, "--game", "spaceships",
+                            "--format", "round-robin", "--deadline", "1d", "--players", "Ahab", "Ishmael",
+                            "Queequeg", "Stubb", "--signup-until", world.clock().isoformat())
+            assert status == 0
+            await world.settle()
+            await play_round(world, players, "t1", 1)
+            for number in (2, 3):
+                await play_round(world, players, "t1", number, forfeits=ED)
+            await world.settle()
+            return players
+
+    players = asyncio.run(scenario())
+    for address in (ALICE, ED):
+        subjects = [str(m["Subject"]) for m in players[address].inbox() if "Tournament t1" in str(m["Subject"])]
+        assert sorted(subjects) == ["[gm] Tournament t1 is over", "[gm] Tournament t1: Stubb withdrawn"], subjects
+    (told,) = [m for m in players[ED].inbox() if str(m["Subject"]) == "[gm] Tournament t1: Stubb withdrawn"]
+    assert "You lost two games of tournament t1" in text(told)

@@ -136,13 +136,17 @@ class TournamentDesk:
             return game
         store, rules = self.master.store, game_named(rec.game)
         players = [game.first, game.second]
-        try:
-            aliases: list[str] | None = seat_aliases(rules, 2, [names[p] for p in players if p in names])
+        defaults = rules.default_aliases(2)
+        try:  # each seat by its player's public name, a player without one by the game's own alias
+            aliases: list[str] | None = seat_aliases(rules, 2, [names.get(p) or defaults[n]
+                                                                for n, p in enumerate(players)])
         except ValueError:
             aliases = None
         options = Options(rated=rec.rated)
         if rec.deadline_hours is not None:
-            options = Options(deadline=timedelta(hours=rec.deadline_hours), rated=rec.rated)
+            deadline = timedelta(hours=rec.deadline_hours)
+            options = Options(deadline=deadline, reminder_before=min(options.reminder_before, deadline / 2),
+                              rated=rec.rated)
         _, game_id = request_game(store, self.master.identity, players, rec.variant or rules.default_variant,
                                   options, at, aliases=aliases, name=data.round_game_name(rec.id, number, board),
                                   game=rules.name, tournament=(rec.id, number))
@@ -156,11 +160,16 @@ class TournamentDesk:
     def _tell_round(self, st: view.State, number: int, games: list[Played], names: dict[str, str],
                     at: datetime) -> None:
         tid = st.record.id
-        shown = view.shown(st, names)
         for game in games:
             if game.second is None:
                 self._send(f"{tid}-r{number}-bye", game.first, f"[gm] Tournament {tid}: a bye in round {number}", at,
                            "tournament_bye", {"id": tid, "round": number})
+        self._tell_withdrawn(st, names, at)
+
+    def _tell_withdrawn(self, st: view.State, names: dict[str, str], at: datetime) -> None:
+        """Tell everyone of each entrant withdrawn (each once: the outbox keys say who was told)."""
+        tid = st.record.id
+        shown = view.shown(st, names)
         gone = withdrawn(st.played)
         for entrant in sorted(gone):
             who = names.get(entrant) or f"Entrant {st.entrants.index(entrant) + 1}"
@@ -171,6 +180,7 @@ class TournamentDesk:
 
     def _tell_end(self, st: view.State, names: dict[str, str], at: datetime) -> None:
         tid = st.record.id
+        self._tell_withdrawn(st, names, at)
         shown = view.shown(st, names)
         for n, entrant in enumerate(st.entrants, 1):
             self._send(f"{tid}-end-{n}", entrant, f"[gm] Tournament {tid} is over", at, "tournament",
