@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import re
+from datetime import UTC, datetime, timedelta
 
 from gm.cli import main
 from gm.pbem.data import tournaments as data
@@ -277,3 +278,31 @@ def test_a_withdrawal_in_the_last_round_is_told_with_the_final_standings(tmp_pat
         assert sorted(subjects) == ["[gm] Tournament t1 is over", "[gm] Tournament t1: Stubb withdrawn"], subjects
     (told,) = [m for m in players[ED].inbox() if str(m["Subject"]) == "[gm] Tournament t1: Stubb withdrawn"]
     assert "You lost two games of tournament t1" in text(told)
+
+
+def test_gm_tournament_start_closes_the_sign_up_early_and_new_refuses_an_unknown_entrant(tmp_path, capsys):
+    async def scenario():
+        async with World(tmp_path) as world:
+            store, folder = world.daemon.store, world.config.data
+            assert main(["tournament", "new", "--data", folder, "--game", "spaceships", "--format", "swiss",
+                         "--players", "nobody-by-that-name"]) == 2
+            assert "neither a mail address nor anyone's public name" in capsys.readouterr().err
+            assert main(["tournament", "new", "--data", folder, "--game", "celestial-empire",
+                         "--format", "swiss"]) == 2
+            assert main(["tournament", "show", "t1", "--data", folder]) == 2
+            status, _ = cli("tournament", "new", "--data", folder, "--game", "gridfighters", "--format", "swiss",
+                            "--players", ALICE, BOB, "--signup-until", "2099-01-01T12:00")
+            assert status == 0
+            await world.settle()
+            assert data.rounds(store, "t1") == []
+            assert "sign-up closed" in cli("tournament", "start", "t1", "--data", folder)[1]
+            world.clock.now = datetime.now(UTC) + timedelta(seconds=1.5)  # `start` closed it by the wall clock
+            await world.settle()
+            (_, games), = data.rounds(store, "t1")
+            late = await world.write_gm(Player(CY, world), "join t1")
+            assert main(["tournament", "start", "t1", "--data", folder]) == 2
+            return games, text(late)
+
+    games, late = asyncio.run(scenario())
+    assert [(g.first, g.second) for g in games] == [(ALICE, BOB)] and games[0].game_id
+    assert "tournament t1 has started: sign-up is closed" in late
