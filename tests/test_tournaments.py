@@ -16,6 +16,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from gm.cli import main
+from gm.pbem.answers import tournaments as desk
 from gm.pbem.data import tournaments as data
 from gm.pbem.state import tournaments as view
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, Player, World, text
@@ -206,8 +207,6 @@ def test_a_round_that_fails_to_start_starts_none_of_its_games_and_is_tried_again
     """A fault while a round's games are requested (here the second request
     fails once) leaves none of them requested: the next pass starts the
     whole round, and no pairing gets two games."""
-    from gm.pbem.answers import tournaments as desk
-
     calls = []
     real = desk.request_game
 
