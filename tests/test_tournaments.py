@@ -168,9 +168,16 @@ def test_a_swiss_of_five_pairs_by_score_without_rematches_and_one_bye_each(tmp_p
                               "--signup-until", signup)
             assert status == 0 and out == "t1\n"
             world.clock.advance(seconds=-30)  # the sign-up is still open
+            forged = await world.write_gm(players[ED], "join t1", from_=DI)  # Stubb claims to be Starbuck
+            assert str(forged["To"]) == DI and "Confirm you join" in str(forged["Subject"])  # only DI may confirm
+            assert data.entrants(world.daemon.store, data.record(world.daemon.store, "t1")) == [ALICE, BOB, CY]
             for player in (players[DI], players[ED]):
-                joined = await world.write_gm(player, "join t1")
-                assert str(joined["Subject"]) == "[gm] You joined tournament t1", text(joined)
+                confirmation = await world.write_gm(player, "join t1")
+                assert str(confirmation["Subject"]) == "[gm] Confirm you join tournament t1", text(confirmation)
+                world.clock.advance(seconds=1)
+                await world.act(player.reply, "confirm", to=confirmation)
+                joined = [m for m in player.inbox() if str(m["Subject"]) == "[gm] You joined tournament t1"]
+                assert len(joined) == 1 and "Sign-up closes at" in text(joined[0])
             again = await world.write_gm(players[ED], "join t1")
             assert "you are signed up for tournament t1 already" in text(again)
             world.clock.advance(seconds=60)

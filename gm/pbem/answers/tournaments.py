@@ -1,8 +1,14 @@
 """Tournaments by mail: the master starts their rounds, and players sign up
 and ask for the standings by writing to the GM's own address.
 
-    join t1        -> signed up (until the tournament starts), answered
+    join t1        -> a confirmation (request jID) -> signed up (until the tournament starts)
     tournament t1  -> the standings and the rounds so far, by public name
+
+As with names and seeks (`gm.pbem.answers.league`), a sign-up is made only
+once the player confirmed it from their own mailbox, by replying
+``confirm`` to an address with a token only that mailbox was sent: a
+forged From enters nobody. The request is kept in ``requests/`` and its
+confirmation marked ``confirmed-jID`` in ``handled/``.
 
 `TournamentDesk.advance` runs at every pass over the spool: a tournament
 whose sign-up closed starts round 1; one whose round has every game ended
@@ -21,25 +27,40 @@ import hashlib
 import logging
 import re
 from datetime import datetime, timedelta
+from email.message import Message
 from typing import Any
 
 from ...kernel.protocol import game_named
 from ...kernel.values import ENDED, Options
 from ...league.glicko2 import START_RATING
 from ...league.tournaments import Played, finished_round, next_round, round_ended_at, withdrawn
+from ...mail.reading import parse_message
+from ..archive.replay import orders_text, prepend_header
 from ..data import tournaments as data
 from ..data.names import public_names
 from ..data.store import time_of
+from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state import tournaments as view
 from ..state.ratings import player_key
-from .outside import Master
+from .league import CONFIRMING, REQUEST_HEADER
+from .outside import Master, fields_of
 from .ratings import tables
 
 JOIN = re.compile(r"^\s*join\s+(\S+)\s*$", re.I | re.M)
+_JOIN_ID = re.compile(r"j[0-9a-f]{10}")
+_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 SHOW = re.compile(r"^\s*tournament\s+(\S+)\s*$", re.I | re.M)
 log = logging.getLogger("gm")
+
+
+def join_tag(tags: list[list[str]]) -> tuple[str, str] | None:
+    """The sign-up a reply confirms, from ``gm+jID.1.TOKEN``: id and token."""
+    for parts in tags:
+        if len(parts) == 3 and _JOIN_ID.fullmatch(parts[0]) and parts[1] == str(CONFIRMING):
+            return parts[0], parts[2]
+    return None
 
 
 def wants(text: str) -> bool:
@@ -188,7 +209,7 @@ class TournamentDesk:
 
     # Mail
 
-    def handle(self, key: str, sender: str, text: str) -> str | None:
+    def handle(self, key: str, raw: bytes, sender: str, text: str) -> str | None:
         """``join`` or ``tournament``: answered, and None; or why it was refused (its sender is told)."""
         at = time_of(key)
         limit = self.master.limits.league_answers_per_day  # the league's allowance: names, seeks, tournaments
@@ -197,7 +218,7 @@ class TournamentDesk:
         digest = hashlib.sha256(key.encode()).hexdigest()[:12]
         found = JOIN.search(text)
         if found:
-            return self._join(digest, sender, found.group(1).lower(), at)
+            return self._join(digest, raw, sender, found.group(1).lower(), at)
         found = SHOW.search(text)
         assert found, "handle() is only given what wants() takes"
         st = self.state(found.group(1).lower())
@@ -209,21 +230,58 @@ class TournamentDesk:
                     "over": data.ended(self.master.store, st.record.id)})
         return None
 
-    def _join(self, digest: str, sender: str, tournament_id: str, at: datetime) -> str | None:
-        store = self.master.store
+    def _join(self, digest: str, raw: bytes, sender: str, tournament_id: str, at: datetime) -> str | None:
         what = f"join {tournament_id[:20]}"
+        why = self._unjoinable(tournament_id, sender, at)
+        if why:
+            return self._refuse(digest, sender, what, at, why)
+        request_id = "j" + digest[:10]
+        requests = self.master.store.requests
+        if request_id not in requests:
+            fields = {"id": request_id, "kind": "join", "address": sender, "tournament": tournament_id}
+            requests.add(prepend_header(raw, REQUEST_HEADER, "; ".join(f"{k}={v}" for k, v in fields.items())),
+                         request_id)
+        master = self.master
+        reply_to = master.identity.reply_address(request_id, CONFIRMING,
+                                                 token(master.store.key, request_id, CONFIRMING))
+        master.outside.send(f"{request_id}.confirm", sender, f"[gm] Confirm you join tournament {tournament_id}",
+                            at, "tournament_join_confirm", {"id": tournament_id}, "auto-replied", reply_to=reply_to)
+        return None
+
+    def _unjoinable(self, tournament_id: str, address: str, at: datetime) -> str | None:
+        store = self.master.store
         rec = data.record(store, tournament_id)
         if rec is None:
-            return self._refuse(digest, sender, what, at, f"there is no tournament {tournament_id[:20]}")
+            return f"there is no tournament {tournament_id[:20]}"
         if data.rounds(store, rec.id) or at >= data.opens_at(store, rec):
-            return self._refuse(digest, sender, what, at, f"tournament {rec.id} has started: sign-up is closed")
-        if sender.lower() in {e.lower() for e in data.entrants(store, rec)}:
-            return self._refuse(digest, sender, what, at, f"you are signed up for tournament {rec.id} already")
-        data.add_join(store, rec.id, sender, at)
-        self._send(f"join-{digest}", sender, f"[gm] You joined tournament {rec.id}", at, "tournament_joined",
-                   {"id": rec.id, "game": game_named(rec.game).title, "format": rec.system.value,
-                    "starts": rec.signup_until.isoformat() if rec.signup_until else None})
+            return f"tournament {rec.id} has started: sign-up is closed"
+        if address.lower() in {e.lower() for e in data.entrants(store, rec)}:
+            return f"you are signed up for tournament {rec.id} already"
         return None
+
+    def confirm(self, key: str, message: Message, item_id: str, secret: str) -> None:
+        """A reply ``confirm`` to the confirmation of a sign-up: the sender is
+        signed up, unless the tournament started (or they joined) meanwhile."""
+        store, at = self.master.store, time_of(key)
+        if not verify(store.key, item_id, CONFIRMING, secret) or item_id not in store.requests:
+            raise Shunted(f"not a valid confirmation of {item_id}")
+        if not _CONFIRM.search(orders_text(message)[0]):
+            raise Shunted(f"answer to {item_id} without 'confirm'")
+        if f"confirmed-{item_id}" in store.handled:
+            raise Shunted(f"{item_id} was confirmed already")
+        fields = fields_of(parse_message(store.requests.get_bytes(item_id)), REQUEST_HEADER)
+        address, tournament_id = fields["address"], fields["tournament"]
+        why = self._unjoinable(tournament_id, address, at)
+        if why:
+            self._refuse(hashlib.sha256(key.encode()).hexdigest()[:12], address, f"join {tournament_id}", at, why)
+        else:
+            rec = data.record(store, tournament_id)
+            assert rec is not None
+            data.add_join(store, rec.id, address, at)
+            self._send(f"{item_id}.done", address, f"[gm] You joined tournament {rec.id}", at, "tournament_joined",
+                       {"id": rec.id, "game": game_named(rec.game).title, "format": rec.system.value,
+                        "starts": rec.signup_until.isoformat() if rec.signup_until else None})
+        store.handled.add(f"confirmed-{item_id}")
 
     def _refuse(self, digest: str, sender: str, what: str, at: datetime, why: str) -> str:
         self._send(f"refused-{digest}", sender, "[gm] Refused: " + what, at, "league_refused",

@@ -8,7 +8,7 @@ rule's name:
 
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
-           -> challenge-reply -> league-reply -> owner-reply -> move-reply
+           -> challenge-reply -> league-reply -> join-reply -> owner-reply -> move-reply
            -> owner-request -> games-list -> ratings -> challenge -> league
            -> tournament -> no-game -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept

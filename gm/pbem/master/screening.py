@@ -39,7 +39,7 @@ from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
 from ..answers.owner import OwnerMail, owner_tag
-from ..answers.tournaments import TournamentDesk
+from ..answers.tournaments import TournamentDesk, join_tag
 from ..archive.events import EVENT_HEADER
 from ..archive.replay import (
     ACCEPTED_HEADER,
@@ -208,6 +208,13 @@ class Screening:
         self.league.confirm(mail.key, mail.message, *confirming)
         return handled("a confirmation of a name or a seek")
 
+    def _join_reply(self, mail: Incoming) -> Decision | None:
+        confirming = join_tag(mail.tags)
+        if confirming is None:
+            return None
+        self.tournaments.confirm(mail.key, mail.message, *confirming)
+        return handled("a confirmation of a tournament's sign-up")
+
     def _owner_reply(self, mail: Incoming) -> Decision | None:
         confirming = owner_tag(mail.tags)
         if confirming is None:
@@ -260,7 +267,7 @@ class Screening:
         text, password = mail.orders
         if mail.tags or password is not None or not tournaments.wants(text):
             return None
-        why = self.tournaments.handle(mail.key, mail.sender, text)
+        why = self.tournaments.handle(mail.key, mail.raw, mail.sender, text)
         return shunted(why) if why else handled("a tournament")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
@@ -430,6 +437,7 @@ SCREENING = (
     Rule("no-sender", Screening._no_sender),
     Rule("challenge-reply", Screening._challenge_reply),
     Rule("league-reply", Screening._league_reply),
+    Rule("join-reply", Screening._join_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
     Rule("owner-request", Screening._owner_request),
