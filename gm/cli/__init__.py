@@ -1,6 +1,6 @@
 """The ``gm`` command line: `main` and its parser, assembled from one module
 for each group of commands (`serve`, `admin`, `ratings`, `records`,
-`shard`, `operator`) and the options they share (`options`)."""
+`shard`, `tournaments`, `operator`) and the options they share (`options`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from .ratings import add_ratings
 from .records import add_export, add_referee, add_replay
 from .serve import add_serve
 from .shard import add_shard
+from .tournaments import add_tournament
 
 __all__ = ["EXIT_CONFIG", "EXIT_START", "build_parser", "main"]
 
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_serve, add_new, add_games, add_show, add_ratings, add_export, add_replay,
-                add_shard, add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
+                add_shard, add_tournament, add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
         add(commands)
     return parser
 

@@ -152,15 +152,16 @@ def render_public(game: MailGame) -> Page:
 
 
 def render_list(games: list[Listed], seeks: list[dict[str, object]] | None = None,
-                ratings: Sequence[dict[str, Any]] = ()) -> bytes:
+                ratings: Sequence[dict[str, Any]] = (), tournaments: Sequence[dict[str, Any]] = ()) -> bytes:
     """The list: finished games, newest first, then the games in progress
     that their players agreed to show, then the open seeks (`Archive.seeks`);
-    and the links to the ``ratings`` pages."""
+    and the links to the ``tournaments`` and ``ratings`` pages."""
     rows = [{"id": g.id, "title": g.title, "variant": g.variant, "players": list(g.players), "result": g.result,
              "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d"), "turn": g.turn} for g in games]
     html = render_html("web_list", {"games": [r for r, g in zip(rows, games) if g.finished],
                                     "playing": [r for r, g in zip(rows, games) if not g.finished],
-                                    "seeks": seeks or [], "ratings": list(ratings)})
+                                    "seeks": seeks or [], "ratings": list(ratings),
+                                    "tournaments": list(tournaments)})
     assert html is not None
     return html.encode()
 

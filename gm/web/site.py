@@ -7,12 +7,15 @@ http.server would need a thread of its own and is documented as not for
 production. The routes are few and stable:
 
     /                          the finished games, newest first (and the
-                               open seeks, when there are any)
+                               open seeks and the tournaments, when there
+                               are any)
     /games/GID                 one finished game, turn by turn (or one in
                                progress that its players agreed to show)
     /games/GID/record.txt      the game as a ``gm referee`` record
     /ratings/GAME              a game's rating table (`gm.web.ratings`)
     /players/NAME              a player's ratings, their history, and finished games
+    /tournaments/ID            a tournament's standings and rounds, each
+                               finished game linked (`gm.web.tournaments`)
     /web.css, /web.js          the style, and the little script that steps
                                through turns (the pages work without it)
 
@@ -55,6 +58,7 @@ from ..pbem.data.store import MissingDataDirectory
 from ..process import STOP_SIGNALS, StartError
 from .pages import Archive, Page, render_list
 from .ratings import RatingPages, ratings_links
+from .tournaments import TournamentPages
 
 _GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,32}")
@@ -70,6 +74,7 @@ CACHE = {"list": "public, max-age=60", "game": "public, max-age=3600", "playing"
          "static": "public, max-age=86400"}
 ARCHIVE = web.AppKey("archive", Archive)
 RATINGS = web.AppKey("ratings", RatingPages)
+TOURNAMENTS = web.AppKey("tournaments", TournamentPages)
 WORKERS = web.AppKey("workers", ThreadPoolExecutor)
 WORKER_THREADS = 2
 """The site's own worker threads: a slow page (the first list of a large
@@ -145,7 +150,8 @@ async def games_list(request: web.Request) -> web.Response:
     rated = request.app[RATINGS]
     seeks = await _in_thread(request, archive.seeks, datetime.now(UTC),  # what is open now: shown, never decided
                              lambda game: {row.player: row.rating for row in rated.ratings().table(game)})
-    body = await _in_thread(request, render_list, games, seeks, ratings_links())
+    tournaments = await _in_thread(request, request.app[TOURNAMENTS].listing)
+    body = await _in_thread(request, render_list, games, seeks, ratings_links(), tournaments)
     return _answer(request, body, "text/html", CACHE["list"])
 
 
@@ -159,6 +165,13 @@ async def ratings_page(request: web.Request) -> web.Response:
 async def player_page(request: web.Request) -> web.Response:
     name = request.match_info["name"]
     body = await _in_thread(request, request.app[RATINGS].player_page, name) if _NAME.fullmatch(name) else None
+    if body is None:
+        raise web.HTTPNotFound()
+    return _answer(request, body, "text/html", CACHE["list"])
+
+
+async def tournament_page(request: web.Request) -> web.Response:
+    body = await _in_thread(request, request.app[TOURNAMENTS].page, request.match_info["tournament"])
     if body is None:
         raise web.HTTPNotFound()
     return _answer(request, body, "text/html", CACHE["list"])
@@ -229,6 +242,7 @@ def make_app(archive: Archive) -> web.Application:
     app = web.Application(middlewares=[_headers], client_max_size=1024)
     app[ARCHIVE] = archive
     app[RATINGS] = RatingPages(archive)
+    app[TOURNAMENTS] = TournamentPages(archive)
     app[WORKERS] = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="gm-web")
     app.on_cleanup.append(_stop_workers)
     app.on_response_prepare.append(_no_server_header)
@@ -237,6 +251,7 @@ def make_app(archive: Archive) -> web.Application:
     app.router.add_get("/games/{game}/record.txt", game_record)
     app.router.add_get("/ratings/{game}", ratings_page)
     app.router.add_get("/players/{name}", player_page)
+    app.router.add_get("/tournaments/{tournament}", tournament_page)
     for path, (name, content_type) in STATIC.items():
         app.router.add_get(path, _static(name, content_type))
     return app

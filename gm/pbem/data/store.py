@@ -19,6 +19,8 @@
                      sender's confirmation (`gm.pbem.answers.league`)
       seeks/         open challenges anyone may take, from their ``seek``
                      mail on (`gm.pbem.answers.league`)
+      tournaments/   each tournament's record, sign-ups and rounds
+                     (`gm.pbem.data.tournaments`)
       sent/          one empty file per message delivered (sent once): its
                      outbox file, renamed there and emptied
       attempts/      how often handling a spooled message has begun (one
@@ -320,6 +322,7 @@ class Store:
         self.names = DurableMaildir(self.root / "names")
         self.requests = DurableMaildir(self.root / "requests")
         self.seeks = DurableMaildir(self.root / "seeks")
+        self.tournaments = DurableMaildir(self.root / "tournaments")
         self.sent = Markers(self.root / "sent")
         self.attempts = Attempts(self.root / "attempts")
         self.games_dir = self.root / "games"

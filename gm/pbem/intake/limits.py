@@ -51,7 +51,8 @@ class Limits:
     """Confirmed challenges a day that reach any one address."""
     league_answers_per_day: int = 12
     """Mails a day the GM sends one address in answer to its mail about
-    public names and seeks (`gm.pbem.answers.league`): each step asks for a
+    public names and seeks (`gm.pbem.answers.league`) and tournaments
+    (`gm.pbem.answers.tournaments`, which share it): each step asks for a
     confirmation from the sender's own mailbox, so setting a name, posting
     a seek and taking one take a few each."""
 

@@ -8,15 +8,16 @@ rule's name:
 
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
-           -> challenge-reply -> league-reply -> owner-reply -> move-reply
+           -> challenge-reply -> league-reply -> join-reply -> owner-reply -> move-reply
            -> owner-request -> games-list -> ratings -> challenge -> league
-           -> no-game -> finished-match -> retired-address -> forged
+           -> tournament -> no-game -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
 `gm.pbem.answers.outside`, the ratings by `gm.pbem.answers.ratings`, about
-public names and seeks by `gm.pbem.answers.league`, the owner's by
-`gm.pbem.answers.owner`.
+public names and seeks by `gm.pbem.answers.league`, about tournaments by
+`gm.pbem.answers.tournaments` (which also starts their rounds, at each pass
+over the spool), the owner's by `gm.pbem.answers.owner`.
 
 Applying a message is made of steps that are each safe to redo after a
 crash, so that every message is applied exactly once and every reply queued
@@ -62,6 +63,7 @@ from ...storage import unix_lines
 from ..answers.league import LeagueMail
 from ..answers.outside import OutsideMail
 from ..answers.owner import OwnerMail
+from ..answers.tournaments import TournamentDesk
 from ..archive.creation import created_event, parse_fields
 from ..archive.events import EVENT_HEADER, event_message, exact_time
 from ..archive.replay import Threads, notice_messages, to_event
@@ -123,6 +125,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         self.outside = OutsideMail(self)
         self.league = LeagueMail(self)
         """Public names and open seeks (`gm.pbem.answers.league`)."""
+        self.tournaments = TournamentDesk(self)
+        """Tournaments: their rounds, ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`)."""
         self.owner = OwnerMail(self, owner)
         """The operator's mail (`gm.pbem.answers.owner`): actions by mail, the daily summary."""
         self.handled_keys: set[str] = set()
@@ -141,6 +145,11 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         they wait for the operator instead of spooling it again and again."""
         self.fault: str | None = None
         """Why the last pass over the spool stopped early (a temporary fault)."""
+
+    def next_wakeup(self) -> datetime | None:
+        """When the next deadline or reminder falls due, or a tournament's sign-up closes, if any."""
+        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start()) if m is not None]
+        return min(moments) if moments else None
 
     # The spool
 
@@ -168,6 +177,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
                 self._open_game(game_id)
             for _ in range(1 + MORE_ROUNDS):  # then what the pass spooled: the robot's answers, challenges' games
                 self.robots_due()
+                self.tournaments.advance(self.clock())  # a round whose games all ended: the next one's games
                 # Catching up, what came after a missed deadline waits for it.
                 keys = [k for k in self.store.spool.keys() if hold is None or time_of(k) < hold]
                 if not keys:

@@ -34,11 +34,12 @@ from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
 from ...storage import unix_lines
-from ..answers import league, moving, ratings
+from ..answers import league, moving, ratings, tournaments
 from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
 from ..answers.owner import OwnerMail, owner_tag
+from ..answers.tournaments import TournamentDesk, join_tag
 from ..archive.events import EVENT_HEADER
 from ..archive.replay import (
     ACCEPTED_HEADER,
@@ -145,6 +146,7 @@ class Screening:
     outside: OutsideMail
     owner: OwnerMail
     league: LeagueMail
+    tournaments: TournamentDesk
     handled_keys: set[str]
 
     def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
@@ -206,6 +208,13 @@ class Screening:
         self.league.confirm(mail.key, mail.message, *confirming)
         return handled("a confirmation of a name or a seek")
 
+    def _join_reply(self, mail: Incoming) -> Decision | None:
+        confirming = join_tag(mail.tags)
+        if confirming is None:
+            return None
+        self.tournaments.confirm(mail.key, mail.message, *confirming)
+        return handled("a confirmation of a tournament's sign-up")
+
     def _owner_reply(self, mail: Incoming) -> Decision | None:
         confirming = owner_tag(mail.tags)
         if confirming is None:
@@ -252,6 +261,14 @@ class Screening:
             return None
         why = self.league.handle(mail.key, mail.raw, mail.sender, text)
         return shunted(why) if why else handled("names and seeks")
+
+    def _tournament(self, mail: Incoming) -> Decision | None:
+        # ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`): to the GM's own address, never a game's.
+        text, password = mail.orders
+        if mail.tags or password is not None or not tournaments.wants(text):
+            return None
+        why = self.tournaments.handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled("a tournament")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
         _text, password = mail.orders
@@ -420,6 +437,7 @@ SCREENING = (
     Rule("no-sender", Screening._no_sender),
     Rule("challenge-reply", Screening._challenge_reply),
     Rule("league-reply", Screening._league_reply),
+    Rule("join-reply", Screening._join_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
     Rule("owner-request", Screening._owner_request),
@@ -427,6 +445,7 @@ SCREENING = (
     Rule("ratings", Screening._ratings),
     Rule("challenge", Screening._challenge),
     Rule("league", Screening._league),
+    Rule("tournament", Screening._tournament),
     Rule("no-game", Screening._no_game),
     Rule("finished-match", Screening._finished_match),
     Rule("retired-address", Screening._retired_address),

@@ -52,14 +52,16 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
                  at: datetime, aliases: list[str] | None = None, name: str | None = None,
                  match: Any = None, game: str = DEFAULT_GAME,
                  observers: list[str] | None = None, robot: str | None = None,
-                 robot_seed: int | None = None) -> tuple[str, str]:
+                 robot_seed: int | None = None, tournament: tuple[str, int] | None = None) -> tuple[str, str]:
     """Spool a request for a new game of ``game``; returns its spool key and
     the game's id, reserved now (`Store.reserve_game_id`). ``name`` makes
     the key deterministic (so that redoing the request finds it there).
     ``match`` is the game's own terms (a Spaceships match); ``observers``
     are addresses that watch the game (`gm.kernel.observers`). ``robot``
     is the level of the GM's robot, which then holds the last seat
-    (`gm.pbem.master.robots`); its seed is drawn here unless ``robot_seed`` says."""
+    (`gm.pbem.master.robots`); its seed is drawn here unless ``robot_seed`` says.
+    ``tournament`` (its id and the round) is recorded in the creation event
+    of a tournament's game (`gm.pbem.answers.tournaments`)."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
     for address in players:
         if not is_mail_address(address):
@@ -95,6 +97,8 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     terms = fresh_terms(rules.name, match)
     fields = [f"id: {game_id}", *request_fields(seats, variant, options, terms, rules.name, tuple(observers),
                                                          robot_seed)]
+    if tournament is not None:
+        fields += [f"tournament: {tournament[0]}", f"round: {tournament[1]}"]
     raw = event_message(identity, "create", at, f"<{key}@{identity.domain}>", None, fields)
     store.spool.add(raw, key)
     return key, game_id
