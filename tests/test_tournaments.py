@@ -147,8 +147,13 @@ def test_a_round_robin_of_five_with_a_player_withdrawn_after_two_forfeits(tmp_pa
         _, _, index = site.get("/")
         status, _, body = site.get("/tournaments/t1")
         missing, _, _ = site.get("/tournaments/t2")
+        _, _, ishmael = site.get("/players/Ishmael")
     finally:
         site.stop()
+    ishmael_page = ishmael.decode()  # the player's page says where they stand
+    assert ('<a href="/tournaments/t1">t1</a></td><td data-label="Of">Spaceships, round-robin</td>'
+            '<td data-label="Place">2 of 5</td><td data-label="Points">4</td>') in ishmael_page
+    assert "@" not in ishmael_page and "example" not in ishmael_page
     page = body.decode()
     assert b'href="/tournaments/t1"' in index and status == 200 and missing == 404
     names = re.findall(r'data-label="Name">(\w+)</td><td data-label="Points">(\d+)<', page)

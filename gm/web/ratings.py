@@ -14,7 +14,7 @@ counted, and no address ever reaches the page.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..kernel.clock import utc_minute
@@ -67,8 +67,11 @@ class RatingPages:
                                   for game_id in sorted(ended)]
             return self._finished
 
-    def player_page(self, name: str) -> bytes | None:
-        """The page of the player whose public name is ``name``; None for no such name."""
+    def player_page(self, name: str,
+                    tournaments: Callable[[str], list[dict[str, Any]]] = lambda address: []) -> bytes | None:
+        """The page of the player whose public name is ``name`` (with where
+        they stand in each tournament, ``tournaments`` of their address);
+        None for no such name."""
         store = self.archive.store
         address = address_of(store, name)
         if address is None:
@@ -86,7 +89,8 @@ class RatingPages:
         played = [{"id": f.game_id, "title": game_named(f.game).title, "ended": utc_minute(f.ended),
                    "result": _result(f, [s.player for s in f.seats].index(key))}
                   for f in reversed(finished) if any(s.player == key for s in f.seats)]
-        html = render_html("web_player", {"name": shown_name, "games": games, "played": played})
+        html = render_html("web_player", {"name": shown_name, "games": games, "played": played,
+                                          "tournaments": tournaments(address)})
         assert html is not None, "the kernel's templates hold web_player.html"
         return html.encode()
 

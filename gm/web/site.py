@@ -13,7 +13,8 @@ production. The routes are few and stable:
                                progress that its players agreed to show)
     /games/GID/record.txt      the game as a ``gm referee`` record
     /ratings/GAME              a game's rating table (`gm.web.ratings`)
-    /players/NAME              a player's ratings, their history, and finished games
+    /players/NAME              a player's ratings, their history, finished
+                               games and tournaments
     /tournaments/ID            a tournament's standings and rounds, each
                                finished game linked (`gm.web.tournaments`)
     /web.css, /web.js          the style, and the little script that steps
@@ -164,7 +165,8 @@ async def ratings_page(request: web.Request) -> web.Response:
 
 async def player_page(request: web.Request) -> web.Response:
     name = request.match_info["name"]
-    body = await _in_thread(request, request.app[RATINGS].player_page, name) if _NAME.fullmatch(name) else None
+    body = (await _in_thread(request, request.app[RATINGS].player_page, name, request.app[TOURNAMENTS].results_of)
+            if _NAME.fullmatch(name) else None)
     if body is None:
         raise web.HTTPNotFound()
     return _answer(request, body, "text/html", CACHE["list"])

@@ -49,6 +49,21 @@ class TournamentPages:
                               "format": record.system.value, "state": state})
         return found
 
+    def results_of(self, address: str) -> list[dict[str, Any]]:
+        """Where the player at ``address`` stands in each tournament they
+        entered, oldest first (for their page: `gm.web.ratings`)."""
+        store, found = self.archive.store, []
+        for tournament_id in data.ids(store):
+            st = view.state(store, tournament_id, self._game)
+            if st is None or address.lower() not in [e.lower() for e in st.entrants]:
+                continue
+            table = st.standings()
+            mine = next(s for s in table if s.entrant.lower() == address.lower())
+            found.append({"id": tournament_id, "title": game_named(st.record.game).title,
+                          "format": st.record.system.value, "place": mine.place_text, "of": len(table),
+                          "points": f"{mine.points:g}", "over": data.ended(store, tournament_id)})
+        return found
+
     def page(self, tournament_id: str) -> bytes | None:
         """A tournament's page; None when there is no such tournament."""
         store = self.archive.store
