@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from gm.cli import main
-from gmtest import SETUP_ALICE, SETUP_BOB, World
+from gmtest import World
+from test_player_words import played_to_the_end
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,21 +63,12 @@ def test_the_referees_summary_names_the_winner_and_their_score_first_in_capitali
                                             "Player 1 has no ships left [2.3.1].")
 
 
-STANDARD_WIN_ORDERS = [("bRv1Rx1 Rv2 Rw2 Rx2 Ow3 Bv5 Bw5 Bx5 mYz1 By5 sGz1", "Rv1 Rw2 Yz2 Bz5"),
-                       ("bYx3Yx5 Yy3 Yy4 Gx3 Gx4 Gy3 Gy4", "Gv1 Gw1 sBv1 sBw1"),
-                       ("Gz1 Gz2", "Ov1")]
-"""standard-win.rec's turns, by mail: the game ends after turn 3."""
 
 
 def test_gm_show_gives_the_last_turn_played_of_a_game_that_has_ended(tmp_path, capsys):
     async def scenario() -> str:
         async with World(tmp_path) as world:
-            await world.new_game()
-            await world.act(world.alice.reply, SETUP_ALICE)
-            await world.act(world.bob.reply, SETUP_BOB)
-            for alice, bob in STANDARD_WIN_ORDERS:
-                await world.act(world.alice.reply, alice)
-                await world.act(world.bob.reply, bob)
+            await played_to_the_end(world)
         return str(world.config.data)
 
     data = asyncio.run(scenario())
