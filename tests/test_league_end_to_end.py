@@ -55,6 +55,6 @@ def test_strangers_seek_play_rated_and_see_their_ratings_by_mail_and_on_the_web(
     finally:
         site.stop()
     page = body.decode()
-    cells = re.findall(r'data-label="Name">(\w+)</td><td data-label="Rating">(\d+)<', page)
+    cells = re.findall(r'data-label="Name"><a href="/players/\w+">(\w+)</a></td><td data-label="Rating">(\d+)<', page)
     assert status == 200 and cells == [("Ahab", f"{won.rating:.0f}"), ("Ishmael", f"{lost.rating:.0f}")]
     assert "@" not in page and "example" not in page
