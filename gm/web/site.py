@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -148,9 +149,9 @@ async def _in_thread(request: web.Request, function: Callable[..., T], *args: ob
 async def games_list(request: web.Request) -> web.Response:
     archive = request.app[ARCHIVE]
     games = await _in_thread(request, archive.shown)
-    rated = request.app[RATINGS]
+    ratings = functools.cache(request.app[RATINGS].ratings)  # read only if a seek is listed, and then once
     seeks = await _in_thread(request, archive.seeks, datetime.now(UTC),  # what is open now: shown, never decided
-                             lambda game: {row.player: row.rating for row in rated.ratings().table(game)})
+                             lambda game: {row.player: row.rating for row in ratings().table(game)})
     tournaments = await _in_thread(request, request.app[TOURNAMENTS].listing)
     body = await _in_thread(request, render_list, games, seeks, ratings_links(), tournaments)
     return _answer(request, body, "text/html", CACHE["list"])

@@ -40,6 +40,7 @@ from ..data.store import time_of
 from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
+from ..state.ratings import Ratings
 from .outside import Master, fields_of
 from .ratings import tables
 
@@ -157,18 +158,21 @@ class LeagueMail:
         self._send(f"{seek_id}.open", seek.seeker, f"[gm] Your seek {seek_id} is open", at, "seek_open",
                    self._shown(seek))
 
-    def _shown(self, seek: Seek) -> dict[str, Any]:
-        return shown(seek, public_names(self.master.store), self._ratings(seek.game))
+    def _shown(self, seek: Seek, ratings: Ratings | None = None) -> dict[str, Any]:
+        """A seek as players see it, with its seeker's rating (from ``ratings``, read once per
+        answer however many seeks it lists; None: read now)."""
+        return shown(seek, public_names(self.master.store), self._ratings(seek.game, ratings))
 
-    def _ratings(self, game: str) -> dict[str, float]:
+    def _ratings(self, game: str, ratings: Ratings | None = None) -> dict[str, float]:
         """The rating table of ``game``, player key to rating (`gm.league.seeks.rating_of`)."""
-        return {row.player: row.rating for row in tables(self.master).table(game)}
+        return {row.player: row.rating for row in (tables(self.master) if ratings is None else ratings).table(game)}
 
     def _list(self, key: str, raw: bytes, sender: str, text: str, found: re.Match[str]) -> str | None:
         at = time_of(key)
         self._allowed(sender, "seeks", at)
+        ratings = tables(self.master)
         self._send(f"seeks-{_digest(key)}", sender, "[gm] Open seeks", at, "seeks",
-                   {"seeks": [self._shown(seek) for seek in open_seeks(self.master.store, at)],
+                   {"seeks": [self._shown(seek, ratings) for seek in open_seeks(self.master.store, at)],
                     "gm": self.master.identity.address})
         return None
 
