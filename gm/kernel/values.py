@@ -21,7 +21,7 @@ ENDED = "ended"
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 5
+EDITION = 6
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
@@ -51,6 +51,13 @@ more forfeit the game; greetings are chat, not slips of a command; a plain
 reply to press goes back to its sender (`gm.kernel.press`); a syntax error
 says "found the end of the order". Games of earlier editions keep the
 earlier words (each game's templates/edition4 holds what differs)."""
+TIME_EDITION = 6
+"""The first edition of issues 24 to 26 (its features each name this
+edition where they change what a game's mail holds): mail that sets or moves
+a deadline carries a calendar part, deadlines are shown in the player's own
+time zone, mail that is not a game's own turn mail carries list headers, and
+every player's mail carries the seats' commitments. Games of earlier editions
+keep their mail as it was."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
