@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 
     strength("hard vs eight fuzz", "hard", FUZZ, seeds, turns)
     strength("hard vs eight easy", "hard", "easy", seeds, turns)
+    strength("hard vs eight normal", "hard", "normal", seeds, turns)
     strength("normal vs eight easy", "normal", "easy", seeds, turns)
     strength("easy vs eight easy", "easy", "easy", seeds, turns)
     print(f"wall time: {time.perf_counter() - start:.0f} s")

@@ -69,7 +69,9 @@ def robot_orders(view: View, level: str, rng: Random) -> list[str]:
     defend(plan, ratings)
     economy(plan)
     ships = [s for s in view.ships if s.number not in plan.busy]
-    trader = max((s for s in ships if s.fighters == 0), key=lambda s: (s.cargo_units, -s.number), default=None)
+    trading = level != HARD or "Credits" in view.winning  # the hard robot's hold carries fuel to expand instead
+    trader = max((s for s in ships if s.fighters == 0 and trading), key=lambda s: (s.cargo_units, -s.number),
+                 default=None)
     warship = max((s for s in ships if s is not trader), key=lambda s: (s.fighters, -s.number), default=None)
     if warship is not None and level != EASY:
         arm_warship(plan, warship)
@@ -84,7 +86,11 @@ def robot_orders(view: View, level: str, rng: Random) -> list[str]:
         if level == EASY:
             continue
         explore(plan, ship, ratings, claimed, rng)
-    scan(plan, rng)
+    ahead: list[int] = []
+    if trader is not None and not route(view.links, trader.planet, {view.earth}):
+        here = view.planets.get(trader.planet)
+        ahead = sorted(n for n in (here.links if here else ()) if n not in view.planets and n != view.earth)
+    scan(plan, rng, ahead)
     if voted := vote(view, level):
         plan.add(voted)
     if not plan.lines:
@@ -167,6 +173,7 @@ def value(view: View, level: str, planet: PlanetView | None, ratings: dict[str, 
     """How much an explorer wants to stop at a planet: a neutral one without
     PDUs it would take; one it has not seen may be such; another empire's
     undefended planet (normal and hard, not a friend's); its own, to pass."""
+    research = 6 if level == HARD else 2  # the hard robot knows four research planets pay 256 a turn
     if planet is None:
         return 3.0
     if planet.earth or planet.deployed or (planet.pdus and not planet.own):
@@ -176,9 +183,9 @@ def value(view: View, level: str, planet: PlanetView | None, ratings: dict[str, 
     if any(s.armed for s in planet.others):
         return 0.2
     if planet.neutral:
-        return 4.0 + sum(planet.mines) / 10 + (2 if planet.research else 0)
+        return 4.0 + sum(planet.mines) / 10 + (research if planet.research else 0)
     if ratings.get(planet.owner, "NEUTRAL") in ("NEUTRAL", "HOSTILE") and level != EASY:
-        return 2.5 if level == HARD else 2.0
+        return 4.5 if level == HARD else 2.0  # the hard robot takes a rival's undefended planet first
     return 0.0
 
 
@@ -192,7 +199,7 @@ def explore(plan: Plan, ship: OwnShip, ratings: dict[str, str], claimed: set[int
     need = fuel_for(ship)
     if here is None or need is None:
         return
-    fuel = refuel(plan, ship, min(ship.cargo_units, 10)) if here.own else ship.fuel
+    fuel = refuel(plan, ship, min(ship.cargo_units, 20)) if here.own else ship.fuel
     if fuel < need:
         return
     scored = [(value(view, plan.level, view.planets.get(n), ratings) - (1.0 if n in claimed else 0.0)
@@ -287,14 +294,15 @@ def trade(plan: Plan, ship: OwnShip, rng: Random) -> None:
         jump(plan, ship, rng.choice(sorted(choices)))
 
 
-def scan(plan: Plan, rng: Random) -> None:
-    """Scans (l.1563-1571): the planets beyond its frontier it has not seen,
-    nearest first (the easy robot looks only beside its home)."""
+def scan(plan: Plan, rng: Random, ahead: list[int]) -> None:
+    """Scans (l.1563-1571): first the planets ``ahead`` of its cargo ship
+    while it looks for the way to Earth, then those beyond its frontier it
+    has not seen (the easy robot looks only beside its home)."""
     view = plan.view
     own = view.own_planets if plan.level != EASY else [p for p in [view.home] if p is not None]
-    unseen = sorted({n for p in own for n in p.links if n not in view.planets and n != view.earth})
+    unseen = sorted({n for p in own for n in p.links if n not in view.planets and n != view.earth} - set(ahead))
     rng.shuffle(unseen)
-    for number in unseen[:view.scans]:
+    for number in (ahead + unseen)[:view.scans]:
         plan.add(f"SCAN{number}")
 
 

@@ -25,12 +25,16 @@ HOME_PDUS = 100
 """The home planet's PDUs at the start (l.639): the robot keeps at least these."""
 EARTH_NEEDS = 100
 """Limited Selling: Earth buys an ore type only while it holds fewer than this (l.853-856, R-28)."""
-SCOUT = (0, 6, 0, 0)
-"""A new explorer: no fighters, six cargo units for fuel (fighters, cargo, tractors, shields)."""
+SCOUT = {EASY: (0, 6, 0, 0), NORMAL: (0, 6, 0, 0), HARD: (0, 10, 0, 0)}
+"""A new explorer: no fighters, cargo units for fuel (fighters, cargo, tractors, shields)."""
 FLEET_CAP = {EASY: 0, NORMAL: 10, HARD: 16}
 """How many ships the robot builds up to with hyperdrives."""
+SHIP_EVERY = {EASY: 3, NORMAL: 3, HARD: 3}
+"""The robot builds a new ship (while under its fleet) on every this many turns."""
 WARSHIP_FIGHTERS = {EASY: 0, NORMAL: 40, HARD: 80}
 """Fighter units the robot builds onto its warship at home, at most."""
+TRANSMUTE_INDUSTRY = 10
+"""Industry to transmute one unit of ore (l.1536)."""
 RESERVE = (0, 10, 10, 10, 10, 10, 10, 10, 10, 10)
 """Ore of each type the home planet keeps, not sold to Earth."""
 
@@ -124,11 +128,12 @@ def economy(plan: Plan) -> None:
     if home.pdus < floor:
         build(plan, home, "D", BUILD_PDU, min(20 if danger else 5, floor - home.pdus))
     fleet = len(view.ships)
-    if fleet < FLEET_CAP[level] and (view.turn % (2 if level == HARD else 3) == 1 or fleet < 5):
-        ore, industry = ship_cost(*SCOUT)
+    if fleet < FLEET_CAP[level] and (view.turn % SHIP_EVERY[level] == 1 or fleet < 5):
+        scout = SCOUT[level]
+        ore, industry = ship_cost(*scout)
         if plan.can_build(home.number, ore, industry) >= 1:
             plan.spend(home.number, ore, industry, 1)
-            plan.add(f"{home.number}B1H{'/'.join(str(n) for n in SCOUT)}")
+            plan.add(f"{home.number}B1H{'/'.join(str(n) for n in scout)}")
     mines = home.mines
     wanted_mines = [(t, goal) for t, goal in ((8, 6), (9, 6), (7, 2 if level != EASY else 0), (4, 3))
                     if mines[t] < goal]
@@ -137,6 +142,31 @@ def economy(plan: Plan) -> None:
     build(plan, home, "I", BUILD_INDUSTRY, 1000)
     if level == EASY and danger:
         build(plan, home, "D", BUILD_PDU, 1000)
+    transmute(plan, home, fleet < FLEET_CAP[level])
+
+
+def transmute(plan: Plan, home: PlanetView, ships_wanted: bool) -> None:
+    """The home's industry left over after building turns the ore it has
+    most of into the ore it lacks (10 industry a unit, l.1536): into ore 8
+    and 9 for industry, or 4 to 7 while it builds ships. Transmuting (step
+    14) comes before building (step 15), so it only takes ore and industry
+    the building orders left."""
+    have = plan.ore[home.number]
+    units = plan.industry[home.number] // TRANSMUTE_INDUSTRY
+    targets = (4, 5, 6, 7, 8, 9) if ships_wanted else (8, 9)
+    sources = [z for z in range(1, ORE_TYPES) if z not in targets and have[z] > RESERVE[z] * 2]
+    while units > 0 and sources:
+        source = max(sources, key=lambda z: (have[z], -z))
+        target = min(targets, key=lambda z: (have[z], z))
+        n = min(units, have[source] - RESERVE[source] * 2, max(1, units // 2))
+        if n <= 0:
+            break
+        plan.add(f"{home.number}X{n}R{source}R{target}")
+        have[source] -= n
+        have[target] += n
+        plan.industry[home.number] -= n * TRANSMUTE_INDUSTRY
+        units -= n
+        sources = [z for z in sources if have[z] > RESERVE[z] * 2]
 
 
 def arm_warship(plan: Plan, ship: OwnShip) -> None:
@@ -213,28 +243,41 @@ def cargo_for_earth(plan: Plan, ship: OwnShip, planet: PlanetView) -> None:
             free -= n
 
 
+PEACE = "offers peace: rate {name} FRIENDLY and {name} will do the same"
+"""The hard robot's offer, sent to every empire now and then; it answers the same offer from others."""
+
+
+def offered_peace(view: View) -> set[str]:
+    """The empires whose messages this turn offer peace in the robot's words."""
+    return {name for name in view.empires_seen() for text in view.messages
+            if text.startswith((f"{name}: ", f"From {name}: ")) and PEACE.format(name=name) in text}
+
+
 def diplomacy(plan: Plan, intruders: set[str]) -> dict[str, str]:
     """Alliance changes (one level a turn, l.431-437): every level answers an
     empire that rates it HOSTILE in kind and rates HOSTILE the owners of armed
     ships at its planets, so its PDUs may fire (l.1082-1083); the hard robot
-    also offers friendship to the empires it has met and returns what they
-    offer, up to ALLY, whose win it would share (R-18). The ratings the turn
-    will have after the changes, by empire name."""
+    also offers peace by message, and raises its rating of an empire that
+    offered peace or rates it FRIENDLY, up to ALLY once the other rates it
+    FRIENDLY too (an ally shares its win, R-18), and never lowers it while
+    the other keeps to it. The ratings the turn will have after the
+    changes, by empire name."""
     view = plan.view
     after = {name: view.rating(name) for name in view.empires_seen()}
     down = {"ALLY": "FRIENDLY", "FRIENDLY": "NEUTRAL", "NEUTRAL": "HOSTILE"}
     up = {"HOSTILE": "NEUTRAL", "NEUTRAL": "FRIENDLY", "FRIENDLY": "ALLY"}
+    offers = offered_peace(view) if plan.level == HARD else set()
     for name in view.empires_seen():
         mine, theirs = view.rating(name), view.rated_by(name)
         friendly = theirs in ("FRIENDLY", "ALLY")
         if (theirs == "HOSTILE" or (name in intruders and not friendly)) and mine in down:
             plan.add(f"-{name}")
             after[name] = down[mine]
-        elif plan.level == HARD and mine in up and name not in intruders:
-            target = "ALLY" if theirs == "ALLY" else "FRIENDLY"
-            if mine != target and (mine != "FRIENDLY" or theirs == "ALLY"):
+        elif plan.level == HARD and mine in up and name not in intruders and (friendly or name in offers):
+            target = "ALLY" if friendly else "FRIENDLY"
+            if mine != target:
                 plan.add(f"+{name}")
                 after[name] = up[mine]
     if plan.level == HARD and view.turn % 10 == 2:
-        plan.add(f"{{{view.name} offers peace: rate {view.name} FRIENDLY and {view.name} will do the same}}")
+        plan.add(f"{{{view.name} {PEACE.format(name=view.name)}}}")
     return after

@@ -138,6 +138,8 @@ class View:
     allies: Mapping[str, tuple[str, str]]
     """By empire name: (how this empire rates it, how it rates this empire), where either is not NEUTRAL."""
     history: tuple[Entry, ...]
+    messages: tuple[str, ...]
+    """The messages it received, as its sheet prints them ("Name: text", "From Name: text", ...)."""
 
     @property
     def own_planets(self) -> list[PlanetView]:
@@ -249,4 +251,5 @@ def view_of(sheet: Mapping[str, Any]) -> View:
         prices=tuple(earth["prices"]), stock=tuple(earth["amounts"]), limited=earth["limited"],
         amnesty=bool(earth["amnesty"]),
         allies={row["name"]: (row["you"], row["they"]) for row in sheet["allies"]},
-        history=tuple(Entry(e["written"], e["done"], e["why"]) for e in sheet["history"]))
+        history=tuple(Entry(e["written"], e["done"], e["why"]) for e in sheet["history"]),
+        messages=tuple(text for kind in ("general", "alliance", "personal") for text in sheet["messages"][kind]))
