@@ -96,6 +96,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mixed games, {level} mean place: {statistics.fmean(places[level]):.2f} "
               f"({wins} wins among its {3 * games} empires)")
     timed = [play(seed, ("easy", "normal", "hard") * 3, variant=LONG, turns=turns) for seed in seeds[:2]]
+    long_orders = sum(p.orders for p in timed)
+    long_undone: Counter[str] = Counter()
+    for p in timed:
+        long_undone.update(p.not_done)
+    print(f"long games: {len(timed)} of {statistics.fmean(p.turns for p in timed):.0f} turns; robot lines refused: "
+          f"{sum(p.rejected for p in timed)}; orders read: {long_orders}; not carried out: "
+          f"{sum(long_undone.values())} ({100 * sum(long_undone.values()) / max(1, long_orders):.2f}%)")
+    for why, n in long_undone.most_common(8):
+        print(f"  {n:6}  {why}")
+    rejected += sum(p.rejected for p in timed)
     last = sorted(s for p in timed for s in p.seconds[-9 * 5:])
     print(f"robot mails timed: {len(last)}, turns {max(1, turns - 4)} to {turns} of {LONG}, "
           f"{sum(len(p.state.ships) for p in timed) // len(timed)} ships and "

@@ -34,8 +34,8 @@ from .robot_plans import (
     EASY,
     HARD,
     LEVELS,
+    WARSHIP_MIN,
     Plan,
-    arm_warship,
     cargo_for_earth,
     diplomacy,
     economy,
@@ -67,23 +67,20 @@ def robot_orders(view: View, level: str, rng: Random) -> list[str]:
     intruders = {s.owner for p in view.own_planets for s in p.others if s.armed and s.owner != "NEUTRAL"}
     ratings = diplomacy(plan, intruders)
     defend(plan, ratings)
-    economy(plan)
     ships = [s for s in view.ships if s.number not in plan.busy]
     trading = level != HARD or "Credits" in view.winning  # the hard robot's hold carries fuel to expand instead
     trader = max((s for s in ships if s.fighters == 0 and trading), key=lambda s: (s.cargo_units, -s.number),
                  default=None)
-    warship = max((s for s in ships if s is not trader), key=lambda s: (s.fighters, -s.number), default=None)
-    if warship is not None and level != EASY:
-        arm_warship(plan, warship)
-        if warship.fighters >= 20:
-            hunt(plan, warship, ratings)
+    warship = max((s for s in view.ships if s is not trader and s.fighters >= WARSHIP_MIN),
+                  key=lambda s: (s.fighters, -s.number), default=None) if level != EASY else None
+    economy(plan, warship)
+    if warship is not None and warship.number not in plan.busy:
+        hunt(plan, warship, ratings)
     if trader is not None:
         trade(plan, trader, rng)
     claimed: set[int] = set()
     for ship in ships:
-        if ship is trader or ship.number in plan.busy or (ship is warship and ship.fighters >= 20):
-            continue
-        if level == EASY:
+        if level == EASY or ship is trader or ship is warship or ship.number in plan.busy:
             continue
         explore(plan, ship, ratings, claimed, rng)
     ahead: list[int] = []
@@ -226,12 +223,19 @@ def explore(plan: Plan, ship: OwnShip, ratings: dict[str, str], claimed: set[int
 
 
 def hunt(plan: Plan, ship: OwnShip, ratings: dict[str, str]) -> None:
-    """The warship: stays home while it is threatened; otherwise goes to an
+    """The warship: arms at home until it has 20 fighter units, and stays
+    home while it is threatened; otherwise goes to an
     own planet that armed strangers orbit, or to the weakest undefended
     planet of an empire it may fight that it can see beside its own."""
     view = plan.view
     home = view.home
     if home is None or ship.number in plan.busy or fuel_for(ship) is None:
+        return
+    if ship.fighters < 20:  # arming at home first
+        if ship.planet != home.number and ship.fuel >= (fuel_for(ship) or 99):
+            path = route(view.links, ship.planet, {home.number})
+            if path:
+                jump(plan, ship, path[0])
         return
     here = view.planets.get(ship.planet)
     fuel = refuel(plan, ship, min(ship.empty + ship.fuel, 10)) if here is not None and here.own else ship.fuel

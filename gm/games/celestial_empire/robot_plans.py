@@ -33,6 +33,12 @@ SHIP_EVERY = {EASY: 3, NORMAL: 3, HARD: 3}
 """The robot builds a new ship (while under its fleet) on every this many turns."""
 WARSHIP_FIGHTERS = {EASY: 0, NORMAL: 40, HARD: 80}
 """Fighter units the robot builds onto its warship at home, at most."""
+WARSHIP = (10, 5, 0, 0)
+"""The warship as built: ten fighter units and five cargo units for fuel."""
+WARSHIP_MIN = 5
+"""A ship with at least this many fighter units is the robot's warship."""
+ARMING = 10
+"""Fighter units built onto the warship in a turn at most."""
 TRANSMUTE_INDUSTRY = 10
 """Industry to transmute one unit of ore (l.1536)."""
 RESERVE = (0, 10, 10, 10, 10, 10, 10, 10, 10, 10)
@@ -109,7 +115,7 @@ def build(plan: Plan, planet: PlanetView, what: str, row: tuple[tuple[int, ...],
     return max(0, n)
 
 
-def economy(plan: Plan) -> None:
+def economy(plan: Plan, warship: OwnShip | None) -> None:
     """What the home planet builds (and other planets with industry): PDUs
     when armed strangers are near or below the home's 100, new ships up to the
     level's fleet, mines of ore 8 and 9 (what industry and mines are made of)
@@ -128,12 +134,18 @@ def economy(plan: Plan) -> None:
     if home.pdus < floor:
         build(plan, home, "D", BUILD_PDU, min(20 if danger else 5, floor - home.pdus))
     fleet = len(view.ships)
-    if fleet < FLEET_CAP[level] and (view.turn % SHIP_EVERY[level] == 1 or fleet < 5):
-        scout = SCOUT[level]
-        ore, industry = ship_cost(*scout)
+    design = None
+    if level != EASY and warship is None and fleet >= 5 and view.turn >= 6:
+        design = WARSHIP
+    elif fleet < FLEET_CAP[level] and (view.turn % SHIP_EVERY[level] == 1 or fleet < 5):
+        design = SCOUT[level]
+    if design is not None:
+        ore, industry = ship_cost(*design)
         if plan.can_build(home.number, ore, industry) >= 1:
             plan.spend(home.number, ore, industry, 1)
-            plan.add(f"{home.number}B1H{'/'.join(str(n) for n in scout)}")
+            plan.add(f"{home.number}B1H{'/'.join(str(n) for n in design)}")
+    if warship is not None:
+        arm_warship(plan, warship)
     mines = home.mines
     wanted_mines = [(t, goal) for t, goal in ((8, 6), (9, 6), (7, 2 if level != EASY else 0), (4, 3))
                     if mines[t] < goal]
@@ -170,10 +182,11 @@ def transmute(plan: Plan, home: PlanetView, ships_wanted: bool) -> None:
 
 
 def arm_warship(plan: Plan, ship: OwnShip) -> None:
-    """Build fighters onto ``ship`` from the home planet's leftover ore and
-    industry, up to the level's size of warship (step 16)."""
+    """Build fighters onto the warship while it is at home, `ARMING` a turn
+    (the rest of the industry goes on building industry), up to the level's
+    size of warship (step 16, after the planet's own building)."""
     home = plan.view.home
-    room = WARSHIP_FIGHTERS[plan.level] - ship.fighters
+    room = min(ARMING, WARSHIP_FIGHTERS[plan.level] - ship.fighters)
     if home is None or ship.planet != home.number or room <= 0:
         return
     ore, industry = cost(BUILD_SHIP_UNIT[Unit.FIGHTER])
