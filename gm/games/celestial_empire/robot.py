@@ -14,10 +14,12 @@ Three levels, as the other games' robots have:
   its frontier, builds new ships and a warship, fights for planets and
   sets standing orders on planets that can build PDUs by themselves;
 * ``hard`` also plays to the variant's winning conditions (a bigger fleet
-  for planets and score, credits kept when credits win), makes and keeps
-  alliances by the manual's rules (one level a turn, returned in kind, a
-  win shared with allies, R-18) and fights only where its shots beat the
-  most the enemy's type can hold.
+  for planets and score, its cargo ship exploring rather than trading,
+  research planets sought for their income, credits kept when credits
+  win), makes and keeps alliances by the manual's rules (offered by
+  message, one level a turn, returned in kind, a win shared with allies,
+  R-18), takes rivals' undefended planets first and fires only where its
+  shots beat twice the most fighters the enemy's type can hold.
 
 Every choice is made in order, over sorted numbers, with the ``rng``
 given as the only chance (ties between equally good moves), so the same
@@ -109,8 +111,8 @@ def hostile(ratings: dict[str, str], owner: str) -> bool:
 
 
 def beats(view: View, level: str, shots: int, target: SeenShip) -> bool:
-    """Whether an attack of ``shots`` is worth making on ``target``: the hard robot wants more shots
-    than the most units the target's type allows; the others fire whenever they can."""
+    """Whether an attack of ``shots`` is worth making on ``target``: the hard robot wants twice the
+    most fighter units the target's type allows (Table "types" bands); the others fire whenever they can."""
     return shots > 0 and (level != HARD or shots >= 2 * target.strength)
 
 
