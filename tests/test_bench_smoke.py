@@ -133,8 +133,21 @@ def test_robot_benchmark_quick():
         assert re.search(rf"^target: {re.escape(target)}: (MET|NOT MET)", output, re.MULTILINE), output
 
 
+def test_celestial_robot_benchmark_quick():
+    output = run_quick("celestial_robot.py")  # exit 0: the parser read every robot line
+    assert figure(output, "robot lines refused by the parser") == 0
+    assert figure(output, "robot orders read") > 0
+    assert figure(output, "robot orders not carried out %") >= 0
+    assert figure(output, "seconds per robot mail p95") > 0
+    for name in ("hard vs eight fuzz", "hard vs eight easy", "hard vs eight normal", "normal vs eight easy",
+                 "easy vs eight easy"):
+        assert re.search(rf"^{name} win rate %: [0-9]+ \(95% CI [0-9]+-[0-9]+\)", output, re.MULTILINE), output
+        assert 1 <= figure(output, f"{name} mean place") <= 9
+
+
 @pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py", "celestial_turns.py",
-                                    "build_data.py", "startup.py", "replay.py", "mail_size.py", "robot.py"])
+                                    "build_data.py", "startup.py", "replay.py", "mail_size.py", "robot.py",
+                                    "celestial_robot.py"])
 def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
