@@ -62,11 +62,13 @@ class RobotSeats:
         for game_id in sorted(self._robot_games):
             summary = self.games.summaries.get(game_id)
             due = [] if summary is None or summary.phase == ENDED else [
-                p for p in summary.waiting_for if summary.robot_plays(p) and (game_id, p) not in pending]
-            if due:
+                p for p in summary.waiting_for if summary.robot_plays(p)]
+            waiting = [p for p in due if (game_id, p) in pending]
+            if len(waiting) < len(due):
                 live = self.games.live(game_id)
-                count += sum(self._spool_robot(live, player) for player in due)
-            self._robot_games.discard(game_id)  # only once done: a fault leaves it to the next pass
+                count += sum(self._spool_robot(live, player) for player in due if player not in waiting)
+            if not waiting:  # a spooled event may be one applied before a crash: the seat is asked once it is gone
+                self._robot_games.discard(game_id)  # only once done: a fault leaves it to the next pass
         return count
 
     def robot_stale(self, key: str, game_id: str, player: int) -> bool:
