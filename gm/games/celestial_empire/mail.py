@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
@@ -43,6 +44,7 @@ from .galaxy import generate
 from .notation import parse_orders
 from .orders import Order
 from .research import is_research_line, research_comments
+from .robot import LEVELS, robot_mail
 from .state import GameState, new_game
 from .turn import Report, run_turn
 from .variants import Variant, variant_named
@@ -333,6 +335,18 @@ class CelestialEmpire(GameRules[Play]):
         if end.winner is None and losers and len(playing) == 1:
             end = replace(end, winners=(playing[0],))
         return self._final(game, at, replace(end, after_turn=play.state.turn - 1))
+
+    robot_levels = LEVELS
+
+    def robot_text(self, game: Table[Play], player: int, level: str, rng: Random) -> str | None:
+        """The robot's orders for the turn being collected, chosen from the
+        empire's own sheet (`robot.robot_mail`); None once it has sent them,
+        or when the empire resigned and plays by its standing orders (R-84)."""
+        play: Play = game.play
+        if game.phase != PLAY or player in play.pending or player in play.resigned:
+            return None
+        last = play.reports[-1] if play.reports else None
+        return robot_mail(play.state, last, player, play.variant.conditions, level, rng)
 
     def awaiting_operator(self, game: Table[Play]) -> list[str]:
         """The research orders passed to the operator and not yet answered (R-67), for `gm show`."""

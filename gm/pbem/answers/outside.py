@@ -232,7 +232,8 @@ class OutsideMail:
             raise Shunted(f"challenge with {error}") from None
         level_found = _LEVEL.search(text)
         level = level_found.group(1).lower() if level_found else "normal"
-        if robot and level not in rules.robot_levels:
+        if robot and (level not in rules.robot_levels or rules.seats != range(2, 3)):
+            # a challenge to the robot is a two-player game against it; a game of more seats has no such robot
             raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}: it has no such robot")
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
