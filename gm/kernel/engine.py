@@ -385,7 +385,6 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                       who=" and ".join(game.seat(p).alias for p in forfeits), missed=game.options.forfeit_after,
                       steps=f"{game.rules.turn_word}s")
         return lifecycle.ended(game, at, game.rules.end(game, at, end))
-    taken = takeover.at_deadline(game, at, missing)
     if game.phase == SETUP:
         game.set_deadline(at + game.options.deadline)
         game.asked_for()
@@ -395,7 +394,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                    game.rules.common(game, p, at) | {"missed": game.missed[p],
                                                      "forfeit_after": game.options.forfeit_after})
             for p in missing
-        ] + taken
+        ] + takeover.at_deadline(game, at, missing)
     what = game.rules.reminder_what(game)
     notices = lifecycle.run(game, at, missing)
     if game.phase == PLAY and game.rules.forfeit_for_silence and game.edition >= WORDS_EDITION:
@@ -404,7 +403,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                 count, most = game.missed[notice.player], game.options.forfeit_after
                 notice.data["missed_deadlines"] = {"what": what, "count": count, "forfeit_after": most,
                                                    "left": most - count}
-    return notices + taken
+    return notices + takeover.at_deadline(game, at, missing)  # told with the game as the turn left it
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:

@@ -49,6 +49,9 @@ CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
 _GAME = re.compile(r"^\s*game\s+(\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
 _LEVEL = re.compile(r"^\s*level\s+(\S+)\s*$", re.I | re.M)
+_ROBOTS = re.compile(r"^\s*robots\s+(\d{1,2})\s*$", re.I | re.M)
+"""``robots N``: in a challenge to the robot of a game of more than two
+seats, how many of them its robots take (the challenge must say)."""
 _PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
 """``public``: the challenger agrees, and asks the challenged to agree by
 accepting, that the web archive shows the game after each turn
@@ -232,9 +235,9 @@ class OutsideMail:
             raise Shunted(f"challenge with {error}") from None
         level_found = _LEVEL.search(text)
         level = level_found.group(1).lower() if level_found else "normal"
-        if robot and (level not in rules.robot_levels or rules.seats != range(2, 3)):
-            # a challenge to the robot is a two-player game against it; a game of more seats has no such robot
+        if robot and level not in rules.robot_levels:
             raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}: it has no such robot")
+        robots = _robots(rules, text) if robot else 1
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
@@ -244,7 +247,7 @@ class OutsideMail:
             name, _, value = line.partition(":")
             header += f"; t.{name.strip()}={value.strip()}"
         if robot:
-            header += f"; robot={level}"
+            header += f"; robot={level}" + (f"; robots={robots}" if robots > 1 else "")
         public = bool(_PUBLIC.search(text))
         if public:
             header += "; public=yes"
@@ -256,7 +259,7 @@ class OutsideMail:
         if robot:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
                       "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
-                                                  "public": public, "rated": rated},
+                                                  "public": public, "rated": rated, "robots": robots},
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
@@ -317,10 +320,11 @@ class OutsideMail:
         rules = game_named(fields.get("game", DEFAULT_GAME))
         players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
         options = Options(public_each_turn=fields.get("public") == "yes",  # both agreed: one asked, one accepted
-                          rated=fields.get("rated") == "yes")
+                          rated=fields.get("rated") == "yes",
+                          take_over_after=rules.take_over_after if rules.robot_levels else 0)
         request_game(self.master.store, self.master.identity, players, fields["variant"],
                      options, time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
-                     game=rules.name, robot=robot)
+                     game=rules.name, robot=robot, robots=int(fields.get("robots", 1)))
         self.master.store.handled.add(f"accepted-{challenge_id}")
 
     def _reply_to(self, challenge_id: str, side: int) -> str:
@@ -356,6 +360,26 @@ def _terms_of(rules: GameRules, fields: dict[str, str]) -> Any:
         creation |= {"match": fields["match"], "match-games": fields.get("games", ""),
                      "match-target": fields.get("target", "")}
     return rules.creation_terms({name: value for name, value in creation.items() if value})
+
+
+def _robots(rules: GameRules, text: str) -> int:
+    """How many robot seats ``challenge robot`` asks for: one in a game of
+    two seats; in a game of more (Celestial Empire) its ``robots N`` line
+    says, which it must have."""
+    most = rules.seats.stop - 1
+    if most <= 2:
+        if _ROBOTS.search(text):
+            raise Shunted(f"a challenge to the robot of {rules.title} with a robots line: it has one seat to fill")
+        return 1
+    found = _ROBOTS.search(text)
+    if not found:
+        raise Shunted(f"a challenge to the robot of {rules.title} without a line 'robots N': it has no such "
+                      f"robot as one opponent; say how many of the {most} empires its robots play (1 to {most - 1})")
+    count = int(found.group(1))
+    if 1 + count not in rules.seats:
+        raise Shunted(f"a challenge to {count} robots of {rules.title}: a game has {rules.seats.start} to "
+                      f"{most} empires, yours and the robots'")
+    return count
 
 
 def _digest(key: str) -> str:
