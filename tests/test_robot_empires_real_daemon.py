@@ -47,9 +47,8 @@ def test_alice_plays_eight_robot_empires_to_the_end_by_mail(tmp_path):
         while "over" not in str(latest["Subject"]):
             assert turn <= 3, "the game did not end after turn 3"
             reply(port, ALICE, latest, earth_scan(text(parse_message(latest.as_bytes()))))
-            latest = wait_for(f"the sheet after turn {turn}", lambda: [
-                m for m in inbox(data, ALICE)
-                if f"Turn {turn} results" in str(m["Subject"]) or "over" in str(m["Subject"])])[-1]
+            latest = wait_for(f"the sheet after turn {turn}", lambda done=(f"Turn {turn} results", "over"): [
+                m for m in inbox(data, ALICE) if any(word in str(m["Subject"]) for word in done)])[-1]
             turn += 1
         shown = json.loads(gm("show", "g1", "--data", str(data), cwd=tmp_path).stdout)
         assert shown["phase"] == "ended" and len(shown["players"]) == 9

@@ -18,8 +18,9 @@ made of the game, that event's number and the seat, so a redo after a
 crash spools the same key once, and a seat whose event is still spooled is
 not asked again. A robot event that another event overtook (in simultaneous
 play: another than the robots' of the same turn) is dropped unapplied, and
-the robot asked again from the game as it now stands. A robot whose own event left the game still waiting for it at the same
-turn (its text was not accepted: a bug) is not asked again until
+the robot asked again from the game as it now stands. A robot whose own
+event left the game still waiting for it at the same turn (its text was
+not accepted: a bug) is not asked again until
 something else happens; one whose move the game answers with another
 move of its own (Grid Fighters' ruling 11) is.
 """
