@@ -47,6 +47,8 @@ def test_alice_starts_a_game_against_eight_robots_by_mail_and_plays_it_to_the_en
             sheet = world.alice.latest_text()
             robots = [seat.alias for seat in game.seats[1:]]
             assert f"Played by the GM's robot: {', '.join(robots)}." in " ".join(sheet.split()), sheet[:1500]
+            html = world.alice.latest().get_body(preferencelist=("html",)).get_content()
+            assert f"Played by the GM's robot: {', '.join(robots)}." in html
             assert world.daemon.master.games[game.id].waiting_for == [1], "the robots' orders are in before Alice's"
             turns = 0
             while world.daemon.master.games[game.id].phase != ENDED:
@@ -96,5 +98,32 @@ def test_an_empire_whose_player_falls_silent_goes_on_under_a_robot_and_the_playe
             assert "Played by the GM's robot" not in sheet_of(world.alice)
             assert not shunt_reasons(world)
             return game_id
+
+    replays(tmp_path, run(scenario()))
+
+
+def test_a_challenge_to_a_person_may_add_robot_empires(tmp_path):
+    """``challenge ADDR`` with ``robots N``: once the challenged accepts, the
+    game has the two people's empires and N robot empires after them; both
+    were told of the robots before agreeing. Where the game has no room, or
+    no robot empires, the challenge is refused."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            confirm = await world.challenge(world.alice, f"challenge {BOB}\ngame celestial-empire\nvariant {SHORT}\n"
+                                                         "robots 3\nlevel hard\n")
+            assert "The GM's robots play 3 more empires, at the hard level." in text(confirm)
+            (invite,) = world.bob.inbox()
+            assert "The GM's robots play 3 more empires, at the hard level." in text(invite)
+            await world.act(world.bob.reply, "accept", to=invite)
+            (game,) = world.daemon.master.games.all()
+            assert [(seat.address, seat.robot) for seat in game.seats] == [
+                (ALICE, None), (BOB, None), *[("robot", "hard")] * 3]
+            live = world.daemon.master.games[game.id]
+            assert live.waiting_for == [1, 2] and live.options.take_over_after == 2
+            for lines in (f"challenge {BOB}\ngame celestial-empire\nrobots 8\n", f"challenge {BOB}\nrobots 1\n"):
+                await world.write_gm(world.alice, lines)
+            reasons = b"\n".join(shunt_reasons(world))
+            assert b"9 empires at most" in reasons and b"Spaceships has no robot empires" in reasons, reasons
+            return game.id
 
     replays(tmp_path, run(scenario()))

@@ -100,9 +100,9 @@ def test_two_robot_seats_play_a_game_to_the_end_one_set_of_orders_each_turn(tmp_
 def test_several_robot_seats_are_refused_where_they_cannot_be(tmp_path):
     store_world = World(tmp_path)
     store, identity, at = store_world.daemon.store, store_world.config.identity, store_world.clock()
-    with pytest.raises(ValueError, match="has no robot to play"):
+    with pytest.raises(ValueError, match="has from two to nine players"):
         request_game(store, identity, [ALICE], "standard", Options(), at, game="celestial-empire",
-                     robot="normal", robots=3)
+                     robot="normal", robots=9)
     with pytest.raises(ValueError, match="one seat at least"):
         request_game(store, identity, [ALICE], "2.6.1", Options(), at, robot="normal", robots=0)
     with pytest.raises(ValueError, match="has two players"):

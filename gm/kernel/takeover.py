@@ -45,11 +45,12 @@ def stand_in_level(game: MailGame) -> str:
 def at_deadline(game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
     """After a deadline the seats ``missing`` missed (their counts already
     raised): the robot takes each person's seat that has now missed
-    `Options.take_over_after` in a row and is still playing."""
+    `Options.take_over_after` in a row and is still playing, unless its
+    player declared an absence that is not over (`gm.kernel.absence`)."""
     if not takes_over(game):
         return []
     playing = game.rules.playing(game)
-    taken = [p for p in missing if p in playing and game.robot_level(p) is None
+    taken = [p for p in missing if p in playing and game.robot_level(p) is None and p not in game.absent
              and game.missed[p] >= game.options.take_over_after]
     notices: list[Notice] = []
     for player in taken:

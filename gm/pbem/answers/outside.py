@@ -235,9 +235,9 @@ class OutsideMail:
             raise Shunted(f"challenge with {error}") from None
         level_found = _LEVEL.search(text)
         level = level_found.group(1).lower() if level_found else "normal"
-        if robot and level not in rules.robot_levels:
+        robots = _robots(rules, text) if robot else _robots_beside(rules, text)
+        if (robot or robots) and level not in rules.robot_levels:
             raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}: it has no such robot")
-        robots = _robots(rules, text) if robot else 1
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
@@ -248,6 +248,8 @@ class OutsideMail:
             header += f"; t.{name.strip()}={value.strip()}"
         if robot:
             header += f"; robot={level}" + (f"; robots={robots}" if robots > 1 else "")
+        elif robots:
+            header += f"; level={level}; robots={robots}"
         public = bool(_PUBLIC.search(text))
         if public:
             header += "; public=yes"
@@ -265,7 +267,7 @@ class OutsideMail:
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm",
                   {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                   "title": rules.title, "public": public, "rated": rated},
+                   "title": rules.title, "public": public, "rated": rated, "robots": robots, "level": level},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -306,7 +308,8 @@ class OutsideMail:
                   at, "challenge",
                   {"challenger": challenger, "ruleset": rules.describe_variant(fields["variant"]),
                    "match": rules.describe_terms(terms), "title": rules.title,
-                   "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes"},
+                   "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes",
+                   "robots": int(fields.get("robots", 0)), "level": fields.get("level", "")},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -322,9 +325,10 @@ class OutsideMail:
         options = Options(public_each_turn=fields.get("public") == "yes",  # both agreed: one asked, one accepted
                           rated=fields.get("rated") == "yes",
                           take_over_after=rules.take_over_after if rules.robot_levels else 0)
+        beside = None if robot or "robots" not in fields else fields["level"]  # robot empires beside the two people
         request_game(self.master.store, self.master.identity, players, fields["variant"],
                      options, time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
-                     game=rules.name, robot=robot, robots=int(fields.get("robots", 1)))
+                     game=rules.name, robot=robot or beside, robots=int(fields.get("robots", 1)))
         self.master.store.handled.add(f"accepted-{challenge_id}")
 
     def _reply_to(self, challenge_id: str, side: int) -> str:
@@ -379,6 +383,22 @@ def _robots(rules: GameRules, text: str) -> int:
     if 1 + count not in rules.seats:
         raise Shunted(f"a challenge to {count} robots of {rules.title}: a game has {rules.seats.start} to "
                       f"{most} empires, yours and the robots'")
+    return count
+
+
+def _robots_beside(rules: GameRules, text: str) -> int:
+    """How many robot seats a challenge to a person asks for beside the two
+    of them (``robots N``, in a game of more than two seats): 0 without the line."""
+    found = _ROBOTS.search(text)
+    if not found:
+        return 0
+    most = rules.seats.stop - 1
+    if most <= 2 or not rules.robot_levels:
+        raise Shunted(f"a challenge with a robots line: {rules.title} has no robot empires to add")
+    count = int(found.group(1))
+    if not 1 <= count <= most - 2:
+        raise Shunted(f"a challenge with {count} robots: a game of {rules.title} has {most} empires at most, "
+                      "the two of you and the robots'")
     return count
 
 

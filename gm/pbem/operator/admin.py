@@ -61,9 +61,9 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     are addresses that watch the game (`gm.kernel.observers`). ``robot``
     is the level of the GM's robot, which then holds the last seat, or the
     last ``robots`` seats, after the people's (`gm.pbem.master.robots`); its
-    seed is drawn here unless ``robot_seed`` says. The one robot of a
-    two-seat game is called Robot; several robots take the game's own
-    names for their seats.
+    seed is drawn here unless ``robot_seed`` says. The robot of a
+    two-player game is called Robot; in a game of more seats the robots'
+    take the game's own names.
     ``tournament`` (its id and the round) is recorded in the creation event
     of a tournament's game (`gm.pbem.answers.tournaments`)."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
@@ -92,7 +92,7 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
     if len({o.lower() for o in observers} | {p.lower() for p in people}) != len(observers) + len(people):
         raise ValueError("an observer needs an address of their own, neither a player's nor another observer's")
     given = aliases or []
-    if robot is not None and robots == 1 and len(players) == 2 and len(given) < 2:  # the robot's seat is called so
+    if robot is not None and rules.seats.stop - 1 == 2 and len(given) < 2:  # the robot's seat is called so
         given = [*given, *rules.default_aliases(len(players))[len(given):-1], ROBOT_ALIAS]
     aliases = seat_aliases(rules, len(players), given)
     seats = tuple(Seat(n, address, alias, robot if address == ROBOT_ADDRESS and robot else None)
