@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from gm.kernel.model import MailGame
-from gm.kernel.values import ENDED, Options
+from gm.kernel.values import ENDED, DeadlineSet, Options
 from gm.mail.reading import parse_message
 from gm.pbem.archive.creation import parse_fields
 from gm.pbem.archive.events import EVENT_HEADER
 from gm.pbem.data.store import Store
+from gm.pbem.operator.actions import request_action
 from gm.pbem.operator.admin import load_games, request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir
@@ -98,12 +99,14 @@ TAKE_OVER_POINTS = ["mid-handle:3", "after-archive:3", "after-apply:4", "after-q
 
 @pytest.mark.parametrize("spec", TAKE_OVER_POINTS)
 def test_sigkill_around_a_take_over_gives_one_set_each_turn(tmp_path, spec):
-    """Bob sends no setup: at the deadline the robot takes his seat over
-    (the game's option, after one missed deadline), sends his setup and his
-    orders while Alice plays; then Bob's own orders make the seat his again.
-    A crash anywhere in that leaves one robot set for each turn it played."""
+    """Bob sends no setup: at the deadline (which the operator brings
+    forward once Alice's setup is in, so that a slow machine cannot make her
+    miss it) the robot takes his seat over (the game's option, after one
+    missed deadline), sends his setup and his orders while Alice plays; then
+    Bob's own orders make the seat his again. A crash anywhere in that
+    leaves one robot set for each turn it played."""
     root = tmp_path / "data"
-    options = Options(deadline=timedelta(seconds=8), reminder_before=timedelta(seconds=1), take_over_after=1)
+    options = Options(deadline=timedelta(hours=1), reminder_before=timedelta(minutes=30), take_over_after=1)
     request_game(Store(root), Identity(GM), [ALICE, BOB], "2.6.1", options, datetime.now(UTC))
     server = Server(root, None)
     server.start(spec)
@@ -111,6 +114,9 @@ def test_sigkill_around_a_take_over_gives_one_set_each_turn(tmp_path, spec):
         wait_until_idle(server, root)
         raw, to = reply(root, ALICE, SETUP_ALICE)
         send_until_accepted(server, raw, ALICE, to)
+        until(server, root, lambda game: game.waiting_for == [2])
+        now = datetime.now(UTC)
+        request_action(Store(root), Identity(GM), "g1", DeadlineSet(now, deadline=now + timedelta(seconds=1)))
         until(server, root, lambda game: game.turn == 1 and game.waiting_for == [1])
         assert the_game(root).stand_ins == {2: "normal"}  # type: ignore[union-attr]
         raw, to = reply(root, ALICE, "Rv1 Rv2")
@@ -123,6 +129,7 @@ def test_sigkill_around_a_take_over_gives_one_set_each_turn(tmp_path, spec):
         server.stop()
     assert server.crashes == 1, f"the crash point {spec} never fired"
     game = the_game(root)
+    assert game is not None
     assert game.turn == 2 and game.waiting_for == [1] and game.phase != ENDED
     sets = robot_sets(root, game)
     assert set(sets) == {(2, 0), (2, 1), (2, 2)} and max(sets.values()) == 1, sets
