@@ -136,6 +136,18 @@ def test_celestial_empire_ranks_by_standing_allies_tied():
     assert rows["p1@x.org"].volatility is None
 
 
+def test_a_robot_level_at_several_seats_is_not_rated_by_the_game_the_people_are():
+    """Eight robot empires of one level played themselves: their level's
+    rating learns nothing from it; a person in the game is rated if it is."""
+    end = GameEnd(EndKind.RULES, 3, winners=(1,), ranking=tuple((n,) for n in range(1, 10)))
+    seats = (Seated("ann@x.org"), *[Seated("robot:easy")] * 8)
+    for rated in (False, True):
+        game = Finished("g1", "celestial-empire", T0, seats, end, rated=rated, multiplayer=True)
+        rows = {row.player: row for row in fold([game]).get("celestial-empire", ())}
+        assert "robot:easy" not in rows
+        assert ("ann@x.org" in rows) is rated
+
+
 def test_standing_without_a_ranking():
     assert GameEnd(EndKind.RULES, winners=(2,)).standing([1, 2]) == ((2,), (1,))
     assert GameEnd(EndKind.DRAW_AGREED).standing([1, 2]) == ((1, 2),)

@@ -24,8 +24,13 @@ def add_new(commands: Any) -> None:
                      help="a player's address (once for each seat, in order)")
     new.add_argument("--robot", action="store_true",
                      help="the GM's robot takes the last seat (Spaceships, Grid Fighters)")
+    new.add_argument("--robots", type=int, metavar="N",
+                     help="N seats after the people's for the GM's robots (Celestial Empire)")
     new.add_argument("--level", choices=("easy", "normal", "hard"),
                      help="the robot's level (default normal)")
+    new.add_argument("--take-over-after", type=int, metavar="N",
+                     help="the GM's robot plays a person's seat once it missed N deadlines in a row, until "
+                     "its player sends orders again; 0 never (default: 2 for Celestial Empire, else 0)")
     new.add_argument("--alias", action="append", metavar="NAME",
                      help="a player's alias (once for each seat, in player order)")
     new.add_argument("--observer", action="append", metavar="ADDR",
@@ -70,24 +75,34 @@ def add_show(commands: Any) -> None:
 
 
 def _new(args: argparse.Namespace) -> int:
-    options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
-                      reminder_before=min(args.remind_before, args.deadline / 2), forfeit_after=args.forfeit_after,
-                      absence_max=args.absence_max, absence_total=args.absence_total,
-                      public_each_turn=args.public_each_turn, rated=args.rated)
     data = store(args)
     try:
         rules = game_named(args.game)
+        take_over = rules.take_over_after if args.take_over_after is None else args.take_over_after
+        if take_over < 0:
+            raise ValueError("--take-over-after: give 0 (never) or more missed deadlines")
+        options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
+                          reminder_before=min(args.remind_before, args.deadline / 2),
+                          forfeit_after=args.forfeit_after, absence_max=args.absence_max,
+                          absence_total=args.absence_total, public_each_turn=args.public_each_turn,
+                          rated=args.rated, take_over_after=take_over if rules.robot_levels else 0)
         asked = {"match": args.match, "match-games": args.match_games, "match-target": args.match_target}
         given = {name: str(value) for name, value in asked.items() if value is not None} if args.match else {}
         match = rules.creation_terms(given) if given else None  # the game reads its own terms
         if given and match is None:
             raise ValueError(f"--match: {rules.title} has no matches")
-        if args.level and not args.robot:
-            raise ValueError("--level is the robot's: give --robot too")
+        if args.level and not (args.robot or args.robots):
+            raise ValueError("--level is the robot's: give --robot or --robots too")
+        if args.robot and args.robots is not None:
+            raise ValueError("give --robot (the last seat of a two-player game) or --robots N, not both")
+        if args.robots is not None and max(rules.seats) <= 2:
+            raise ValueError(f"--robots is for games of more than two seats: {rules.title} takes --robot")
+        robots = 1 if args.robot else args.robots or 0
         variant = args.variant or rules.default_variant
         key, game_id = request_game(data, identity(args), args.player, variant, options,
                                     datetime.now(UTC), args.alias, match=match, game=args.game,
-                                    observers=args.observer, robot=(args.level or "normal") if args.robot else None)
+                                    observers=args.observer, robot=(args.level or "normal") if robots else None,
+                                    robots=robots or 1)
     except ValueError as error:
         print(f"gm new: {error}", file=sys.stderr)
         return 2

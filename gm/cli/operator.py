@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..kernel.clock import parse_duration
-from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed
+from ..kernel.values import AddressReplaced, Answered, Cancelled, DeadlineSet, Paused, Resumed, SeatHanded
 from ..pbem.answers.owner import shunt_listing
 from ..pbem.operator.actions import check_action, clean_address, discard, moment, release, request_action, show
 from ..pbem.operator.admin import load_games
@@ -42,10 +42,16 @@ def add_operator(commands: Any) -> None:
     deadline.add_argument("--at", metavar="ISO",
                           help="the new deadline, such as 2026-12-01T12:00Z (UTC unless it says)")
     deadline.add_argument("--extend", metavar="DURATION", help="move the deadline on by this much: 24h, 3d, 90m")
-    replace = action("replace", "give a player's seat a new address (and reply token)", with_identity=False)
+    replace = action("replace", "give a player's seat a new address (and reply token), or give it to the "
+                     "GM's robot until its player sends orders again, or back", with_identity=False)
     replace.add_argument("--player", type=int, required=True, metavar="N")
-    replace.add_argument("--address", dest="new_address", required=True, metavar="ADDR",
-                         help="the player's new address")
+    given = replace.add_mutually_exclusive_group(required=True)
+    given.add_argument("--address", dest="new_address", metavar="ADDR", help="the player's new address")
+    given.add_argument("--robot", metavar="LEVEL", type=str.lower,
+                       help="the GM's robot plays the seat at LEVEL (easy, normal, hard) until its player "
+                       "sends orders again")
+    given.add_argument("--person", action="store_true",
+                       help="give the seat the robot plays back to its player")
     cancel = action("cancel", "cancel a game: it ends with no winner, every player told why")
     cancel.add_argument("--reason", required=True, metavar="TEXT")
     answer = action("answer", "answer a player on what the rules leave to the GM (a research order); "
@@ -76,6 +82,8 @@ def _action(args: argparse.Namespace) -> int:
                 event = DeadlineSet(now, deadline=moment(args.at))
             else:
                 event = DeadlineSet(now, extend=parse_duration(args.extend, example="24h"))
+        elif name == "replace" and args.new_address is None:
+            event = SeatHanded(now, args.player, None if args.person else args.robot)
         elif name == "replace":
             event = AddressReplaced(now, args.player, clean_address(args.new_address))
         elif name == "answer":

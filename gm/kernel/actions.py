@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from . import takeover
 from .addresses import is_mail_address
 from .clock import utc_minute
 from .model import MailGame
@@ -28,6 +29,7 @@ from .values import (
     Paused,
     Resumed,
     Seat,
+    SeatHanded,
 )
 
 
@@ -59,6 +61,8 @@ def operator_refusal(game: MailGame, event: object) -> str | None:
             return f"{event.address!r} is not a mail address"
         if game.seat_of(event.address) is not None:
             return f"{event.address} already plays in game {game.id}"
+    if isinstance(event, SeatHanded):
+        return takeover.handing_refusal(game, event)
     if isinstance(event, Cancelled) and not event.reason.strip():
         return "say why the game is cancelled: the players are told"
     if isinstance(event, Answered):
@@ -103,6 +107,8 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
         welcome = Notice(event.player, "seat_replaced", f"You now play {old.alias}",
                          rules.common(game, event.player, event.at))
         return [welcome, rules.status(game, event.player, event.at)]
+    if isinstance(event, SeatHanded):
+        return takeover.handed(game, event)
     if isinstance(event, Answered):
         return rules.answer(game, event.at, event.player, event.text.strip())
     assert isinstance(event, Cancelled)

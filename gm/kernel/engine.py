@@ -32,7 +32,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving, press, shown
+from . import absence, lifecycle, moving, press, shown, takeover
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -46,6 +46,7 @@ from .values import (
     OPERATOR_EVENTS,
     PLAY,
     SETUP,
+    TIME_EDITION,
     WORDS_EDITION,
     Bouncing,
     Created,
@@ -93,14 +94,23 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
+    if isinstance(event, PlayerMail) and event.robot:  # a stand-in's person is not sent the robot's reply
+        notices = [n for n in notices if n.observer or n.player != event.player or n.template != "reply"]
     return shown.resolve(_for_people(game, notices))
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
     """The notices without those to the GM's robot: it reads the game
-    through its seat's view (`GameRules.robot_text`), never by mail."""
+    through its seat's view (`GameRules.robot_text`), never by mail. From
+    `TIME_EDITION` on, in a game the robot plays seats of, each notice to a
+    person names them (``robot_seats``: `gm.kernel.takeover.robot_seats`)."""
     robots = game.robots
-    return [n for n in notices if n.observer or n.player not in robots] if robots else notices
+    notices = [n for n in notices if n.observer or n.player not in robots] if robots else notices
+    shown_robots = takeover.robot_seats(game) if game.edition >= TIME_EDITION else []
+    if shown_robots:
+        for notice in notices:
+            notice.data.setdefault("robot_seats", shown_robots)
+    return notices
 
 
 def answered_turn(game: Table[Any], event: PlayerMail) -> int | None:
@@ -194,6 +204,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         if game.phase == ENDED:
             reply.ignored.append(f"your {rules.orders_word}: the game is over")
         else:
+            later += takeover.returned(game, event, reply)
             later += _submit(game, event, mail, reply)
     for command in mail.commands:
         later += _command(game, event, command, reply)
@@ -395,7 +406,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                    game.rules.common(game, p, at) | {"missed": game.missed[p],
                                                      "forfeit_after": game.options.forfeit_after})
             for p in missing
-        ]
+        ] + takeover.at_deadline(game, at, missing)
     what = game.rules.reminder_what(game)
     notices = lifecycle.run(game, at, missing)
     if game.phase == PLAY and game.rules.forfeit_for_silence and game.edition >= WORDS_EDITION:
@@ -404,7 +415,7 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
                 count, most = game.missed[notice.player], game.options.forfeit_after
                 notice.data["missed_deadlines"] = {"what": what, "count": count, "forfeit_after": most,
                                                    "left": most - count}
-    return notices
+    return notices + takeover.at_deadline(game, at, missing)  # told with the game as the turn left it
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:

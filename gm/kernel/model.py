@@ -75,6 +75,13 @@ class MailGame:
     drawn when the game is requested and recorded in its creation event, so
     the same game and seed give the robot the same choices."""
 
+    stand_ins: dict[int, str] = field(default_factory=dict)
+    """The person's seats the GM's robot plays for now, by the robot's level:
+    each after its person missed `Options.take_over_after` deadlines in a
+    row, or the operator gave it (`gm.kernel.takeover`), until the person
+    sends orders again. Unlike a robot's own seat (`Seat.robot`), its
+    person is still sent the seat's mail."""
+
     absent: dict[int, tuple[datetime, datetime]] = field(default_factory=dict)
     """Each absent player's absence, from and until (`gm.kernel.absence`)."""
     absence_used: dict[int, timedelta] = field(default_factory=dict)
@@ -167,6 +174,11 @@ class MailGame:
     def robots(self) -> list[int]:
         """The seats the GM's robot holds."""
         return [seat.player for seat in self.seats if seat.robot]
+
+    def robot_level(self, player: int) -> str | None:
+        """The level of the robot that plays ``player``'s seat now, its own
+        seat or a person's it stands in for; None when a person plays it."""
+        return self.seat(player).robot or self.stand_ins.get(player)
 
     def others(self, player: int) -> list[Seat]:
         """Every seat but ``player``'s."""

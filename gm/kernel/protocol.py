@@ -358,6 +358,11 @@ class GameRules(ABC, Generic[S]):
     the game has no robot. A seat the robot holds (`Seat.robot`) is sent no
     mail: it plays through `robot_text`."""
 
+    take_over_after: int = 0
+    """The `Options.take_over_after` of a game made without saying (``gm
+    new``, a challenge): how many deadlines in a row a person may miss
+    before the robot plays their seat (`gm.kernel.takeover`); 0: never."""
+
     def robot_text(self, game: Table[S], player: int, level: str, rng: Random) -> str | None:
         """What the robot holding ``player``'s seat sends now, as the text of
         a player's mail (its setup, orders or move), chosen from what that

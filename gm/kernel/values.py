@@ -106,6 +106,10 @@ class Options:
     `gm new` or by challenge does not; a seek is rated unless it says
     ``unrated``). A game against the robot always counts for the robot's own
     calibration; ``rated`` makes it count for the person too."""
+    take_over_after: int = 0
+    """Deadlines a person's seat may miss in a row before the GM's robot
+    plays it until they send orders again (`gm.kernel.takeover`); 0: never,
+    the seat's standing orders (or nothing) run as before."""
 
 
 class EndKind(enum.Enum):
@@ -244,6 +248,8 @@ class PlayerMail:
     in_reply_to: str | None = None
     """The Message-ID the mail says it answers (its In-Reply-To)."""
     subject: str = ""
+    robot: bool = False
+    """The GM's robot sent it for the seat (`gm.pbem.master.robots`), not its person."""
 
 
 @dataclass(frozen=True)
@@ -310,6 +316,17 @@ class AddressReplaced:
 
 
 @dataclass(frozen=True)
+class SeatHanded:
+    """The operator gave ``player``'s seat to the GM's robot at ``level``
+    until its person sends orders again, or (``level`` None) gave it back to
+    its person (`gm.kernel.takeover`)."""
+
+    at: datetime
+    player: int
+    level: str | None
+
+
+@dataclass(frozen=True)
 class Cancelled:
     """The operator cancelled the game: it ends with no winner."""
 
@@ -339,9 +356,9 @@ class SettingsChanged:
     settings: PlayerSettings
 
 
-OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
+OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, SeatHanded, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
-Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
+Action = Paused | Resumed | DeadlineSet | AddressReplaced | SeatHanded | Cancelled | Answered
 Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | SettingsChanged | Action
 
 

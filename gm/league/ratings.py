@@ -138,11 +138,12 @@ def _play(table: _Table, game: Finished) -> None:
     for seat in game.seats:
         if not seat.robot:
             table.timekeeping.setdefault(seat.player, []).append((seat.asked, seat.late))
-    counted = [i for i, seat in enumerate(game.seats) if seat.robot or game.rated]
+    keys = [seat.player for seat in game.seats]
+    counted = [i for i, seat in enumerate(game.seats)  # a robot level at several seats played itself: unrated
+               if (keys.count(seat.player) == 1 if seat.robot else game.rated)]
     places = _places(game)
     if not counted or places is None:
         return
-    keys = [seat.player for seat in game.seats]
     if game.multiplayer:
         after = multiplayer.rate([table.skills.get(k, multiplayer.Skill()) for k in keys], places)
         for i in counted:

@@ -112,6 +112,9 @@ class CelestialEmpire(GameRules[Play]):
     default_variant = "standard"
     templates = "gm.games.celestial_empire"
     forfeit_for_silence = False
+    take_over_after = 2
+    """An empire whose player sends nothing for two turns in a row is played
+    by the GM's robot until they send orders again (`gm.kernel.takeover`)."""
     has_setup = False
     """No setup: every empire starts from its home planet."""
 

@@ -51,6 +51,9 @@ CHALLENGE = re.compile(r"^\s*challenge\s+(.+?)\s*$", re.I | re.M)
 _GAME = re.compile(r"^\s*game\s+(\S+)\s*$", re.I | re.M)
 _VARIANT = re.compile(r"^\s*variant\s+(\S+)\s*$", re.I | re.M)
 _LEVEL = re.compile(r"^\s*level\s+(\S+)\s*$", re.I | re.M)
+_ROBOTS = re.compile(r"^\s*robots\s+(\d{1,2})\s*$", re.I | re.M)
+"""``robots N``: in a challenge to the robot of a game of more than two
+seats, how many of them its robots take (the challenge must say)."""
 _PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
 """``public``: the challenger agrees, and asks the challenged to agree by
 accepting, that the web archive shows the game after each turn
@@ -237,8 +240,8 @@ class OutsideMail:
             raise Shunted(f"challenge with {error}") from None
         level_found = _LEVEL.search(text)
         level = level_found.group(1).lower() if level_found else "normal"
-        if robot and (level not in rules.robot_levels or rules.seats != range(2, 3)):
-            # a challenge to the robot is a two-player game against it; a game of more seats has no such robot
+        robots = _robots(rules, text) if robot else _robots_beside(rules, text)
+        if (robot or robots) and level not in rules.robot_levels:
             raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}: it has no such robot")
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
@@ -249,7 +252,9 @@ class OutsideMail:
             name, _, value = line.partition(":")
             header += f"; t.{name.strip()}={value.strip()}"
         if robot:
-            header += f"; robot={level}"
+            header += f"; robot={level}" + (f"; robots={robots}" if robots > 1 else "")
+        elif robots:
+            header += f"; level={level}; robots={robots}"
         public = bool(_PUBLIC.search(text))
         if public:
             header += "; public=yes"
@@ -261,13 +266,13 @@ class OutsideMail:
         if robot:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
                       "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
-                                                  "public": public, "rated": rated},
+                                                  "public": public, "rated": rated, "robots": robots},
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm",
                   {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                   "title": rules.title, "public": public, "rated": rated},
+                   "title": rules.title, "public": public, "rated": rated, "robots": robots, "level": level},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -308,7 +313,8 @@ class OutsideMail:
                   at, "challenge",
                   {"challenger": challenger, "ruleset": rules.describe_variant(fields["variant"]),
                    "match": rules.describe_terms(terms), "title": rules.title,
-                   "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes"},
+                   "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes",
+                   "robots": int(fields.get("robots", 0)), "level": fields.get("level", "")},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -322,10 +328,12 @@ class OutsideMail:
         rules = game_named(fields.get("game", DEFAULT_GAME))
         players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
         options = Options(public_each_turn=fields.get("public") == "yes",  # both agreed: one asked, one accepted
-                          rated=fields.get("rated") == "yes")
+                          rated=fields.get("rated") == "yes",
+                          take_over_after=rules.take_over_after if rules.robot_levels else 0)
+        beside = None if robot or "robots" not in fields else fields["level"]  # robot empires beside the two people
         request_game(self.master.store, self.master.identity, players, fields["variant"],
                      options, time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
-                     game=rules.name, robot=robot)
+                     game=rules.name, robot=robot or beside, robots=int(fields.get("robots", 1)))
         self.master.store.handled.add(f"accepted-{challenge_id}")
 
     def _reply_to(self, challenge_id: str, side: int) -> str:
@@ -372,6 +380,42 @@ def _terms_of(rules: GameRules, fields: dict[str, str]) -> Any:
         creation |= {"match": fields["match"], "match-games": fields.get("games", ""),
                      "match-target": fields.get("target", "")}
     return rules.creation_terms({name: value for name, value in creation.items() if value})
+
+
+def _robots(rules: GameRules, text: str) -> int:
+    """How many robot seats ``challenge robot`` asks for: one in a game of
+    two seats; in a game of more (Celestial Empire) its ``robots N`` line
+    says, which it must have."""
+    most = rules.seats.stop - 1
+    if most <= 2:
+        if _ROBOTS.search(text):
+            raise Shunted(f"a challenge to the robot of {rules.title} with a robots line: it has one seat to fill")
+        return 1
+    found = _ROBOTS.search(text)
+    if not found:
+        raise Shunted(f"a challenge to the robot of {rules.title} without a line 'robots N': it has no such "
+                      f"robot as one opponent; say how many of the {most} empires its robots play (1 to {most - 1})")
+    count = int(found.group(1))
+    if 1 + count not in rules.seats:
+        raise Shunted(f"a challenge to {count} robots of {rules.title}: a game has {rules.seats.start} to "
+                      f"{most} empires, yours and the robots'")
+    return count
+
+
+def _robots_beside(rules: GameRules, text: str) -> int:
+    """How many robot seats a challenge to a person asks for beside the two
+    of them (``robots N``, in a game of more than two seats): 0 without the line."""
+    found = _ROBOTS.search(text)
+    if not found:
+        return 0
+    most = rules.seats.stop - 1
+    if most <= 2 or not rules.robot_levels:
+        raise Shunted(f"a challenge with a robots line: {rules.title} has no robot empires to add")
+    count = int(found.group(1))
+    if not 1 <= count <= most - 2:
+        raise Shunted(f"a challenge with {count} robots: a game of {rules.title} has {most} empires at most, "
+                      "the two of you and the robots'")
+    return count
 
 
 def _digest(key: str) -> str:

@@ -40,7 +40,8 @@ def _options_lines(options: Options) -> list[str]:
             ("absence-max", options.absence_max, Options.absence_max),
             ("absence-total", options.absence_total, Options.absence_total)) if value != default
     ] + (["public-each-turn: yes"] if options.public_each_turn else []) + (  # only when agreed, as for absences
-        ["rated: yes"] if options.rated else [])
+        ["rated: yes"] if options.rated else []) + (
+        [f"take-over-after: {options.take_over_after}"] if options.take_over_after else [])
 
 
 def fresh_terms(game: str, terms: Any) -> Any:
@@ -96,6 +97,7 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Op
         absence_total=_duration_field(fields, "absence-total", Options.absence_total / timedelta(hours=1)),
         public_each_turn=fields.get("public-each-turn", "no") == "yes",
         rated=fields.get("rated", "no") == "yes",
+        take_over_after=int(fields.get("take-over-after", 0)),
     )
     return tuple(seats), fields.get("variant") or game_named(game_of(fields)).default_variant, options
 

@@ -15,6 +15,7 @@ its fields (``name: value`` lines) in the body:
     resume            the operator        -
     set-deadline      the operator        deadline: ISO    or    extend-seconds: N
     replace-address   the operator        player: N, address: ADDR
+    hand-seat         the operator        player: N, robot: LEVEL    or    robot: person
     cancel            the operator        reason: TEXT
     answer            the operator        player: N, text: TEXT
     settings          a player's settings player: N, then the settings (`PlayerSettings.lines`)
@@ -43,6 +44,7 @@ from ...kernel.values import (
     PlayerMail,
     ReminderDue,
     Resumed,
+    SeatHanded,
     SettingsChanged,
 )
 from ..writing.mailer import GAME_HEADER, Identity
@@ -52,11 +54,13 @@ from .creation import created_event, exact_seconds, parse_fields
 EVENT_HEADER = "X-GM-Event"
 AT_HEADER = "X-GM-At"
 DEADLINE_HEADER = "X-GM-Deadline"
+PERSON = "person"
+"""What a ``hand-seat`` event names in place of a level: the seat goes back to its person."""
 ROBOT = "robot"
 """The kind (and spool key origin) of the GM's robot's events (`gm.pbem.master.robots`)."""
 SETTINGS = "settings"
 """The kind of a player's settings recorded in a game (`gm.pbem.answers.settings`)."""
-OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel", "answer")
+OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "hand-seat", "cancel", "answer")
 """The kinds of the operator's actions on a game (`gm.pbem.operator.actions`)."""
 
 
@@ -109,7 +113,7 @@ def read_event(message: EmailMessage, game: str) -> Event:
         return ReminderDue(at)
     if kind == ROBOT:
         head, _, text = message.get_content().replace("\r\n", "\n").partition("\n\n")  # (`gm.pbem.master.robots`)
-        return PlayerMail(at, int(parse_fields(head)["player"]), text)
+        return PlayerMail(at, int(parse_fields(head)["player"]), text, robot=True)
     if kind == "bouncing":
         fields = parse_fields(message.get_content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
@@ -137,6 +141,8 @@ def event_fields(event: Event) -> tuple[str, list[str]]:
         return "set-deadline", [f"extend-seconds: {exact_seconds(event.extend)}"]
     if isinstance(event, AddressReplaced):
         return "replace-address", [f"player: {event.player}", f"address: {event.address}"]
+    if isinstance(event, SeatHanded):
+        return "hand-seat", [f"player: {event.player}", f"robot: {event.level or PERSON}"]
     if isinstance(event, Cancelled):
         return "cancel", [f"reason: {' '.join(event.reason.split())}"]
     if isinstance(event, Answered):
@@ -159,6 +165,9 @@ def operator_event(kind: str, at: datetime, fields: dict[str, str]) -> Event | N
         return DeadlineSet(at, extend=timedelta(seconds=float(fields["extend-seconds"])))
     if kind == "replace-address":
         return AddressReplaced(at, int(fields["player"]), fields["address"])
+    if kind == "hand-seat":
+        level = fields["robot"]
+        return SeatHanded(at, int(fields["player"]), None if level == PERSON else level)
     if kind == "cancel":
         return Cancelled(at, fields.get("reason", ""))
     if kind == "answer":

@@ -400,7 +400,7 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
             if live.changed_at is None:
                 live.changed_at = time.monotonic()
             self.games.keep(live, summary)
-            if game.robots:
+            if game.robots or game.stand_ins:
                 self._robot_games.add(game_id)
             self._send(game_id, messages)
         except OSError:

@@ -58,7 +58,7 @@ class Keeping:
             self.unfinished.discard(game_id)
             return
         self.handled_keys |= opened.handled
-        if any(seat.robot for seat in opened.summary.seats):
+        if any(seat.robot for seat in opened.summary.seats) or opened.summary.stand_ins:
             self._robot_games.add(game_id)  # it may wait for its robot (`gm.pbem.master.robots`)
         if opened.live is None:
             self.games.note(game_id, opened.summary)

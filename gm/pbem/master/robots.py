@@ -11,12 +11,16 @@ robot's orders from the archive and never runs the robot.
     kind     body
     robot    player: N, level: LEVEL, a blank line, then the text
 
+A seat is the robot's own (`Seat.robot`, made so) or a person's it stands in
+for (`MailGame.stand_ins`, `gm.kernel.takeover`); a game may have several.
 An event is spooled under the moment of the game's last event and a name
 made of the game, that event's number and the seat, so a redo after a
-crash spools the same key once. A robot event that another event overtook
-is dropped unapplied, and the robot asked again from the game as it now
-stands. A robot whose own event left the game still waiting for it at the same
-turn (its text was not accepted: a bug) is not asked again until
+crash spools the same key once, and a seat whose event is still spooled is
+not asked again. A robot event that another event overtook (in simultaneous
+play: another than the robots' of the same turn) is dropped unapplied, and
+the robot asked again from the game as it now stands. A robot whose own
+event left the game still waiting for it at the same turn (its text was
+not accepted: a bug) is not asked again until
 something else happens; one whose move the game answers with another
 move of its own (Grid Fighters' ruling 11) is.
 """
@@ -27,6 +31,7 @@ import logging
 from random import Random
 
 from ...kernel.model import MailGame
+from ...kernel.protocol import TurnPolicy
 from ...kernel.values import ENDED
 from ...logs import event as log_event
 from ..archive.events import ROBOT as KIND
@@ -51,36 +56,45 @@ class RobotSeats:
     then each game an event was applied to."""
 
     def robots_due(self) -> int:
-        """Spool the event of each robot seat a game waits for; how many."""
+        """Spool the event of each robot seat a game waits for; how many. A
+        seat whose event is still spooled is not asked again."""
         count = 0
+        pending = {_seat_of(key) for key in self.store.spool.keys() if origin_of(key) == KIND}
         for game_id in sorted(self._robot_games):
             summary = self.games.summaries.get(game_id)
             due = [] if summary is None or summary.phase == ENDED else [
-                p for p in summary.waiting_for if summary.seat(p).robot]
-            if due:
+                p for p in summary.waiting_for if summary.robot_plays(p)]
+            waiting = [p for p in due if (game_id, p) in pending]
+            if len(waiting) < len(due):
                 live = self.games.live(game_id)
-                count += sum(self._spool_robot(live, player) for player in due)
-            self._robot_games.discard(game_id)  # only once done: a fault leaves it to the next pass
+                count += sum(self._spool_robot(live, player) for player in due if player not in waiting)
+            if not waiting:  # a spooled event may be one applied before a crash: the seat is asked once it is gone
+                self._robot_games.discard(game_id)  # only once done: a fault leaves it to the next pass
         return count
 
     def robot_stale(self, key: str, game_id: str, player: int) -> bool:
         """Whether a spooled robot event no longer fits its game, and is
         dropped unapplied: another event came first (the robot chose from a
         view that is out of date, and is asked again from the new one), or
-        the game no longer waits for the seat."""
+        the game no longer waits for the robot at that seat. In simultaneous
+        play the robots of several seats choose from the same view: the
+        events of the others, spooled after the same event, do not make it
+        out of date while the turn stays the same."""
         live = self.games.live(game_id)
-        after = int(key.split(".", 2)[2].split("-")[2])  # its name: robot-GAME-NUMBER-PLAYER
-        if after == live.number and player in live.game.waiting_for:
+        game = live.game
+        after = _after(key)
+        if player in game.waiting_for and game.robot_level(player) is not None and (
+                after == live.number or _together(live, after)):
             return False
         log_event("robot event dropped", game=game_id, key=key,
                   reason=("another event came first" if after != live.number
-                          else "the game no longer waits for that seat"))
+                          else "the game no longer waits for the robot at that seat"))
         self._robot_games.add(game_id)
         return True
 
     def _spool_robot(self, live: Live, player: int) -> int:
         game: MailGame = live.game
-        level = game.seat(player).robot
+        level = game.robot_level(player)
         assert level is not None
         last = spool_key_of(live.last_in)
         name = f"{KIND}-{game.id}-{live.number}-{player}"
@@ -91,7 +105,7 @@ class RobotSeats:
                       reason="its last orders left the game waiting for it; it is asked again after the next event")
             return 0
         key = spool_key(time_of(last), KIND, name)
-        if key in self.store.spool or key in self.handled_keys:
+        if key in self.handled_keys:
             return 0
         try:
             text = game.rules.robot_text(game, player, level, Random(f"{game.robot_seed}.{live.number}.{player}"))
@@ -106,3 +120,25 @@ class RobotSeats:
         log_event("robot moved", game=game.id, player=player, robot=level)
         return 1
 
+
+
+def _after(key: str) -> int:
+    """The number of the event a robot event's choice was made after (its
+    key's name: robot-GAME-NUMBER-PLAYER)."""
+    return int(key.split(".", 2)[2].split("-")[2])
+
+
+def _seat_of(key: str) -> tuple[str, int]:
+    """The game and seat a spooled robot event is for."""
+    _, game_id, _, player = key.split(".", 2)[2].split("-")
+    return game_id, int(player)
+
+
+def _together(live: Live, after: int) -> bool:
+    """Whether every event since event ``after`` is a robot's chosen after
+    it, in the same turn of simultaneous play: by induction, when the last
+    one applied is."""
+    game = live.game
+    last = spool_key_of(live.last_in)
+    return (game.rules.policy is TurnPolicy.SIMULTANEOUS and origin_of(last) == KIND and _after(last) == after
+            and game.turn_of_event.get(after) == game.turn)

@@ -14,6 +14,7 @@ in the game like any event, so ``gm replay`` repeats it.
     resume            -
     set-deadline      deadline: ISO    or    extend-seconds: N
     replace-address   player: N, address: ADDR
+    hand-seat         player: N, robot: LEVEL    or    robot: person
     cancel            reason: TEXT
     answer            player: N, text: TEXT
 

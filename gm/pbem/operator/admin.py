@@ -52,14 +52,18 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
                  at: datetime, aliases: list[str] | None = None, name: str | None = None,
                  match: Any = None, game: str = DEFAULT_GAME,
                  observers: list[str] | None = None, robot: str | None = None,
-                 robot_seed: int | None = None, tournament: tuple[str, int] | None = None) -> tuple[str, str]:
+                 robot_seed: int | None = None, tournament: tuple[str, int] | None = None,
+                 robots: int = 1) -> tuple[str, str]:
     """Spool a request for a new game of ``game``; returns its spool key and
     the game's id, reserved now (`Store.reserve_game_id`). ``name`` makes
     the key deterministic (so that redoing the request finds it there).
     ``match`` is the game's own terms (a Spaceships match); ``observers``
     are addresses that watch the game (`gm.kernel.observers`). ``robot``
-    is the level of the GM's robot, which then holds the last seat
-    (`gm.pbem.master.robots`); its seed is drawn here unless ``robot_seed`` says.
+    is the level of the GM's robot, which then holds the last seat, or the
+    last ``robots`` seats, after the people's (`gm.pbem.master.robots`); its
+    seed is drawn here unless ``robot_seed`` says. The robot of a
+    two-player game is called Robot; in a game of more seats the robots'
+    take the game's own names.
     ``tournament`` (its id and the round) is recorded in the creation event
     of a tournament's game (`gm.pbem.answers.tournaments`)."""
     rules = game_named(game)  # refuse an unknown game, or variant, now, not in the daemon
@@ -72,20 +76,23 @@ def request_game(store: Store, identity: Identity, players: list[str], variant: 
             raise ValueError(f"{rules.title} has no robot to play")
         if robot not in rules.robot_levels:
             raise ValueError(f"the robot's level is one of {', '.join(rules.robot_levels)}, not {robot!r}")
-        players = [*players, ROBOT_ADDRESS]
+        if robots < 1:
+            raise ValueError("give the robots one seat at least")
+        players = [*players, *[ROBOT_ADDRESS] * robots]
     if len(players) not in rules.seats:
         raise ValueError(f"a game of {rules.title} has {_how_many(rules.seats)} players")
-    if len({p.lower() for p in players}) != len(players):
+    people = [p for p in players if p != ROBOT_ADDRESS]
+    if len({p.lower() for p in people}) != len(people):
         raise ValueError(f"the {'two ' if len(players) == 2 else ''}players need different addresses")
     rules.describe_variant(variant)
     observers = observers or []
     for address in observers:
         if not is_mail_address(address):
             raise ValueError(f"observer {address!r} is not a mail address")
-    if len({o.lower() for o in observers} | {p.lower() for p in players}) != len(observers) + len(players):
+    if len({o.lower() for o in observers} | {p.lower() for p in people}) != len(observers) + len(people):
         raise ValueError("an observer needs an address of their own, neither a player's nor another observer's")
     given = aliases or []
-    if robot is not None and len(given) < len(players):  # the robot's seat is called what it is
+    if robot is not None and rules.seats.stop - 1 == 2 and len(given) < 2:  # the robot's seat is called so
         given = [*given, *rules.default_aliases(len(players))[len(given):-1], ROBOT_ALIAS]
     aliases = seat_aliases(rules, len(players), given)
     seats = tuple(Seat(n, address, alias, robot if address == ROBOT_ADDRESS and robot else None)

@@ -47,6 +47,12 @@ class GameSummary:
     secret_subjects: tuple[str, ...]
     """Each seat's `MailGame.secret_subject_of`, in seat order."""
     earlier_secret_subjects: tuple[str, ...]
+    stand_ins: frozenset[int] = frozenset()
+    """The person's seats the GM's robot plays for now (`MailGame.stand_ins`)."""
+
+    def robot_plays(self, player: int) -> bool:
+        """Whether the GM's robot plays the seat now, its own or a person's."""
+        return bool(self.seat(player).robot) or player in self.stand_ins
 
     def reminder_due(self) -> datetime | None:
         return self.reminder
@@ -73,7 +79,7 @@ def summary_of(game: MailGame) -> GameSummary:
         bouncing=frozenset(game.bouncing), paused=game.paused,
         awaiting=() if game.phase == ENDED else tuple(game.rules.awaiting_operator(game)),
         secret_subjects=tuple(game.secret_subject_of(seat.player) for seat in game.seats),
-        earlier_secret_subjects=tuple(game.earlier_secret_subjects))
+        earlier_secret_subjects=tuple(game.earlier_secret_subjects), stand_ins=frozenset(game.stand_ins))
 
 
 @dataclass
