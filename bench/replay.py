@@ -8,8 +8,14 @@ figure is turns played a second (a game "at turn T" has played T-1 turns).
 Printed beside a reference measured in the same run on the same games:
 reading every message of their archives and parsing it with
 ``email.message_from_bytes`` (the modern policy, as gm reads mail), the
-least any replay that looks at every message must do. The issue's target is
-1,000 turns a second, still byte-exact.
+least any replay that looks at every message must do. Issue 12's target
+was 1,000 turns a second; issue 27's is a replay at least 0.8 as fast as
+that reference, still byte-exact.
+
+The reference and the replay are run in turn, --repeat times each, and
+each is reported by its best pass, in wall-clock time and in CPU time
+(time.process_time): on a machine that other work shares, the best pass is
+the one least disturbed, and taking turns exposes both to the same load.
 
 With --profile, a cProfile of the replays (top 15 by cumulative time)
 follows, so that the next person knows where replay's time goes.
@@ -31,7 +37,6 @@ import email.policy
 import io
 import os
 import pstats
-import statistics
 import sys
 import tempfile
 import time
@@ -43,9 +48,10 @@ from gm.pbem.operator.admin import verify_replay
 HERE = Path(__file__).resolve().parent
 
 
-def parse_all(paths: list[Path]) -> tuple[float, int]:
-    """Reference: read and parse every archived message of these games; (seconds, messages)."""
-    start = time.perf_counter()
+def parse_all(paths: list[Path]) -> tuple[float, float, int]:
+    """Reference: read and parse every archived message of these games;
+    (seconds, CPU seconds, messages)."""
+    start, cpu = time.perf_counter(), time.process_time()
     count = 0
     for path in paths:
         for sub in ("cur", "new"):
@@ -53,19 +59,20 @@ def parse_all(paths: list[Path]) -> tuple[float, int]:
                 with open(entry.path, "rb") as handle:
                     email.message_from_bytes(handle.read(), policy=email.policy.default)
                 count += 1
-    return time.perf_counter() - start, count
+    return time.perf_counter() - start, time.process_time() - cpu, count
 
 
-def replay_all(paths: list[Path]) -> tuple[float, int]:
-    """`gm replay` on each game; (seconds, messages compared). Raises if one differs."""
-    start = time.perf_counter()
+def replay_all(paths: list[Path]) -> tuple[float, float, int]:
+    """`gm replay` on each game; (seconds, CPU seconds, messages compared).
+    Raises if one differs."""
+    start, cpu = time.perf_counter(), time.process_time()
     compared = 0
     for path in paths:
         count, differences = verify_replay(str(path))
         if differences:
             raise RuntimeError(f"{path.name} does not replay exactly: {differences[:3]}")
         compared += count
-    return time.perf_counter() - start, compared
+    return time.perf_counter() - start, time.process_time() - cpu, compared
 
 
 def turns_played(path: Path) -> int:
@@ -113,22 +120,29 @@ def main(argv: list[str] | None = None) -> int:
         if args.replay_games:
             games = games[:args.replay_games]
         turns = sum(turns_played(p) for p in games)
-        reference, messages = parse_all(games)  # also warms the page cache for the replays
-        times = []
+        parse_all(games)  # warms the page cache, and gm's templates for the replays
+        replay_all(games)
+        references, replays = [], []
         for _ in range(max(1, args.repeat)):
-            seconds, compared = replay_all(games)
-            times.append(seconds)
-        seconds = statistics.median(times)
-        reference = min(reference, parse_all(games)[0])
-        spread = f" (runs: {', '.join(f'{len(games) and turns / s:,.1f}' for s in times)})" if len(times) > 1 else ""
+            references.append(parse_all(games))
+            replays.append(replay_all(games))
+        messages, compared = references[0][2], replays[0][2]
+        wall, cpu = min(r[0] for r in replays), min(r[1] for r in replays)
+        reference_wall, reference_cpu = min(r[0] for r in references), min(r[1] for r in references)
+        runs = f" (runs: {', '.join(f'{turns / r[0]:,.1f}' for r in replays)})" if len(replays) > 1 else ""
+        reference_runs = (f" (runs: {', '.join(f'{turns / r[0]:,.1f}' for r in references)})"
+                          if len(references) > 1 else "")
         print(f"games replayed: {len(games)} ({turns:,} turns played, {messages:,} archived messages, "
               f"{compared:,} of the GM's compared byte for byte)")
-        print(f"turns/s gm replay: {turns / seconds:,.1f}{spread}")
-        print(f"ms per turn gm replay: {seconds / turns * 1000:.1f}")
-        print(f"reference turns/s reading and parsing every archived message: {turns / reference:,.1f}")
-        print(f"ratio replay/reference time: {seconds / reference:.1f}")
-        verdict = "MET" if turns / seconds >= 1000 else "NOT MET"
-        print(f"target: at least 1,000 turns a second, byte-exact: {verdict}")
+        print(f"turns/s gm replay: {turns / wall:,.1f}{runs}; in CPU time {turns / cpu:,.1f}")
+        print(f"ms per turn gm replay: {wall / turns * 1000:.1f}")
+        print(f"reference turns/s reading and parsing every archived message: {turns / reference_wall:,.1f}"
+              f"{reference_runs}; in CPU time {turns / reference_cpu:,.1f}")
+        print(f"replay's rate as a share of the reference's: {reference_wall / wall:.2f} "
+              f"(in CPU time {reference_cpu / cpu:.2f})")
+        print(f"target: at least 1,000 turns a second, byte-exact: {'MET' if turns / wall >= 1000 else 'NOT MET'}")
+        verdict = "MET" if reference_wall / wall >= 0.8 and reference_cpu / cpu >= 0.8 else "NOT MET"
+        print(f"target: at least 0.8 of the reference's rate, byte-exact: {verdict}")
         if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()

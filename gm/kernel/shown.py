@@ -74,9 +74,9 @@ def resolve(notices: list[Notice]) -> list[Notice]:
     return notices
 
 
-def _put(data: dict[Any, Any] | list[Any], decided: bool) -> None:
-    items: dict[Any, Any] = data if isinstance(data, dict) else dict(enumerate(data))
-    for key, value in items.items():
+def _put(data: Any, decided: bool) -> None:
+    """Put in the words of every `Shown` in ``data`` (a dict or a list), at any depth."""
+    for key, value in data.items() if isinstance(data, dict) else enumerate(data):
         if isinstance(value, Shown):
             data[key] = value.text(decided)
         elif isinstance(value, (dict, list)):

@@ -18,6 +18,7 @@ Your space                          The opponent's space, as you know it
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .geometry import COLOUR_NAMES, COLOURS, LETTERS, Cell
@@ -60,7 +61,10 @@ class Mark:
     title: str
 
 
+@functools.lru_cache(maxsize=1024)
 def own_mark(cell: OwnCell) -> Mark:
+    """How a cell of the player's own space is drawn (a cell is one of a few
+    hundred values, each drawn alike whenever it comes)."""
     if cell.ship is None:
         return Mark(".", "empty", "empty")
     if cell.destroyed:
@@ -95,9 +99,15 @@ def known_mark(cell: KnownCell, edition: int = 2) -> Mark:
     return Mark(".", "unknown", "unexplored: nothing known" if edition >= 2 else "nothing known")
 
 
-def grid_rows(marks: dict[Cell, Mark], colour: str) -> list[list[Mark]]:
-    """One colour's grid: rows v-z, columns 1-5."""
-    return [[marks[Cell(colour, letter, number)] for number in range(1, 6)] for letter in LETTERS]
+_GRID_CELLS = {colour: tuple(tuple(Cell(colour, letter, number) for number in range(1, 6)) for letter in LETTERS)
+               for colour in COLOURS}
+"""Each colour's cells, row by row: what `grid_rows` looks up."""
+
+
+def grid_rows(marks: dict[Cell, Mark], colour: str) -> tuple[tuple[Mark, ...], ...]:
+    """One colour's grid: rows v-z, columns 1-5. Tuples, which a notice's
+    deadline (`gm.kernel.shown.resolve`) is never looked for in."""
+    return tuple([tuple([marks[cell] for cell in row]) for row in _GRID_CELLS[colour]])
 
 
 def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str,

@@ -7,6 +7,7 @@ checks it byte for byte).
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
@@ -209,6 +210,7 @@ def in_force(game: Table, player: int) -> list[dict[str, Any]] | None:
     return command_history(check_orders(state.side(player), state.entitlement(player), orders, game.play.ruleset))
 
 
+@functools.cache
 def _direction_name(d: tuple[int, int, int]) -> str:
     """A line direction as the axes it runs along, with an example beam
     through the middle of the space, e.g. ``letter (bYw3Yy3)``."""

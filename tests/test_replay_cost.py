@@ -1,0 +1,82 @@
+"""What lets `gm replay` go at the speed of parsing its archive (issue 27),
+without changing a byte of what it reads or renders: a mail's MIME fields
+are parsed once, however often they are read, and a template is looked up
+once per process, not at every mail. Each test fails if the work comes
+back; that the results are the same is what the byte-exact replays of
+tests/archives and sample-mail check."""
+
+from __future__ import annotations
+
+import email.policy
+import os
+from email.headerregistry import HeaderRegistry
+
+import pytest
+
+from gm.kernel.values import Notice
+from gm.mail.reading import body_text, parse_message, player_text
+from gm.pbem.writing import mailer
+
+ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
+          b"Message-ID: <b3@example.org>\r\nMIME-Version: 1.0\r\n"
+          b"Content-Type: multipart/alternative; boundary=\"b\"\r\n\r\n"
+          b"--b\r\nContent-Type: text/plain; charset=\"iso-8859-1\"; format=flowed\r\n"
+          b"Content-Transfer-Encoding: quoted-printable\r\n\r\nRv1 Rw1 =\r\nGx3\r\n> quoted\r\n"
+          b"--b\r\nContent-Type: text/html; charset=\"utf-8\"\r\n\r\n<p>Rv1 Rw1 Gx3</p>\r\n--b--\r\n")
+
+
+def test_reading_a_mail_parses_each_mime_field_once(monkeypatch):
+    parsed: list[tuple[str, str]] = []
+    registry_call = HeaderRegistry.__call__
+
+    def counting(registry, name, value):
+        parsed.append((name.lower(), value))
+        return registry_call(registry, name, value)
+
+    monkeypatch.setattr(HeaderRegistry, "__call__", counting)
+    first = ORDERS.replace(b"b3@", b"b4@")  # a field value no earlier test has read
+    assert player_text(parse_message(first)) == "Rv1 Rw1 Gx3"
+    types = [value for name, value in parsed if name == "content-type"]
+    assert sorted(types) == sorted(set(types)) and len(types) == 3, types  # the three parts', once each
+    parsed.clear()
+    assert player_text(parse_message(first.replace(b"b4@", b"b5@"))) == "Rv1 Rw1 Gx3"
+    assert not [name for name, _ in parsed if name.startswith("content-")], parsed  # the same values: kept
+
+
+@pytest.mark.parametrize("raw", [
+    ORDERS,
+    b"Content-Type: text/plain; charset=\"=?utf-8?q?utf-8?=\" (a comment)\r\n\r\nhello\r\n",
+    b"Content-Type: text/html;\r\n charset=utf-8;\r\n\tformat=flowed\r\nContent-Disposition: inline\r\n\r\n"
+    b"<b>x</b>\r\n",
+    b"Content-Type: text/plain; charset*=us-ascii'en'utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\naGk=\r\n",
+    b"Content-Type: ; ;\r\nContent-Transfer-Encoding: x-unknown\r\n\r\nbody\r\n",
+])
+def test_what_is_read_is_what_policy_default_reads(raw):
+    message, plain = parse_message(raw), email.message_from_bytes(raw, policy=email.policy.default)
+    for part, reference in zip(message.walk(), plain.walk()):
+        for name in ("Content-Type", "Content-Transfer-Encoding", "Content-Disposition"):
+            assert str(part.get(name)) == str(reference.get(name))
+            assert [repr(d) for d in getattr(part.get(name), "defects", ())] == [
+                repr(d) for d in getattr(reference.get(name), "defects", ())]
+        assert (part.get_content_type(), part.get_content_charset(), part.get_param("format")) == (
+            reference.get_content_type(), reference.get_content_charset(), reference.get_param("format"))
+    assert body_text(message) == body_text(plain)
+
+
+def test_a_notice_is_rendered_again_without_looking_at_a_template_file(monkeypatch):
+    data = {"title": "Spaceships", "game": "g1", "alias": "Ann", "opponent": "Bob", "phase": "ended",
+            "deadline": None, "text": "The game was cancelled by the operator, who has written at some length."}
+    notice = Notice(1, "answer", "An answer", data)  # a text template, and no HTML one to find
+
+    def render() -> tuple[str, str | None]:
+        return mailer.body_text(notice), mailer.body_html(notice)
+
+    first = render()
+    looked: list[str] = []
+    for name in ("isfile", "getmtime", "exists"):
+        real = getattr(os.path, name)
+        monkeypatch.setattr(os.path, name, lambda path, real=real, name=name: looked.append(name) or real(path))
+    monkeypatch.setattr(os, "stat", lambda path, *a, real=os.stat, **k: looked.append("stat") or real(path, *a, **k))
+    assert render() == first and first[1] is None
+    assert looked == []
+
