@@ -140,7 +140,7 @@ def out_of_quiet(deadline: datetime, quiets: Sequence[Quiet]) -> tuple[datetime,
     round moves it to the latest end among the quiet hours it falls in,
     until it falls in none. If no such moment comes within `SEARCH`, the
     deadline stays as asked (and no player moved it)."""
-    moved, movers = deadline, set()
+    moved, movers = deadline, set[int]()
     while True:
         inside = [quiet for quiet in quiets if quiet.holds(moved)]
         if not inside:
