@@ -91,8 +91,9 @@ def test_quiet_hours_across_a_change_of_clocks_keep_to_the_wall_clock():
     # The night they go forward, 02:30 never comes: the quiet hours end at 03:00 CEST.
     skipped = Quiet(1, time(23), time(2, 30), "Europe/Berlin")
     assert out_of_quiet(utc(2026, 3, 29, 0, 30), [skipped]) == (utc(2026, 3, 29, 1), (1,))
+    # 01:30 EDT is out of them, for the hour until 01:00 EST.
     new_york = Quiet(1, time(22), time(1, 30), "America/New_York")
-    assert out_of_quiet(utc(2026, 11, 1, 5, 10), [new_york]) == (utc(2026, 11, 1, 5, 30), (1,))  # 01:30 EDT: out, if only for half an hour
+    assert out_of_quiet(utc(2026, 11, 1, 5, 10), [new_york]) == (utc(2026, 11, 1, 5, 30), (1,))
 
 
 def test_quiet_hours_covering_the_whole_day_leave_the_deadline_as_asked():

@@ -109,7 +109,8 @@ class MailGame:
     def decide_deadline(self, deadline: datetime) -> None:
         """The event moved the deadline (an absence, quiet hours): the notices
         built since it was last set show the new one (`gm.kernel.shown`),
-        until quiet hours name themselves as what moved it."""
+        naming no quiet hours as what moved it (`gm.kernel.quiet` names
+        them after)."""
         if self.shown is not None and self.shown.decided == self.deadline:
             self.shown.decided, self.shown.movers = deadline, ()
         self.deadline = deadline

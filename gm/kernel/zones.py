@@ -41,7 +41,7 @@ hour of the day, none is found, and the deadline stays as asked."""
 _STEP = timedelta(minutes=1)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1024)
 def zone_named(name: str) -> ZoneInfo | None:
     """The zone of an IANA name exactly as zoneinfo knows it; None if none."""
     if name not in _names():
