@@ -121,7 +121,7 @@ class MailGame:
         built since it was last set show the new one (`gm.kernel.shown`),
         naming no quiet hours as what moved it (`gm.kernel.quiet` names
         them after)."""
-        if self.shown is not None and self.shown.decided == self.deadline:
+        if self.shown is not None and self.shown.decided == self.deadline != deadline:
             self.shown.decided, self.shown.movers = deadline, ()
         self.deadline = deadline
 

@@ -31,7 +31,8 @@ Zones = Callable[[int], str | None]
 None for UTC, as gm always showed."""
 
 
-def _utc(player: int) -> str | None:
+def utc(player: int) -> str | None:
+    """No reader's zone: UTC, as gm always showed."""
     return None
 
 
@@ -111,7 +112,7 @@ def moment(when: datetime) -> Shown:
     return Shown(ShownDeadline(when), when)
 
 
-def resolve(notices: list[Notice], zones: Zones = _utc) -> list[Notice]:
+def resolve(notices: list[Notice], zones: Zones = utc) -> list[Notice]:
     """The notices with the deadlines they show put into words, in the time
     zone of each notice's reader (``zones``): a notice's own as decided;
     those of the documents enclosed in a reply, or held deeper in a notice's

@@ -69,11 +69,12 @@ def near(name: str, count: int = 3) -> list[str]:
     (``europe/berln``: Europe/Berlin), best first; none if none is close."""
     wanted = name.strip().lower()
     folded = {known.lower(): known for known in _names()}
-    close = [folded[found] for found in difflib.get_close_matches(wanted, sorted(folded), n=count, cutoff=0.6)]
+    close = [folded[found] for found in difflib.get_close_matches(wanted, sorted(folded), n=count, cutoff=0.8)]
     cities: dict[str, list[str]] = {}
     for known in sorted(_names()):
         cities.setdefault(known.rsplit("/", 1)[-1].replace("_", " ").lower(), []).append(known)
-    for city in difflib.get_close_matches(wanted.rsplit("/", 1)[-1].replace("_", " "), sorted(cities), n=count):
+    city_wanted = wanted.rsplit("/", 1)[-1].replace("_", " ")
+    for city in difflib.get_close_matches(city_wanted, sorted(cities), n=count, cutoff=0.8):
         close += [known for known in cities[city] if known not in close]
     return close[:count]
 

@@ -25,12 +25,13 @@ from email.message import Message
 from email.utils import format_datetime
 from typing import Any, Protocol
 
-from ...kernel.clock import utc_minute
 from ...kernel.protocol import GameRules, game_named
 from ...kernel.values import DEFAULT_GAME, ENDED, Options
+from ...kernel.zones import local_minute
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
 from ..data.names import public_names
+from ..data.settings import settings_of
 from ..data.store import Store, time_of
 from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
@@ -185,7 +186,10 @@ class OutsideMail:
         return any(name in store.sent or name in store.outbox for name in found)
 
     def _games_of(self, address: str) -> list[dict[str, Any]]:
+        """The games ``address`` has a seat in, with their deadlines in the
+        player's own time (their ``timezone`` setting; UTC without one)."""
         master = self.master
+        zone = settings_of(master.store, address).zone
         found = []
         for game in master.games.all():
             seat = game.seat_of(address)
@@ -196,7 +200,7 @@ class OutsideMail:
             found.append({"game": game.id, "alias": seat.alias,
                           "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
-                          "deadline": utc_minute(game.deadline) if game.deadline else None,
+                          "deadline": local_minute(game.deadline, zone) if game.deadline else None,
                           "waiting": seat.player in game.waiting_for})
         return found
 
