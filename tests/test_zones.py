@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gm.kernel.settings import PlayerSettings
 from gm.kernel.zones import Quiet, canonical, clock_time, local_minute, near, out_of_quiet
+from gm.pbem.answers.settings import quiet, timezone
 
 
 def utc(*parts: int) -> datetime:
@@ -128,3 +130,18 @@ def test_a_moved_deadline_is_never_earlier_and_never_in_anyone_s_quiet_hours(dea
         assert len(quiets) > 1
     if len(quiets) == 1:
         assert not quiets[0].holds(moved)
+
+
+def test_the_timezone_and_quiet_steps():
+    from_mail = PlayerSettings()
+    assert timezone(from_mail, " europe/BERLIN ") == PlayerSettings(zone="Europe/Berlin")
+    assert timezone(PlayerSettings(zone="Europe/Berlin"), "off") == timezone(from_mail, "UTC") == from_mail
+    with pytest.raises(ValueError, match=r"'europe/berln' is no time zone name I know; did you mean Europe/Berlin"):
+        timezone(from_mail, "europe/berln")
+    with pytest.raises(ValueError, match=r"such as Europe/Berlin\)$"):
+        timezone(from_mail, "qqqqqqqq")
+    assert quiet(from_mail, "23:00-07:00").quiet == (time(23), time(7))
+    assert quiet(from_mail, "19:00-07:00").quiet == (time(19), time(7))  # twelve hours, the most
+    with pytest.raises(ValueError, match="at most 12 hours"):
+        quiet(from_mail, "18:59-07:00")
+    assert quiet(PlayerSettings(quiet=(time(1), time(2))), "off") == from_mail
