@@ -13,6 +13,7 @@ from email.utils import make_msgid
 
 import pytest
 
+from gm.pbem.operator.admin import verify_replay
 from gmprocess import free_port, gm, inbox, reply_to, serving, wait_for
 from gmtest import ALICE, BOB, GM
 
@@ -76,6 +77,12 @@ def game_deadline(tmp_path, data) -> str:
     return json.loads(gm("show", "g1", "--data", str(data), cwd=tmp_path).stdout)["deadline"]
 
 
+def replays(data) -> None:
+    """The game's archive, settings events and all, replays byte for byte."""
+    count, differences = verify_replay(str(data / "games" / "g1"))
+    assert count and not differences, differences
+
+
 def new_game(tmp_path, data) -> None:
     made = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB, "--deadline", "30d",
               cwd=tmp_path)
@@ -109,6 +116,7 @@ def test_a_zone_set_by_mail_shows_the_next_deadlines_in_local_time_across_a_chan
         seen = ids(data, ALICE)
         send(port, to_gm(ALICE, "games"))
         assert "deadline Sun 28 Mar 03:00 CEST (01:00 UTC)" in fresh(data, ALICE, seen, "the games list", "Your games")
+    replays(data)
 
 
 def test_quiet_hours_move_the_running_deadline_and_the_next(tmp_path):
@@ -143,3 +151,4 @@ def test_quiet_hours_move_the_running_deadline_and_the_next(tmp_path):
         operator_deadline(tmp_path, data, "2027-01-09T02:00Z")
         bob = fresh(data, BOB, seen_bob, "Bob told once more", "moved the deadline")
         assert "Deadline 2027-01-09 02:00 UTC, in " in bob and "quiet hours" not in bob
+    replays(data)
