@@ -46,6 +46,8 @@ def settle(game: MailGame, at: datetime, notices: list[Notice], tell: bool = Fal
     if target == before:
         return notices
     game.decide_deadline(target)
+    if game.extended_deadline == before:
+        game.extended_deadline = target  # still the absences' extension: `back` restores what it extended
     if game.shown is not None:
         game.shown.movers = tuple((player, game.seat(player).alias) for player in movers)
     if target - game.options.reminder_before > at:
