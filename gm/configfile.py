@@ -85,6 +85,8 @@ SERVE = (
             "(default 1)", Kind.COUNT, "N"),
     Setting("owner", "the operator's address: actions by mail (each confirmed by a reply) and a daily summary",
             metavar="ADDR"),
+    Setting("web-url", "the web archive's public address (https://...), for the one-click unsubscribe links of "
+            "digests and notices (docs/operations.md, \"Lists and unsubscribing\")", metavar="URL"),
 )
 """What only `gm serve` reads, in the order ``gm serve --help`` lists it."""
 

@@ -104,6 +104,9 @@ class Config:
     owner: str | None = None
     """The operator's address: actions by mail (confirmed), the daily summary
     (`gm.pbem.answers.owner`)."""
+    web_url: str | None = None
+    """The web archive's public address, for the one-click unsubscribe links
+    of mail that belongs to no game (`gm.pbem.writing.lists`)."""
     catch_up: timedelta | None = None
     """How long deadlines that passed while gm was down wait after it starts,
     for mail queued meanwhile in the MTA or the IMAP folder. None: two
@@ -255,7 +258,7 @@ class Daemon:
         if finished:
             event("batch completed", files=finished, note="its commit was cut short by a crash")
         self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
-                                 config.owner)
+                                 config.owner, web_url=config.web_url)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
         self._outbox = asyncio.Event()
@@ -319,7 +322,7 @@ class Daemon:
             # for aiohttp: some 15 MiB of memory and a fraction of a second.
             from .web.site import start_or_fail
 
-            self.web = await start_or_fail(self.config.data, self.config.http)
+            self.web = await start_or_fail(self.config.data, self.config.http, self.config.identity)
             self.bound["http"] = self.web[1]
         if self.config.imap:
             try:
@@ -463,6 +466,8 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
     try:
         if config.owner and mail_address(config.owner) is None:  # else the owner's mail would be ignored unsaid
             raise StartError(f"owner: {config.owner!r} is not a mail address")
+        if config.web_url and not config.web_url.startswith("https://"):  # RFC 8058: one-click wants https
+            raise StartError(f"web-url: {config.web_url!r} is no https:// address")
         fresh = not (Path(config.data) / "secret.key").exists()
         try:
             daemon = Daemon(config)

@@ -424,10 +424,15 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:
+    """A reminder to each seat the game waits for, once a deadline, but to a
+    player who chose a daily digest of all their games, or none
+    (`PlayerSettings.reminders`): their digest is no mail of the game's."""
     notices = []
     for player in game.waiting_for:
         if player not in game.reminded:
             game.reminded.add(player)
+            if game.settings_of(player).reminders != "each":
+                continue
             what = game.rules.reminder_what(game)
             notices.append(Notice(player, "reminder", f"Reminder: your {what}",
                                   game.rules.common(game, player, at) | {"what": what}))

@@ -21,6 +21,9 @@ REMINDERS = ("each", "digest", "off")
 game (``each``, what gm always did), one daily ``digest`` of every game that
 waits, or ``off``."""
 
+NOTICES = ("on", "off")
+"""Whether a player is sent the notices they did not ask for (`PlayerSettings.notices`)."""
+
 _QUIET = re.compile(r"^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$")
 
 
@@ -58,6 +61,9 @@ class PlayerSettings:
     """One of `REMINDERS`."""
     deputy: str | None = None
     """The address of the player's confirmed deputy, who may play their seats."""
+    notices: str = "on"
+    """``off``: no notices the player did not ask for (a seek taken, a
+    tournament's byes, withdrawals and end), as after unsubscribing from them."""
 
     def fields(self) -> dict[str, str]:
         """The settings that differ from the default, by the names players
@@ -71,6 +77,8 @@ class PlayerSettings:
             out["reminders"] = self.reminders
         if self.deputy is not None:
             out["deputy"] = self.deputy
+        if self.notices != "on":
+            out["notices"] = self.notices
         return out
 
     @classmethod
@@ -86,6 +94,8 @@ class PlayerSettings:
             settings = replace(settings, reminders=fields["reminders"].strip())
         if fields.get("deputy"):
             settings = replace(settings, deputy=fields["deputy"].strip())
+        if fields.get("notices", "").strip() in NOTICES:
+            settings = replace(settings, notices=fields["notices"].strip())
         return settings
 
     def lines(self) -> list[str]:

@@ -57,7 +57,9 @@ from aiohttp import web
 
 from ..logs import Throttled, event
 from ..pbem.data.store import MissingDataDirectory
+from ..pbem.writing.mailer import Identity
 from ..process import STOP_SIGNALS, StartError
+from . import unsubscribe
 from .pages import Archive, Page, render_list
 from .ratings import RatingPages, ratings_links
 from .tournaments import TournamentPages
@@ -228,7 +230,8 @@ async def _headers(request: web.Request,
     except Exception:  # a bug: logged here, and the visitor told nothing of it
         log.exception("the web archive failed on %s", request.path)
         response = web.Response(status=500, text="500: the page could not be made\n")
-    response.headers.update(SECURITY)
+    for name, value in SECURITY.items():  # a page that needs more (a form: `gm.web.unsubscribe`) says so itself
+        response.headers.setdefault(name, value)
     return response
 
 
@@ -240,8 +243,9 @@ async def _stop_workers(app: web.Application) -> None:
     app[WORKERS].shutdown(wait=False, cancel_futures=True)
 
 
-def make_app(archive: Archive) -> web.Application:
-    """The site's application over ``archive``."""
+def make_app(archive: Archive, identity: Identity | None = None) -> web.Application:
+    """The site's application over ``archive``; with the GM's ``identity``,
+    its one-click unsubscribe links spool what they stand for (`gm.web.unsubscribe`)."""
     app = web.Application(middlewares=[_headers], client_max_size=1024)
     app[ARCHIVE] = archive
     app[RATINGS] = RatingPages(archive)
@@ -257,6 +261,7 @@ def make_app(archive: Archive) -> web.Application:
     app.router.add_get("/tournaments/{tournament}", tournament_page)
     for path, (name, content_type) in STATIC.items():
         app.router.add_get(path, _static(name, content_type))
+    unsubscribe.add_routes(app, archive.store, identity)
     return app
 
 
@@ -391,12 +396,12 @@ class Site:
         await self.runner.cleanup()
 
 
-async def start(data: str, host: str, port: int) -> tuple[Site, tuple[str, int]]:
+async def start(data: str, host: str, port: int, identity: Identity | None = None) -> tuple[Site, tuple[str, int]]:
     """Serve the finished games of the data directory ``data`` on
     host:port; returns the `Site` (``await site.cleanup()`` stops it) and
     the address bound. Raises `MissingDataDirectory` for a data directory
     that does not exist, and OSError when it cannot listen."""
-    runner = web.AppRunner(make_app(Archive(data)), handle_signals=False)
+    runner = web.AppRunner(make_app(Archive(data), identity), handle_signals=False)
     await runner.setup()
     try:
         sockets = await _listening(host, port)
@@ -409,11 +414,12 @@ async def start(data: str, host: str, port: int) -> tuple[Site, tuple[str, int]]
     return Site(runner, sockets, limit), bound
 
 
-async def start_or_fail(data: str, address: tuple[str, int]) -> tuple[Site, tuple[str, int]]:
+async def start_or_fail(data: str, address: tuple[str, int],
+                        identity: Identity | None = None) -> tuple[Site, tuple[str, int]]:
     """`start`, with the daemon's `StartError` (one line for the operator)
     when the data directory is missing or the address cannot be listened on."""
     try:
-        return await start(data, *address)
+        return await start(data, *address, identity)
     except MissingDataDirectory as error:
         raise StartError(str(error)) from None
     except OSError as error:

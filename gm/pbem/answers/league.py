@@ -241,7 +241,7 @@ class LeagueMail:
         self._send(f"{request_id}.done", taker, f"[gm] You took {shown_as[0]}'s seek", at, "seek_taken",
                    about | {"opponent": shown_as[0], "own": False})
         self._send(f"{seek_id}.taken", seek.seeker, f"[gm] {shown_as[1]} took your seek", at, "seek_taken",
-                   about | {"opponent": shown_as[1], "own": True})
+                   about | {"opponent": shown_as[1], "own": True}, listed="notices")
 
     # Confirmations
 
@@ -287,8 +287,9 @@ class LeagueMail:
         return master.identity.reply_address(item_id, CONFIRMING, token(master.store.key, item_id, CONFIRMING))
 
     def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-              reply_to: str | None = None) -> None:
-        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to)
+              reply_to: str | None = None, listed: str | None = None) -> None:
+        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to,
+                                 listed=listed)
 
 
 def _digest(key: str) -> str:

@@ -38,6 +38,7 @@ from ..intake.decisions import Shunted
 from ..intake.limits import DailyCounts, Limits, normalized
 from ..operator.admin import request_game
 from ..state.resident import Games
+from ..writing.lists import LISTS, add_list_headers, unsubscribe_path, unsubscribe_secret, unsubscribe_tag
 from ..writing.mailer import GAME_HEADER, Identity, fitted, render_text
 from ..writing.writer import Mail, as_bytes, text_body
 
@@ -92,6 +93,7 @@ class Master(Protocol):
     games: Games
     stuck: dict[str, datetime]
     outside: OutsideMail
+    web_url: str | None
 
 
 class OutsideMail:
@@ -117,7 +119,7 @@ class OutsideMail:
         that address only (so a forged request tells the forger nothing)."""
         at = time_of(key)
         self._allowed(address, "games", at)
-        games = self._games_of(address)
+        games = self.games_of(address)
         active = [g for g in games if g["phase"] != ENDED]
         challenges = self._challenges_to(address)
         one = len(active) == 1 and not challenges  # a reply to the list may go to that game
@@ -164,7 +166,7 @@ class OutsideMail:
                               "about replies to the GM's own mail")
         else:
             self._allowed(address, "how to play", at)
-        games = self._games_of(address)
+        games = self.games_of(address)
         active = [g for g in games if g["phase"] != ENDED]
         self.send(HOW_TO_PLAY + _digest(key), address, "[gm] Your mail reached no game", at, "how_to_play",
                   {"address": address, "games": active, "why": why}, "auto-replied",
@@ -185,9 +187,11 @@ class OutsideMail:
         found = re.findall(rf"<((?:{GAMES_LIST}|{HOW_TO_PLAY})[0-9a-f]{{12}})@{re.escape(domain)}>", named, re.I)
         return any(name in store.sent or name in store.outbox for name in found)
 
-    def _games_of(self, address: str) -> list[dict[str, Any]]:
-        """The games ``address`` has a seat in, with their deadlines in the
-        player's own time (their ``timezone`` setting; UTC without one)."""
+    def games_of(self, address: str) -> list[dict[str, Any]]:
+        """Every game ``address`` has a seat in, as the games list and the
+        digest show it, each with the seat's own reply address and its
+        deadline in the player's own time (their ``timezone`` setting; UTC
+        without one)."""
         master = self.master
         zone = settings_of(master.store, address).zone
         found = []
@@ -331,10 +335,16 @@ class OutsideMail:
         return master.identity.reply_address(challenge_id, side, token(master.store.key, challenge_id, side))
 
     def send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-             auto: str, reply_to: str | None = None) -> None:
+             auto: str, reply_to: str | None = None, listed: str | None = None) -> None:
         """Queue a message that belongs to no game under a deterministic
-        outbox key, so a redo after a crash queues it once."""
+        outbox key, so a redo after a crash queues it once. A message of
+        the list ``listed`` (a digest, a notice: `gm.pbem.writing.lists`) carries
+        its list headers, and is not sent to a player who left that list."""
         master = self.master
+        if listed is not None:
+            setting, off = LISTS[listed]
+            if settings_of(master.store, to).fields().get(setting) == off:
+                return
         message = Mail()
         message["From"] = f"{master.identity.name} <{master.identity.address}>"
         message["To"] = to
@@ -345,6 +355,11 @@ class OutsideMail:
         message["Message-ID"] = f"<{name}@{master.identity.domain}>"
         message["Auto-Submitted"] = auto
         message[GAME_HEADER] = name.split(".")[0]
+        if listed is not None:
+            secret = unsubscribe_secret(master.store.key, listed, to)
+            url = master.web_url.rstrip("/") + unsubscribe_path(listed, to, secret) if master.web_url else None
+            add_list_headers(message, master.identity.domain, listed,
+                             master.identity.reply_address(unsubscribe_tag(listed), 1, secret), url)
         text_body(message, fitted(render_text(template, data)))
         if name not in master.store.sent and name not in master.store.outbox:
             master.store.outbox.add(as_bytes(message), name)

@@ -32,7 +32,7 @@ from datetime import datetime
 from email.message import Message
 from typing import Any
 
-from ...kernel.settings import REMINDERS, PlayerSettings, parse_quiet
+from ...kernel.settings import NOTICES, REMINDERS, PlayerSettings, parse_quiet
 from ...kernel.values import ENDED, SettingsChanged
 from ...kernel.zones import LONGEST_QUIET, canonical, near, quiet_span
 from ...mail.reading import parse_message
@@ -98,7 +98,15 @@ def reminders(settings: PlayerSettings, argument: str) -> PlayerSettings:
     return replace(settings, reminders=mode)
 
 
-STEPS: dict[str, Step] = {"timezone": timezone, "quiet": quiet, "reminders": reminders}
+def notices(settings: PlayerSettings, argument: str) -> PlayerSettings:
+    """``notices on`` or ``notices off`` (seeks taken, tournaments' byes, withdrawals and ends)."""
+    mode = argument.strip().lower()
+    if mode not in NOTICES:
+        raise ValueError("write notices on, or notices off")
+    return replace(settings, notices=mode)
+
+
+STEPS: dict[str, Step] = {"timezone": timezone, "quiet": quiet, "reminders": reminders, "notices": notices}
 """Each setting a player may change by mail, by its keyword."""
 
 
@@ -143,7 +151,7 @@ def changes_of(text: str, settings: PlayerSettings) -> tuple[PlayerSettings, lis
 def words(settings: PlayerSettings) -> dict[str, Any]:
     """A player's settings as the templates show them."""
     return {"zone": settings.zone, "quiet": settings.fields().get("quiet"), "reminders": settings.reminders,
-            "deputy": settings.deputy}
+            "deputy": settings.deputy, "notices": settings.notices}
 
 
 class SettingsDesk:

@@ -175,8 +175,9 @@ class TournamentDesk:
 
     # What players are told
 
-    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, about: dict[str, Any]) -> None:
-        self.master.outside.send(name, to, subject, at, template, about, "auto-generated")
+    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, about: dict[str, Any],
+              listed: str | None = None) -> None:
+        self.master.outside.send(name, to, subject, at, template, about, "auto-generated", listed=listed)
 
     def _tell_round(self, st: view.State, number: int, games: list[Played], names: dict[str, str],
                     at: datetime) -> None:
@@ -184,7 +185,7 @@ class TournamentDesk:
         for game in games:
             if game.second is None:
                 self._send(f"{tid}-r{number}-bye", game.first, f"[gm] Tournament {tid}: a bye in round {number}", at,
-                           "tournament_bye", {"id": tid, "round": number})
+                           "tournament_bye", {"id": tid, "round": number}, listed="notices")
         self._tell_withdrawn(st, names, at)
 
     def _tell_withdrawn(self, st: view.State, names: dict[str, str], at: datetime) -> None:
@@ -197,7 +198,8 @@ class TournamentDesk:
             for other in st.entrants:
                 key = hashlib.sha256(f"{entrant}|{other}".encode()).hexdigest()[:12]
                 self._send(f"{tid}-withdrawn-{key}", other, f"[gm] Tournament {tid}: {who} withdrawn", at,
-                           "tournament_withdrawn", {"id": tid, "name": who, "you": other == entrant, "t": shown})
+                           "tournament_withdrawn", {"id": tid, "name": who, "you": other == entrant, "t": shown},
+                           listed="notices")
 
     def _tell_end(self, st: view.State, names: dict[str, str], at: datetime) -> None:
         tid = st.record.id
@@ -205,7 +207,7 @@ class TournamentDesk:
         shown = view.shown(st, names)
         for n, entrant in enumerate(st.entrants, 1):
             self._send(f"{tid}-end-{n}", entrant, f"[gm] Tournament {tid} is over", at, "tournament",
-                       {"t": shown, "over": True})
+                       {"t": shown, "over": True}, listed="notices")
 
     # Mail
 

@@ -34,7 +34,7 @@
                      `Shard`), when it is one (`gm.pbem.operator.shards`)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
-the origin: ``smtp``, ``lmtp`` and ``imap`` for mail from outside, ``admin``
+the origin: ``smtp``, ``lmtp``, ``imap`` and ``web`` (a one-click unsubscribe) for mail from outside, ``admin``
 (``gm new``) and ``clock`` (deadlines and reminders) for the GM's own events.
 Only the last two may carry GM events.
 """
@@ -64,7 +64,9 @@ from ...storage import (
 from .crashpoints import crashpoint
 from .tokens import load_key
 
-OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap")
+OUTSIDE_ORIGINS = ("smtp", "lmtp", "imap", "web")
+"""Where mail from outside comes from: the listeners, the IMAP poller, and the web archive's
+one-click unsubscribe (`gm.web.unsubscribe`), which spools the mail its link stands for."""
 TRUSTED_ORIGINS = ("admin", "clock", "robot")
 
 

@@ -9,7 +9,7 @@ rule's name:
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
            -> challenge-reply -> league-reply -> settings-reply -> join-reply -> owner-reply
-           -> move-reply -> owner-request -> games-list -> ratings -> challenge -> league
+           -> move-reply -> unsubscribe -> owner-request -> games-list -> ratings -> challenge -> league
            -> tournament -> settings -> no-game -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
@@ -66,6 +66,7 @@ from ..answers.outside import OutsideMail
 from ..answers.owner import OwnerMail
 from ..answers.settings import SettingsDesk
 from ..answers.tournaments import TournamentDesk
+from ..answers.unsubscribe import Unsubscribing
 from ..archive.creation import created_event, parse_fields, seats_and_options, settings_lines
 from ..archive.events import EVENT_HEADER, event_message, exact_time
 from ..archive.replay import Threads, notice_messages, to_event
@@ -80,6 +81,7 @@ from ..state.resident import CAPACITY, Games, Live, summary_of
 from ..writing.mailer import GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
+from .digests import DIGEST, Digests
 from .keeping import Keeping
 from .robots import RobotSeats
 from .screening import SCREENING, Incoming, Rule, Screening
@@ -110,12 +112,15 @@ BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
+class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
-                 catch_up: timedelta = timedelta(0), owner: str | None = None, capacity: int = CAPACITY):
+                 catch_up: timedelta = timedelta(0), owner: str | None = None, capacity: int = CAPACITY,
+                 web_url: str | None = None):
         self.store = store
+        self.web_url = web_url
+        """The web archive's public address, for one-click unsubscribe links (`gm.pbem.writing.lists`)."""
         self.catch_up = catch_up
         """How long deadlines that passed while gm was down wait after start."""
         self.started: datetime | None = None
@@ -128,6 +133,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         self.outside = OutsideMail(self)
         self.league = LeagueMail(self)
         self.desk = SettingsDesk(self)
+        self.unsubscribing = Unsubscribing(self, self.desk)
         """Public names and open seeks (`gm.pbem.answers.league`)."""
         self.tournaments = TournamentDesk(self)
         """Tournaments: their rounds, ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`)."""
@@ -150,9 +156,15 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         self.fault: str | None = None
         """Why the last pass over the spool stopped early (a temporary fault)."""
 
+    def due(self, now: datetime | None = None) -> int:
+        """Spool the deadlines, reminders and digests whose time has come."""
+        now = now or self.clock()
+        return super().due(now) + self.digests_due(now)
+
     def next_wakeup(self) -> datetime | None:
-        """When the next deadline or reminder falls due, or a tournament's sign-up closes, if any."""
-        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start()) if m is not None]
+        """When the next deadline, reminder or digest falls due, or a tournament's sign-up closes, if any."""
+        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start(), self.next_digest(self.clock()))
+                   if m is not None]
         return min(moments) if moments else None
 
     # The spool
@@ -327,6 +339,9 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
             event = created_event(at, game_id, fields | {"instance": instance} | parse_fields("\n".join(own)))
             self._archive_and_apply(game_id, unix_lines(created), key, event)
             log_event("game created", game=game_id, kind=event.game, variant=event.variant)
+            return
+        if kind == DIGEST:
+            self.send_digest(key, message)
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:

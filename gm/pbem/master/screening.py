@@ -41,6 +41,7 @@ from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
 from ..answers.owner import OwnerMail, owner_tag
 from ..answers.settings import SettingsDesk, settings_tag
 from ..answers.tournaments import TournamentDesk, join_tag
+from ..answers.unsubscribe import Unsubscribing, unsubscribe_tag
 from ..archive.events import EVENT_HEADER
 from ..archive.replay import (
     ACCEPTED_HEADER,
@@ -149,6 +150,8 @@ class Screening:
     league: LeagueMail
     tournaments: TournamentDesk
     desk: SettingsDesk
+    unsubscribing: Unsubscribing
+    web_url: str | None
     handled_keys: set[str]
 
     def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
@@ -237,6 +240,13 @@ class Screening:
             return None
         moving.answer(self, mail.key, mail.message, mail.sender, *moving_to)
         return handled("an answer to a seat's move")
+
+    def _unsubscribe(self, mail: Incoming) -> Decision | None:
+        leaving = unsubscribe_tag(mail.tags)
+        if leaving is None:
+            return None
+        self.unsubscribing.answer(mail.key, mail.raw, mail.sender, *leaving)
+        return handled("unsubscribing from a list")
 
     def _owner_request(self, mail: Incoming) -> Decision | None:
         if mail.tags or not self.owner.wants(mail.sender, mail.orders[0]):  # the operator's actions, by mail
@@ -458,6 +468,7 @@ SCREENING = (
     Rule("join-reply", Screening._join_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
+    Rule("unsubscribe", Screening._unsubscribe),
     Rule("owner-request", Screening._owner_request),
     Rule("games-list", Screening._games_list),
     Rule("ratings", Screening._ratings),

@@ -22,8 +22,9 @@ from typing import Any
 import jinja2
 
 from ...kernel.model import MailGame
-from ...kernel.values import LIGHT_MAIL_EDITION, SHEETS_EDITION, Notice
+from ...kernel.values import LIGHT_MAIL_EDITION, SHEETS_EDITION, TIME_EDITION, Notice
 from ..data.tokens import PLACEHOLDER
+from .lists import NOTICE_TEMPLATES, add_list_headers, unsubscribe_tag
 from .writer import Mail, _fill
 
 TEMPLATES = jinja2.PackageLoader("gm.templates", ".")
@@ -62,6 +63,9 @@ class Identity:
         """The plus-address a player replies to: ``gm+GAME.PLAYER.TOKEN@domain``."""
         return f"{self.local}+{game}.{player}.{token}@{self.domain}"
 
+
+LIST_HEADERS_EDITION = TIME_EDITION
+"""The first edition whose reminders carry list headers (`gm.pbem.writing.lists`)."""
 
 KERNEL = "gm"
 """The package of the kernel's templates; a game's own are found first."""
@@ -286,6 +290,9 @@ def build(
     message["Auto-Submitted"] = "auto-replied" if notice.answers else "auto-generated"
     message[GAME_HEADER] = game.id
     message["X-GM-Player"] = str(notice.player)
+    if notice.template in NOTICE_TEMPLATES and game.edition >= LIST_HEADERS_EDITION:
+        add_list_headers(message, identity.domain, "reminders",
+                         identity.reply_address(unsubscribe_tag(game.id), notice.player))
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
     attached: bytes | str | None = archive if notice.attach_archive else None
     filename = f"game-{game.id}.mbox"

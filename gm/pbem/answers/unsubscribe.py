@@ -1,0 +1,76 @@
+"""Unsubscribing from gm's lists (`gm.pbem.writing.lists`): by the mailto of a
+``List-Unsubscribe`` header, or by the web archive's one-click POST, which
+spools the same mail for the daemon (`gm.web.unsubscribe`).
+
+    gm+uLIST.1.TOKEN      a digest's or a notice's: TOKEN is the recipient's
+                          for that list, checked against the mail's From
+    gm+uGAME.N.TOKEN      a game's reminder: TOKEN is seat N's own secret,
+                          so the seat's address is the one unsubscribed
+
+Only the mailbox that was sent the list's mail holds its token, so a valid
+one needs no confirmation round trip (RFC 8058 asks for none); a wrong one
+changes nothing and goes to the shunt with the reason. The change is a
+player's setting like any other (`gm.pbem.answers.settings`): recorded in
+``settings/`` and in each of the player's games, once, and the player told
+what changed and how to undo it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from ...kernel.settings import PlayerSettings
+from ..data.settings import record, settings_of
+from ..data.store import time_of
+from ..data.tokens import verify
+from ..intake.decisions import Shunted
+from ..writing.lists import LISTS
+from .outside import Master
+from .settings import SettingsDesk, words
+
+_TAG = re.compile(r"u(g\d+|" + "|".join(LISTS) + ")")
+
+
+def unsubscribe_tag(tags: list[list[str]]) -> tuple[str, int, str] | None:
+    """What a mail to a list's mailto unsubscribes from: the game or list, the seat, the token."""
+    for parts in tags:
+        if len(parts) == 3 and _TAG.fullmatch(parts[0]) and parts[1].isdigit():
+            return parts[0][1:], int(parts[1]), parts[2]
+    return None
+
+
+class Unsubscribing:
+    """The GM's part that takes players off its lists, for one `GameMaster`."""
+
+    def __init__(self, master: Master, desk: SettingsDesk):
+        self.master = master
+        self.desk = desk
+
+    def answer(self, key: str, raw: bytes, sender: str, target: str, player: int, secret: str) -> None:
+        """Take the address the token stands for off the list; raises
+        `Shunted` (changing nothing) when the token is not the right one."""
+        master = self.master
+        if target in LISTS:
+            name, address = target, sender
+            if player != 1 or not verify(master.store.key, f"unsubscribe/{name}/{address.lower()}", 1, secret):
+                raise Shunted(f"unsubscribing {sender} from {name}: not that address's token")
+        else:
+            name = "reminders"
+            summary = master.games.summaries.get(target)
+            if summary is None or not 1 <= player <= len(summary.seats) or not verify(
+                    master.store.key, summary.secret_subjects[player - 1], player, secret):
+                raise Shunted(f"unsubscribing from {target}'s reminders: not a seat's token")
+            address = summary.seat(player).address
+        setting, off = LISTS[name]
+        before = settings_of(master.store, address)
+        after = PlayerSettings.from_fields(before.fields() | {setting: off})
+        if after == before:
+            return  # a second click, or a list left already: nothing to do, nothing to say
+        request_id = "u" + hashlib.sha256(key.encode()).hexdigest()[:10]
+        at = time_of(key)
+        record(master.store, raw, address, after, request_id)
+        games = self.desk.record_in_games(address, after, at, request_id)
+        master.outside.send(f"{request_id}.done", address, "[gm] Unsubscribed", at, "unsubscribed",
+                            {"list": name, "settings": words(after), "games": games}, "auto-replied")
+
