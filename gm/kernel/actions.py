@@ -15,6 +15,7 @@ from . import takeover
 from .addresses import is_mail_address
 from .clock import utc_minute
 from .model import MailGame
+from .shown import moment
 from .values import (
     ENDED,
     OPERATOR_EVENTS,
@@ -97,7 +98,7 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
         game.set_deadline(moved)
         if moved - game.options.reminder_before > event.at:
             game.reminded.clear()  # a reminder is due again before the new deadline
-        return everyone("deadline_moved", "The deadline has moved", before=utc_minute(before))
+        return everyone("deadline_moved", "The deadline has moved", before=moment(before))
     if isinstance(event, AddressReplaced):
         old = game.seat(event.player)
         game.seats = tuple(Seat(s.player, event.address, s.alias) if s.player == event.player else s

@@ -32,7 +32,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving, press, shown, takeover
+from . import absence, lifecycle, moving, press, quiet, shown, takeover
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -78,7 +78,10 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     game.asked_for()
     game.events = 1
     game.turn_of_event[1] = game.turn
-    return game, shown.resolve(_for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at)))
+    if game.edition >= TIME_EDITION:
+        quiet.settle(game, event.at, [])
+    notices = rules.invitations(game, event.at) + watchers.invited(game, event.at)
+    return game, shown.resolve(_for_people(game, notices), _zones(game))
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
@@ -91,12 +94,22 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     notices = _apply(game, event)
     if game.edition >= absence.ABSENCE_EDITION:
         notices = absence.settle(game, event.at, notices)
+    if game.edition >= TIME_EDITION:
+        notices = quiet.settle(game, event.at, notices)
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
     if isinstance(event, PlayerMail) and event.robot:  # a stand-in's person is not sent the robot's reply
         notices = [n for n in notices if n.observer or n.player != event.player or n.template != "reply"]
-    return shown.resolve(_for_people(game, notices))
+    return shown.resolve(_for_people(game, notices), _zones(game))
+
+
+def _zones(game: MailGame) -> shown.Zones:
+    """Each reader's time zone, as the game recorded their settings: in
+    games of `TIME_EDITION` on; older games show UTC, as they always did."""
+    if game.edition < TIME_EDITION:
+        return shown.utc
+    return lambda player: game.settings_of(player).zone
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
@@ -164,8 +177,10 @@ def _settings_changed(game: MailGame, event: SettingsChanged) -> list[Notice]:
     """A player's settings, as now recorded in the game: kept, for the mail
     built from now on (a game that ended keeps them too, for its sheets sent
     again). What a setting changes at once (a quiet hour moving the running
-    deadline) follows here."""
+    deadline, every player told) follows here."""
     game.settings[event.player] = event.settings
+    if game.edition >= TIME_EDITION:
+        return quiet.settle(game, event.at, [], tell=True)
     return []
 
 

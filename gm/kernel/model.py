@@ -124,10 +124,12 @@ class MailGame:
         self.shown = None if deadline is None else ShownDeadline(deadline)
 
     def decide_deadline(self, deadline: datetime) -> None:
-        """The event moved the deadline (an absence): the notices built since
-        it was last set show the new one (`gm.kernel.shown`)."""
-        if self.shown is not None and self.shown.decided == self.deadline:
-            self.shown.decided = deadline
+        """The event moved the deadline (an absence, quiet hours): the notices
+        built since it was last set show the new one (`gm.kernel.shown`),
+        naming no quiet hours as what moved it (`gm.kernel.quiet` names
+        them after)."""
+        if self.shown is not None and self.shown.decided == self.deadline != deadline:
+            self.shown.decided, self.shown.movers = deadline, ()
         self.deadline = deadline
 
     def __post_init__(self) -> None:

@@ -25,9 +25,9 @@ from email.message import Message
 from email.utils import format_datetime
 from typing import Any, Protocol
 
-from ...kernel.clock import utc_minute
 from ...kernel.protocol import GameRules, game_named
 from ...kernel.values import DEFAULT_GAME, ENDED, Options
+from ...kernel.zones import local_minute
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
 from ..data.names import public_names
@@ -192,8 +192,11 @@ class OutsideMail:
 
     def games_of(self, address: str) -> list[dict[str, Any]]:
         """Every game ``address`` has a seat in, as the games list and the
-        digest show it, each with the seat's own reply address."""
+        digest show it, each with the seat's own reply address and its
+        deadline in the player's own time (their ``timezone`` setting; UTC
+        without one)."""
         master = self.master
+        zone = settings_of(master.store, address).zone
         found = []
         for game in master.games.all():
             seat = game.seat_of(address)
@@ -204,7 +207,7 @@ class OutsideMail:
             found.append({"game": game.id, "alias": seat.alias,
                           "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
-                          "deadline": utc_minute(game.deadline) if game.deadline else None,
+                          "deadline": local_minute(game.deadline, zone) if game.deadline else None,
                           "waiting": seat.player in game.waiting_for})
         return found
 

@@ -24,10 +24,8 @@ one entry.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
-import zoneinfo
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -36,6 +34,7 @@ from typing import Any
 
 from ...kernel.settings import NOTICES, REMINDERS, PlayerSettings, parse_quiet
 from ...kernel.values import ENDED, SettingsChanged
+from ...kernel.zones import LONGEST_QUIET, canonical, near, quiet_span
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
 from ..data.settings import record, settings_of
@@ -58,27 +57,20 @@ _CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 _OFF = ("off", "none", "utc")
 
 
-def _zones() -> dict[str, str]:
-    """Every IANA zone name this machine knows, by its lower case."""
-    return {name.lower(): name for name in zoneinfo.available_timezones()}
-
-
 def timezone(settings: PlayerSettings, argument: str) -> PlayerSettings:
-    """``timezone Europe/Berlin`` (any IANA name, any capitals); ``timezone off`` (or UTC) for UTC only."""
+    """``timezone Europe/Berlin`` (any IANA name zoneinfo knows, any
+    capitals); ``timezone off`` (or UTC) for UTC only. A wrong name is
+    answered with the nearest names (`gm.kernel.zones.near`)."""
     text = argument.strip()
     if not text:
         raise ValueError("name your time zone, such as Europe/Berlin or America/New_York")
     if text.lower() in _OFF:
         return replace(settings, zone=None)
-    zones = _zones()
-    if text.lower() in zones:
-        return replace(settings, zone=zones[text.lower()])
-    near = [zones[n] for n in difflib.get_close_matches(text.lower(), list(zones), n=3, cutoff=0.8)]
-    cities: dict[str, list[str]] = {}
-    for name in sorted(zones.values()):
-        cities.setdefault(name.rsplit("/", 1)[-1].lower(), []).append(name)
-    near = cities.get(text.lower().replace(" ", "_"), []) + [n for n in near if n not in cities.get(text.lower(), [])]
-    hint = (f"; did you mean {_either(near[:3])}?" if near
+    known = canonical(text)
+    if known is not None:
+        return replace(settings, zone=known)
+    close = near(text[:60])
+    hint = (f"; did you mean {_either(close)}?" if close
             else " (write it as Region/City, such as Europe/Berlin)")
     raise ValueError(f"{text[:60]!r} is no time zone name I know{hint}")
 
@@ -88,10 +80,14 @@ def _either(names: list[str]) -> str:
 
 
 def quiet(settings: PlayerSettings, argument: str) -> PlayerSettings:
-    """``quiet 23:00-07:00`` (local time); ``quiet off``."""
+    """``quiet 23:00-07:00`` (local time; at most `LONGEST_QUIET`); ``quiet off``."""
     if argument.strip().lower() in ("off", "none"):
         return replace(settings, quiet=None)
-    return replace(settings, quiet=parse_quiet(argument))
+    start, end = parse_quiet(argument)
+    if quiet_span(start, end) > LONGEST_QUIET:
+        raise ValueError(f"{argument.strip()!r}: quiet hours last at most {LONGEST_QUIET.seconds // 3600} hours,"
+                         " so that a game can set a deadline on each of your days")
+    return replace(settings, quiet=(start, end))
 
 
 def reminders(settings: PlayerSettings, argument: str) -> PlayerSettings:
