@@ -72,6 +72,10 @@ class MailGame:
     """Where the robot seats' choices come from (`GameRules.robot_text`):
     drawn when the game is requested and recorded in its creation event, so
     the same game and seed give the robot the same choices."""
+    commit_key: bytes | None = None
+    """The game key the salts of its commitments derive from
+    (`gm.kernel.commitments`): drawn when the game is requested and recorded
+    in its creation event; None for a game made without one."""
 
     absent: dict[int, tuple[datetime, datetime]] = field(default_factory=dict)
     """Each absent player's absence, from and until (`gm.kernel.absence`)."""

@@ -225,6 +225,8 @@ class Created:
     """Addresses that watch the game (`MailGame.observers`)."""
     robot_seed: int | None = None
     """Where the robot seats' choices come from (`MailGame.robot_seed`)."""
+    commit_key: bytes | None = None
+    """The game key of its commitments (`MailGame.commit_key`)."""
 
 
 @dataclass(frozen=True)
@@ -450,3 +452,15 @@ class NextGame:
     """When the series ends: its final places (`GameEnd.ranking`), which
     the game's outcome then carries, as the series' result is not its last
     game's."""
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A whole record of a game played again under the rules, as one seat was
+    told it (`gm.kernel.protocol.GameRules.replayed`), for ``gm verify``."""
+
+    values: tuple[tuple[str, bytes], ...]
+    """The committed values the record implies (each side's setup), by label."""
+    turns: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each turn (or move) in order: its name ("turn 3") and the lines the
+    seat's sheet for it shows."""

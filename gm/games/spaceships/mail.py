@@ -31,12 +31,13 @@ from ...kernel.values import (
     NextGame,
     Notice,
     PlayerMail,
+    Replayed,
     Reply,
     Submitted,
     Turn,
 )
 from ..numbers import TOO_LARGE, whole_number
-from . import robot_seat, sheets, web
+from . import robot_seat, sheets, verification, web
 from .checking import check_orders
 from .fleet import SetupError, build_fleet
 from .game import Game
@@ -297,6 +298,17 @@ class Spaceships(GameRules[Play]):
 
     def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
+
+    def committed(self, game: Table[Play]) -> list[tuple[str, bytes]]:
+        """Both setups once the game began: each side's setup lines as the
+        record writes them (`verification.setup_value`)."""
+        play: Play = game.play
+        if play.game is None:
+            return []
+        return [(verification.setup_label(p, game.series), verification.setup_value(play.setups[p])) for p in (1, 2)]
+
+    def replayed(self, record: str, player: int) -> Replayed:
+        return verification.replayed(record, player)
 
     def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"
