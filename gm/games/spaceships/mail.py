@@ -72,6 +72,11 @@ class Play:
     """What each player's additional ships must cost in this game [10.3]."""
     match_result: int | None = None
     """The winner of a finished match (None for a draw, or while it goes on)."""
+    committed: list[tuple[str, bytes]] = field(default_factory=list)
+    """What the GM committed to (`Spaceships.committed`): both setups of each
+    game begun, labelled with the game's number in a match when it began, so
+    that every later mail of a match still carries the earlier games' and
+    its end reveals them all."""
 
 
 def help_commands() -> list[tuple[str, str]]:
@@ -181,6 +186,8 @@ class Spaceships(GameRules[Play]):
         play: Play = game.play
         fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
         play.game = Game(fleets[0], fleets[1], play.ruleset)
+        play.committed += [(verification.setup_label(p, game.series), verification.setup_value(play.setups[p]))
+                           for p in (1, 2)]
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins",
                                     sheets.sheet(game, p, at, None))
                              for p in (1, 2)])
@@ -300,12 +307,9 @@ class Spaceships(GameRules[Play]):
         return web.record_text(game)
 
     def committed(self, game: Table[Play]) -> list[tuple[str, bytes]]:
-        """Both setups once the game began: each side's setup lines as the
-        record writes them (`verification.setup_value`)."""
-        play: Play = game.play
-        if play.game is None:
-            return []
-        return [(verification.setup_label(p, game.series), verification.setup_value(play.setups[p])) for p in (1, 2)]
+        """Both setups of each game once it began: each side's setup lines as
+        the record writes them (`verification.setup_value`)."""
+        return list(game.play.committed)
 
     def replayed(self, record: str, player: int) -> Replayed:
         return verification.replayed(record, player)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import mailbox
 import re
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ FAILED = 1
 UNCHECKABLE = 2
 """Exit statuses: every check passed; a check failed; something could not be checked."""
 
-_ID = re.compile(r"<[^.@>]+\.(\d+)\.(\d+)")
+_ID = re.compile(r"<([^.@>]+)\.(\d+)\.(\d+)[.@]")
 
 
 @dataclass
@@ -51,10 +52,14 @@ class Verdict:
 
     lines: list[str] = field(default_factory=list)
     status: int = PASSED
+    limited: bool = False
+    """Whether a check the game's mail cannot support was left out (check 3
+    of a game without a record): every check made may still have passed."""
 
     def say(self, line: str, status: int = PASSED) -> None:
+        """Add a finding; a failure outweighs what could not be checked."""
         self.lines.append(line)
-        self.status = max(self.status, status)
+        self.status = FAILED if FAILED in (self.status, status) else max(self.status, status)
 
 
 @dataclass(frozen=True)
@@ -71,9 +76,10 @@ class _Mail:
     def fields(self, header: str) -> list[str]:
         return [" ".join(str(value).split()) for value in self.message.get_all(header) or []]
 
-    def order(self) -> tuple[int, int] | None:
+    def order(self, game: str) -> tuple[int, int] | None:
+        """Where the GM sent it in ``game``: (event, position), from its Message-ID."""
         found = _ID.match(str(self.message.get("Message-ID", "")).strip())
-        return (int(found.group(1)), int(found.group(2))) if found else None
+        return (int(found.group(2)), int(found.group(3))) if found and found.group(1) == game else None
 
     def text(self) -> str:
         try:
@@ -88,11 +94,11 @@ def read_mailbox(path: str) -> list[EmailMessage]:
     ValueError saying why for anything else."""
     where = Path(path)
     if where.is_dir():
-        if not (where / "cur").is_dir() and not (where / "new").is_dir():
+        folders = [where / sub for sub in ("cur", "new") if (where / sub).is_dir()]
+        if not folders:
             raise ValueError(f"{path} is a folder but no Maildir (it has no cur/ or new/)")
-        box = mailbox.Maildir(str(where), factory=None, create=False)
-        keys = sorted(box.keys(), key=lambda k: _maildir_order(box, k))
-        return [parse_message(box.get_bytes(k)) for k in keys]
+        files = [entry for folder in folders for entry in folder.iterdir() if entry.is_file()]
+        return [parse_message(entry.read_bytes()) for entry in sorted(files, key=_maildir_order)]
     if not where.is_file():
         raise ValueError(f"{path}: no such file or folder")
     data = where.read_bytes()
@@ -102,12 +108,14 @@ def read_mailbox(path: str) -> list[EmailMessage]:
     return [parse_message(box.get_bytes(key)) for key in box.keys()]
 
 
-def _maildir_order(box: mailbox.Maildir, key: str) -> tuple[float, str]:
-    """A Maildir keeps no order: its messages are taken by the time their name starts with."""
+def _maildir_order(entry: Path) -> tuple[float, str]:
+    """A Maildir keeps no order: its messages are taken by the time their
+    names begin with (then by name)."""
+    head = entry.name.split(".")[0]
     try:
-        return float(key.split(".")[0]), key
+        return float(head), entry.name
     except ValueError:
-        return 0.0, key
+        return 0.0, entry.name
 
 
 def verify(path: str) -> Verdict:
@@ -138,6 +146,11 @@ def _verify_game(game: str, mails: list[_Mail], verdict: Verdict) -> None:
                     "committed to hidden information (or mail whose header fields were changed) cannot be "
                     "checked", UNCHECKABLE)
         return
+    aside = [m for m in mails if m.order(game) is None]
+    for mail in aside:  # a warning of forged mail, a daily cap: the GM's, but of no event of the game
+        verdict.say(f"game {game}: {mail.name()} answers no event of the game (its Message-ID is not "
+                    f"<{game}.EVENT.POSITION...>): left out")
+    mails = [m for m in mails if m.order(game) is not None]
     if not _in_order(game, mails, verdict):
         return
     committed = _check_unchanged(game, mails, verdict)
@@ -155,13 +168,8 @@ def _verify_game(game: str, mails: list[_Mail], verdict: Verdict) -> None:
 
 def _in_order(game: str, mails: list[_Mail], verdict: Verdict) -> bool:
     """Whether the mails stand in the order the GM sent them (check 2 needs it)."""
-    orders = [m.order() for m in mails]
-    if any(o is None for o in orders):
-        odd = next(m for m, o in zip(mails, orders) if o is None)
-        verdict.say(f"game {game}: FAILED check 2 (order): {odd.name()} has no Message-ID of the GM's, so "
-                    "its place in the game is unknown", FAILED)
-        return False
-    for (before, first), (after, second) in zip(zip(mails, orders), zip(mails[1:], orders[1:])):
+    for before, after in itertools.pairwise(mails):
+        first, second = before.order(game), after.order(game)
         if first is not None and second is not None and second < first:
             verdict.say(f"game {game}: FAILED check 2 (order): {after.name()} was sent before "
                         f"{before.name()}, which the mailbox holds first", FAILED)
@@ -237,8 +245,10 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
     the rules, gives what the player's mail said, turn by turn."""
     pieces = final.fields(RECORD_HEADER)
     if not pieces:
-        verdict.say(f"game {game}: check 3 cannot be made: {final.name()} carries no record of the game "
-                    f"({RECORD_HEADER}); docs/verification.md says which games have one", UNCHECKABLE)
+        verdict.say(f"game {game}: check 3 is not made: {final.name()} carries no record of the game "
+                    f"({RECORD_HEADER}): one player's mail cannot replay a Celestial Empire game, nor a Grid Fighters "
+                    "game in which a deadline passed a move over (docs/verification.md)")
+        verdict.limited = True
         return
     try:
         record = _unpieces(pieces[0]).decode("utf-8")
@@ -255,11 +265,13 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
                     f"again: {error}", FAILED)
         return
     if replayed is None:
-        verdict.say(f"game {game}: check 3 cannot be made: the rules of {rules.title} cannot play a record "
-                    "again as one player was told it (docs/verification.md)", UNCHECKABLE)
+        verdict.say(f"game {game}: check 3 is not made: the rules of {rules.title} cannot play a record again "
+                    "as one player was told it (docs/verification.md)")
+        verdict.limited = True
         return
     for label, value in replayed.values:
-        if revealed.get(label) != value:
+        same = [known for known in revealed if known == label or known.endswith(f"-{label}")]
+        if not same or revealed[same[-1]] != value:  # in a match, the last game's: game-N-setup-1
             verdict.say(f"game {game}: FAILED check 3 (replay): the record {final.name()} carries does not hold "
                         f"the committed {label}", FAILED)
             return
@@ -278,5 +290,6 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
                         FAILED)
             return
         start = found
+    count = len(replayed.turns)
     verdict.say(f"game {game}: check 3 passed: the record holds the committed values, and played again under "
-                f"the rules it gives what the mail said of each of its {len(replayed.turns)} turns")
+                f"the rules it gives what the mail said of each turn ({count} turn{'s' * (count != 1)})")
