@@ -157,6 +157,29 @@ def test_a_spaceships_match_keeps_each_games_commitments_to_its_end(tmp_path):
         assert "check 3 passed" in result.stdout and "(1 turn)" in result.stdout
 
 
+def test_a_game_against_the_robot_commits_to_its_seed_from_the_first_mail(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            request_game(world.daemon.store, world.config.identity, [ALICE], "2.6.1", Options(), world.clock(),
+                         robot="easy", robot_seed=2026, commit_key=COMMIT_KEY)
+            await world.settle()
+            invitation = world.alice.latest()
+            assert [v.split()[0] for v in invitation.get_all(COMMITMENT_HEADER)] == ["robot-seed"]
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.alice.reply, STANDARD_WIN[0][0])
+            await world.act(world.alice.reply, "resign\n")
+            final = world.alice.latest()
+            assert [v.split()[0] for v in final.get_all(COMMITMENT_HEADER)] == ["robot-seed", "setup-1", "setup-2"]
+            reveal = next(v for v in final.get_all(REVEAL_HEADER) if v.startswith("robot-seed "))
+            assert base64.b64decode("".join(reveal.split()[2:])) == b"2026\n"
+            return exported(world, tmp_path, players=1)
+
+    (path,) = run(scenario())
+    result = gm_verify(path)
+    assert result.returncode == PASSED, result.stdout + result.stderr
+    assert "(robot-seed, setup-1, setup-2)" in result.stdout and "(1 turn)" in result.stdout
+
+
 def test_celestial_empire_verifies_the_galaxy_and_says_it_cannot_replay_the_game(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
