@@ -57,6 +57,9 @@ from gm.pbem.operator.admin import request_game, verify_replay  # noqa: E402
 from gm.pbem.writing.mailer import Identity  # noqa: E402
 
 GM = "gm@example.org"
+COMMIT_KEY = hashlib.sha256(b"gm tests: the game key of commitments").digest()
+"""The game key of the commitments (tests/gmtest.py's COMMIT_KEY, which the
+test replaying these samples makes the game with)."""
 CREATED = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 """When the game is created (``gm new``); the GM's first two mails carry this Date."""
 KEY_SEED = b"gm sample-mail demo server key, public, never use for a real game"
@@ -698,7 +701,8 @@ async def play(data: Path) -> dict[str, bytes]:
         await daemon.deliverer.deliver_due(clock())
 
     try:
-        request_game(daemon.store, identity, [ALICE.address, BOB.address], "2.6.1", Options(), clock())
+        request_game(daemon.store, identity, [ALICE.address, BOB.address], "2.6.1", Options(), clock(),
+                     commit_key=COMMIT_KEY)
         await settle()
         for mail in PLAY:
             raw = mail.client(mail, latest_to(daemon, mail.who.address))

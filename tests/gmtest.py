@@ -4,6 +4,7 @@ read their mail from the GM's local delivery Maildir and answer over SMTP."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import smtplib
 from dataclasses import dataclass, field
@@ -20,6 +21,9 @@ GM = "gm@example.org"
 ALICE = "alice@example.org"
 BOB = "bob@example.net"
 
+COMMIT_KEY = hashlib.sha256(b"gm tests: the game key of commitments").digest()
+"""The game key of the commitments of the games `World.new_game` makes:
+fixed, so that the mail of a game is (the golden sheets, sample-mail/)."""
 SETUP_ALICE = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n"
 SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
 
@@ -244,5 +248,5 @@ class World:
         game = options.pop("game", "spaceships")
         variant = options.pop("variant", game_named(game).default_variant)
         request_game(self.daemon.store, self.config.identity, [ALICE, BOB], variant,
-                     Options(**options), self.clock(), game=game)
+                     Options(**options), self.clock(), game=game, commit_key=COMMIT_KEY)
         await self.settle()

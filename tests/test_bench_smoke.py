@@ -112,6 +112,16 @@ def test_replay_benchmark_profile():
     assert "profile of one replay pass (top 15, cumulative):" in done.stdout and "verify_replay" in done.stdout
 
 
+def test_verify_benchmark_quick():
+    output = run_quick("verify.py")  # exit 0: gm verify passed and gm replay matched
+    for label in ("seconds gm verify", "ms per turn gm verify", "ratio verify/replay time"):
+        assert figure(output, label) > 0, label
+    assert re.search(r"^reference seconds gm replay of the same game \([0-9]+ messages\): [0-9.]+$", output,
+                     re.MULTILINE), output
+    assert re.search(r"^target: a 4-turn game verified in seconds \(under 10\): (MET|NOT MET)$", output,
+                     re.MULTILINE), output
+
+
 def test_mail_size_benchmark_quick():
     output = run_quick("mail_size.py")
     for label in ("turn sheets sent", "bytes per turn-sheet mail", "bytes of its HTML part as sent",
@@ -147,7 +157,7 @@ def test_celestial_robot_benchmark_quick():
 
 @pytest.mark.parametrize("script", ["resolve.py", "parse.py", "ingest.py", "celestial_parse.py", "celestial_turns.py",
                                     "build_data.py", "startup.py", "replay.py", "mail_size.py", "robot.py",
-                                    "celestial_robot.py"])
+                                    "celestial_robot.py", "verify.py"])
 def test_benchmark_help(script):
     done = subprocess.run([sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0

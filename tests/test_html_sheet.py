@@ -32,6 +32,9 @@ pytestmark = pytest.mark.slow  # headless Chromium renders, measures and photogr
 # destroys it the flashcube data reveals an undamaged MD cell to her [7].
 SETUP_ALICE = "DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Ox3\n"
 SETUP_BOB = "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n"
+COMMITMENTS = re.compile(r'\n<h3 id="commitments">.*?</table>\n', re.S)
+"""The section of the GM's commitments (templates/_commitments.html), which edition 6 added."""
+
 # Turn 1. Alice: hits on Bob's DS (Yx3; Yy4 with the missile's extra strike),
 # a miss (Rz5), a missile explosion at the end of Bob's MD (Ov3, which takes
 # Ow3 with it and leaves Ox3), Bob's heavy scout destroyed and revealed
@@ -144,7 +147,9 @@ def delivered(tmp_path_factory) -> Delivered:
         light = asyncio.run(play())
     assert "style=" in before.html and "<style>" not in before.html
     assert before.text.replace(before.token, light.token) == light.text
-    assert light.html.replace(light.token, now.token) == now.html
+    # Edition 6 added the GM's commitments (issue 26), and nothing else, to the HTML sheet.
+    assert COMMITMENTS.search(now.html) and not COMMITMENTS.search(light.html)
+    assert light.html.replace(light.token, now.token) == COMMITMENTS.sub("", now.html)
     now.edition3_html = before.html.replace(before.token, now.token)
     now.edition3_final_html = before.final_html.replace(before.token, now.token)
     return now
@@ -454,8 +459,8 @@ def test_the_sheet_looks_as_it_did_in_edition_3(chromium, delivered, outdir, she
     picture (but for a few pixels, should Chromium draw some text a shade
     apart)."""
     images = {}
-    pages = {"turn": (delivered.edition3_html, delivered.html),
-             "final": (delivered.edition3_final_html, delivered.final_html)}
+    pages = {"turn": (delivered.edition3_html, COMMITMENTS.sub("", delivered.html)),  # which edition 3 had not
+             "final": (delivered.edition3_final_html, COMMITMENTS.sub("", delivered.final_html))}
     for edition, html in zip((3, 4), pages[sheet]):
         page = outdir / f"look-{sheet}-edition{edition}.html"
         page.write_text(html, encoding="utf-8")

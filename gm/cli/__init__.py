@@ -16,7 +16,7 @@ from .operator import add_operator
 from .options import EXIT_CONFIG, EXIT_START
 from .owner import NotOwner
 from .ratings import add_ratings
-from .records import add_export, add_referee, add_replay
+from .records import add_export, add_referee, add_replay, add_verify
 from .serve import add_serve
 from .shard import add_shard
 from .tournaments import add_tournament
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "Spaceships, Grid Fighters and Celestial Empire.")
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (add_referee, add_serve, add_new, add_games, add_show, add_ratings, add_export, add_replay,
+    for add in (add_referee, add_serve, add_new, add_games, add_show, add_ratings, add_export, add_replay, add_verify,
                 add_shard, add_tournament, add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
         add(commands)
     return parser

@@ -11,6 +11,8 @@ from typing import Any
 
 from ..kernel.errors import NotationError, RecordError
 from ..kernel.records import EXIT_UNREADABLE, referee_record
+from ..pbem.archive.verifying import FAILED, PASSED, UNCHECKABLE
+from ..pbem.archive.verifying import verify as verify_mailbox
 from ..pbem.operator.admin import export_mbox, verify_replay
 from .options import data_option, store
 
@@ -46,6 +48,30 @@ def add_replay(commands: Any) -> None:
     replay = commands.add_parser("replay", help="rebuild a game from its Maildir and check every message it sent")
     replay.add_argument("maildir", metavar="MAILDIR")
     replay.set_defaults(run=_replay)
+
+
+def add_verify(commands: Any) -> None:
+    """``gm verify MAILBOX``."""
+    verify = commands.add_parser(
+        "verify", help="check the GM's commitments in the mail one player received",
+        description="Check, from one player's mail alone (an mbox or a Maildir, as 'gm export --player' "
+        "writes it), that the GM kept its commitments: each matches its revealed value and salt, none changed "
+        "during the game, and the game played again under the rules gives what the player was told "
+        "(docs/verification.md). Needs no data directory. Exit 0 when every check passed, 1 when one failed, "
+        "2 when something could not be checked.")
+    verify.add_argument("mailbox", metavar="MAILBOX", help="an mbox file or a Maildir")
+    verify.set_defaults(run=_verify)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    verdict = verify_mailbox(args.mailbox)
+    for line in verdict.lines:
+        print(line)
+    passed = "gm verify: every check that this game's mail allows passed" if verdict.limited else \
+        "gm verify: every check passed"
+    print({PASSED: passed, FAILED: "gm verify: a check FAILED",
+           UNCHECKABLE: "gm verify: not everything could be checked"}[verdict.status])
+    return verdict.status
 
 
 def _referee(args: argparse.Namespace) -> int:

@@ -70,7 +70,7 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     rules = game_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
                     instance=event.instance, edition=event.edition, observers=event.observers,
-                    robot_seed=event.robot_seed, settings=dict(event.settings))
+                    robot_seed=event.robot_seed, settings=dict(event.settings), commit_key=event.commit_key)
     if not rules.has_setup:
         game.phase = PLAY
     game.play = rules.new_play(game, event.terms)

@@ -74,6 +74,10 @@ class MailGame:
     """Where the robot seats' choices come from (`GameRules.robot_text`):
     drawn when the game is requested and recorded in its creation event, so
     the same game and seed give the robot the same choices."""
+    commit_key: bytes | None = None
+    """The game key the salts of its commitments derive from
+    (`gm.kernel.commitments`): drawn when the game is requested and recorded
+    in its creation event; None for a game made without one."""
 
     stand_ins: dict[int, str] = field(default_factory=dict)
     """The person's seats the GM's robot plays for now, by the robot's level:

@@ -31,7 +31,19 @@ from .commands import KERNEL_HELP, Command, Mail
 from .errors import RecordError
 from .registry import Registry
 from .shown import ShownDeadline
-from .values import WORDS_EDITION, GameEnd, NextGame, Notice, Options, PlayerMail, Reply, Seat, Submitted, Turn
+from .values import (
+    WORDS_EDITION,
+    GameEnd,
+    NextGame,
+    Notice,
+    Options,
+    PlayerMail,
+    Replayed,
+    Reply,
+    Seat,
+    Submitted,
+    Turn,
+)
 
 
 class TurnPolicy(enum.Enum):
@@ -403,6 +415,26 @@ class GameRules(ABC, Generic[S]):
         to the game's result (docs/record-format.md), naming seats by alias
         only: the web archive's download. None, the default, where the game
         has no record format or this game cannot be written as one."""
+        return None
+
+    # Commitments (`gm.kernel.commitments`)
+
+    def committed(self, game: Table[S]) -> list[tuple[str, bytes]]:
+        """The game's hidden information fixed so far, which the GM commits
+        to on every player's mail from now on: each value's label (ASCII, no
+        spaces: ``setup-1``) and its canonical serialisation
+        (docs/verification.md), in a fixed order. A value, once listed, must
+        stay the same to the end of the game. None by default."""
+        return []
+
+    def replayed(self, record: str, player: int) -> Replayed | None:
+        """A whole record of the game (`record_text`) played again under the
+        rules, as ``player`` was told it: the committed values the record
+        implies (each side's setup, labelled as `committed` labels them) and
+        what each turn's (or move's) sheet said it did, for ``gm verify`` to
+        compare with the player's mail. None, the default, where the game
+        cannot recompute them from a record. Raises `RecordError` (or
+        `NotationError`) for a record it cannot read."""
         return None
 
     def reminder_what(self, game: Table[S]) -> str:

@@ -234,6 +234,8 @@ class Created:
     settings: tuple[tuple[int, PlayerSettings], ...] = ()
     """The seats' players' own settings when the game was made (those not
     the defaults), so that its first mail uses them (`MailGame.settings`)."""
+    commit_key: bytes | None = None
+    """The game key of its commitments (`MailGame.commit_key`)."""
 
 
 @dataclass(frozen=True)
@@ -483,3 +485,15 @@ class NextGame:
     """When the series ends: its final places (`GameEnd.ranking`), which
     the game's outcome then carries, as the series' result is not its last
     game's."""
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A whole record of a game played again under the rules, as one seat was
+    told it (`gm.kernel.protocol.GameRules.replayed`), for ``gm verify``."""
+
+    values: tuple[tuple[str, bytes], ...]
+    """The committed values the record implies (each side's setup), by label."""
+    turns: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each turn (or move) in order: its name ("turn 3") and the lines the
+    seat's sheet for it shows."""

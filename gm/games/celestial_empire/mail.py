@@ -22,6 +22,7 @@ from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
+from ...kernel.commitments import text_value
 from ...kernel.engine import late_for, syntax_data, unexpected_in
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.values import (
@@ -314,6 +315,12 @@ class CelestialEmpire(GameRules[Play]):
         turns = [{"turn": r.turn, "entries": r.history.get(player, []), "seen": r.seen.get(player, [])}
                  for r in play.reports]
         return self.common(game, player, at) | {"turns": turns}
+
+    def committed(self, game: Table[Play]) -> list[tuple[str, bytes]]:
+        """The galaxy, from the game's first mail on: the seed it (and every
+        draw of the game) derives from, and how many empires it was made
+        for, as the lines ``seed N`` and ``empires N`` (docs/verification.md)."""
+        return [("galaxy", text_value([f"seed {game.play.terms.seed}", f"empires {len(game.seats)}"]))]
 
     def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         """A resignation leaves the empire in play, run by its standing

@@ -29,11 +29,12 @@ from ...kernel.values import (
     GameEnd,
     Notice,
     PlayerMail,
+    Replayed,
     Reply,
     Submitted,
     Turn,
 )
-from . import robot_seat, sheets, web
+from . import robot_seat, sheets, verification, web
 from .events import MoveReport
 from .game import Grid, IllegalMove
 from .notation import NOTATION_HELP, Placement, parse_move, parse_setup
@@ -192,7 +193,7 @@ class GridFighters(GameRules[Play]):
         play: Play = game.play
         data = sheets.common(game, player, at)
         data["setup"] = [f"{p.piece} {p.square}" for p in play.setups.get(player, [])]
-        data["moves"] = [sheets.happened(entry, player, game) if isinstance(entry, MoveReport) else
+        data["moves"] = [sheets.happened(entry, player) if isinstance(entry, MoveReport) else
                          {"n": None,
                           "lines": sheets.passes_lines(game, player,
                                                        {"late": [entry.late], "passes": list(entry.passes)})}
@@ -225,6 +226,16 @@ class GridFighters(GameRules[Play]):
 
     def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
+
+    def committed(self, game: Table[Play]) -> list[tuple[str, bytes]]:
+        """Both setups once the game began (`verification.setup_value`)."""
+        play: Play = game.play
+        if play.grid is None:
+            return []
+        return [(f"setup-{p}", verification.setup_value(play.setups[p])) for p in (1, 2)]
+
+    def replayed(self, record: str, player: int) -> Replayed:
+        return verification.replayed(record, player)
 
     def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"move {game.turn}"

@@ -75,7 +75,7 @@ def announcement(report: MoveReport) -> str:
     return f"{side(report.by)} {report.piece} departs {report.frm}"
 
 
-def happened(report: MoveReport, player: int, game: Table) -> dict[str, Any]:
+def happened(report: MoveReport, player: int) -> dict[str, Any]:
     """One move as ``player`` may know it: the announcement (with the
     destination for its mover), the collisions, what was revealed to them,
     the passes and the end."""
@@ -211,7 +211,7 @@ def sheet(game: Table, player: int, at: datetime, report: MoveReport | None) -> 
         "unmoved": unmoved,
         "own_destroyed": list(destroyed_own),
         "theirs": theirs,
-        "last": happened(report, player, game) if report is not None else None,
+        "last": happened(report, player) if report is not None else None,
         "moves_made": grid.moves,
         "outcome": None,
     }

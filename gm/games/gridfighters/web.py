@@ -74,7 +74,7 @@ def web_page(game: Table) -> dict[str, Any] | None:
     for n, (grid, entry) in enumerate(positions):
         lines: list[str] = []
         if isinstance(entry, MoveReport):
-            lines = happened(entry, entry.by, game)["lines"]
+            lines = happened(entry, entry.by)["lines"]
             lines += [f"{name(r.piece)} is revealed on {r.square} to {SIDES[r.to]}." for r in entry.revealed
                       if r.to != entry.by]
             title = f"Move {entry.n}: {alias[entry.by]} ({SIDES[entry.by]})"
@@ -104,7 +104,7 @@ def web_public(game: Table) -> dict[str, Any] | None:
     for entry in play.log:
         if isinstance(entry, MoveReport):
             turns.append({"title": f"Move {entry.n}: {alias[entry.by]} ({SIDES[entry.by]})",
-                          "lines": happened(entry.public(), 0, game)["lines"]})
+                          "lines": happened(entry.public(), 0)["lines"]})
         else:
             turns.append({"title": f"After move {entry.after_move}: a deadline passed",
                           "lines": [f"{SIDES[entry.late]} sent no move by the deadline: the move passes (ruling 19)."]})

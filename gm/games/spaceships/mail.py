@@ -31,12 +31,13 @@ from ...kernel.values import (
     NextGame,
     Notice,
     PlayerMail,
+    Replayed,
     Reply,
     Submitted,
     Turn,
 )
 from ..numbers import TOO_LARGE, whole_number
-from . import robot_seat, sheets, web
+from . import robot_seat, sheets, verification, web
 from .checking import check_orders
 from .fleet import SetupError, build_fleet
 from .game import Game
@@ -71,6 +72,11 @@ class Play:
     """What each player's additional ships must cost in this game [10.3]."""
     match_result: int | None = None
     """The winner of a finished match (None for a draw, or while it goes on)."""
+    committed: list[tuple[str, bytes]] = field(default_factory=list)
+    """What the GM committed to (`Spaceships.committed`): both setups of each
+    game begun, labelled with the game's number in a match when it began, so
+    that every later mail of a match still carries the earlier games' and
+    its end reveals them all."""
 
 
 def help_commands() -> list[tuple[str, str]]:
@@ -180,6 +186,8 @@ class Spaceships(GameRules[Play]):
         play: Play = game.play
         fleets = [build_fleet(play.setups[p], play.ruleset, play.additional_costs[p - 1]) for p in (1, 2)]
         play.game = Game(fleets[0], fleets[1], play.ruleset)
+        play.committed += [(verification.setup_label(p, game.series), verification.setup_value(play.setups[p]))
+                           for p in (1, 2)]
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins",
                                     sheets.sheet(game, p, at, None))
                              for p in (1, 2)])
@@ -297,6 +305,14 @@ class Spaceships(GameRules[Play]):
 
     def record_text(self, game: Table[Play]) -> str | None:
         return web.record_text(game)
+
+    def committed(self, game: Table[Play]) -> list[tuple[str, bytes]]:
+        """Both setups of each game once it began: each side's setup lines as
+        the record writes them (`verification.setup_value`)."""
+        return list(game.play.committed)
+
+    def replayed(self, record: str, player: int) -> Replayed:
+        return verification.replayed(record, player)
 
     def reminder_what(self, game: Table[Play]) -> str:
         return "setup" if game.phase == SETUP else f"orders for turn {game.turn}"

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+from ...kernel.commitments import COMMITMENT_EDITION, KEY_BYTES
 from ...kernel.protocol import game_named
 from ...kernel.settings import PlayerSettings
 from ...kernel.values import DEFAULT_GAME, EDITION, Created, Options, Seat
@@ -52,11 +53,13 @@ def fresh_terms(game: str, terms: Any) -> Any:
 
 def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, terms: Any = None,
                    game: str = DEFAULT_GAME, observers: tuple[str, ...] = (),
-                   robot_seed: int | None = None) -> list[str]:
+                   robot_seed: int | None = None, commit_key: bytes | None = None) -> list[str]:
     """The body of a creation event: which game, who plays (and who
     watches), under which rules and options (and the game's own terms, such
     as a Spaceships match). A seat the GM's robot holds says its level, and
-    the event holds the robot's seed (`MailGame.robot_seed`)."""
+    the event holds the robot's seed (`MailGame.robot_seed`). The game key
+    of its commitments (`MailGame.commit_key`) is drawn here, at the edge,
+    unless ``commit_key`` gives it."""
     lines = [f"game: {game}", f"edition: {EDITION}"]
     for seat in seats:
         lines.append(f"player-{seat.player}: {seat.address}")
@@ -65,6 +68,8 @@ def request_fields(seats: tuple[Seat, ...], variant: str, options: Options, term
             lines.append(f"robot-{seat.player}: {seat.robot}")
     if any(seat.robot for seat in seats):
         lines.append(f"robot-seed: {secrets.randbits(32) if robot_seed is None else robot_seed}")
+    if EDITION >= COMMITMENT_EDITION:
+        lines.append(f"commit-key: {(commit_key or secrets.token_bytes(KEY_BYTES)).hex()}")
     lines += [f"observer-{n}: {address}" for n, address in enumerate(observers, 1)]
     lines.append(f"variant: {variant}")
     return lines + game_named(game).creation_fields(terms) + _options_lines(options)
@@ -138,4 +143,5 @@ def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created
         observers.append(fields[f"observer-{len(observers) + 1}"])
     return Created(at, game_id, seats, variant, options, game_named(name).creation_terms(fields),
                    fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers),
-                   int(fields["robot-seed"]) if "robot-seed" in fields else None, _settings(fields, seats))
+                   int(fields["robot-seed"]) if "robot-seed" in fields else None, _settings(fields, seats),
+                   bytes.fromhex(fields["commit-key"]) if "commit-key" in fields else None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from email.utils import format_datetime
 from html import escape
@@ -21,6 +21,7 @@ from typing import Any
 
 import jinja2
 
+from ...kernel import commitments
 from ...kernel.model import MailGame
 from ...kernel.values import LIGHT_MAIL_EDITION, SHEETS_EDITION, TIME_EDITION, Notice
 from ..data.tokens import PLACEHOLDER
@@ -317,6 +318,9 @@ def build(
     if notice.template in NOTICE_TEMPLATES and game.edition >= LIST_HEADERS_EDITION:
         add_list_headers(message, identity.domain, "reminders",
                          identity.reply_address(unsubscribe_tag(game.id), notice.player))
+    for name, value in commitments.headers(game):
+        message[name] = value
+    notice = _with_data(notice, commitments.sheet_fields(game))
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
     attached: bytes | str | None = archive if notice.attach_archive else None
     filename = f"game-{game.id}.mbox"
@@ -328,6 +332,13 @@ def build(
     _fill(message, text, body_html(notice, package, folders),
           attached, filename, f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
     return message
+
+
+def _with_data(notice: Notice, extra: dict[str, Any]) -> Notice:
+    """``notice``, and each document it encloses, with ``extra`` in its data."""
+    if not extra:
+        return notice
+    return replace(notice, data=notice.data | extra, enclosed=tuple(_with_data(e, extra) for e in notice.enclosed))
 
 
 def record_name(game: MailGame, player: int) -> str:

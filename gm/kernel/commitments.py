@@ -1,0 +1,123 @@
+"""The GM's commitments: what it promised each player about the hidden
+information of the others, before it could know how the game would go.
+
+When a game's hidden information is fixed (each side's setup, the robot's
+seed, Celestial Empire's galaxy), the game names it as labelled values in a
+canonical serialisation (`GameRules.committed`); the kernel adds the robot's
+seed. Each value's commitment is SHA-256 over a salt of 32 bytes and the
+value's bytes, written as 64 lower-case hex digits. Every mail of the game's
+players carries every commitment made so far (``X-GM-Commitment`` headers and
+a section of the sheet); once the game is over, every mail also carries each
+salt and value (``X-GM-Reveal``), and the whole record of the game
+(``X-GM-Record``), from which ``gm verify`` checks it all
+(docs/verification.md).
+
+The salts are drawn at the edge: a game key of 32 random bytes is drawn when
+the game is requested and recorded in its creation event (``commit-key``),
+which only the GM's archive holds; each commitment's salt is HMAC-SHA256 of
+that key over the commitment's label. A salt is thus unpredictable to every
+player, different for every commitment, and the same on every replay, so that
+``gm replay`` is byte-exact and each game's rules stay pure.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+from .model import MailGame
+from .values import ENDED, TIME_EDITION
+
+COMMITMENT_EDITION = TIME_EDITION
+"""The first edition whose players' mail carries the commitments and, at the
+end, their reveal; games of earlier editions (and games made without a game
+key, as tests make them from the engine) keep their mail as it was."""
+
+COMMITMENT_HEADER = "X-GM-Commitment"
+"""``LABEL DIGEST``: one field per commitment, on every player's mail."""
+REVEAL_HEADER = "X-GM-Reveal"
+"""``LABEL SALT VALUE``: one field per commitment, on every mail after the end;
+the salt in hex, the value in base64 (in pieces separated by spaces)."""
+RECORD_HEADER = "X-GM-Record"
+"""The whole record of the finished game (``gm referee``'s format), in base64
+pieces separated by spaces, on every mail after the end."""
+
+KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """One committed value: its label, its canonical bytes and its salt."""
+
+    label: str
+    value: bytes
+    salt: bytes
+
+    @property
+    def digest(self) -> str:
+        """The commitment players see: SHA-256 over the salt, then the value."""
+        return commitment_digest(self.salt, self.value)
+
+
+def commitment_digest(salt: bytes, value: bytes) -> str:
+    """SHA-256 over ``salt`` then ``value``, as 64 lower-case hex digits."""
+    return hashlib.sha256(salt + value).hexdigest()
+
+
+def salt_for(key: bytes, label: str) -> bytes:
+    """The salt of the commitment called ``label`` in a game of game key ``key``."""
+    return hmac.new(key, label.encode("ascii"), hashlib.sha256).digest()
+
+
+def text_value(lines: list[str]) -> bytes:
+    """The canonical serialisation of a value made of lines: each line in
+    UTF-8, ended by one line feed (docs/verification.md)."""
+    return "".join(f"{line}\n" for line in lines).encode("utf-8")
+
+
+def sealed(game: MailGame) -> list[Commitment]:
+    """Every commitment the game has made so far, in the order mail shows
+    them: the robot's seed (fixed when the game is made), then the game's
+    own (`GameRules.committed`). None for a game before
+    `COMMITMENT_EDITION` or without a game key."""
+    if game.edition < COMMITMENT_EDITION or game.commit_key is None:
+        return []
+    values: list[tuple[str, bytes]] = []
+    if game.robot_seed is not None and game.robots:
+        values.append(("robot-seed", text_value([str(game.robot_seed)])))
+    values += game.rules.committed(game)
+    return [Commitment(label, value, salt_for(game.commit_key, label)) for label, value in values]
+
+
+def pieces(data: bytes) -> str:
+    """``data`` in base64, in pieces of 64 characters separated by spaces, so
+    that a header field folds between them."""
+    text = base64.b64encode(data).decode("ascii")
+    return " ".join(text[i:i + 64] for i in range(0, len(text), 64)) or "="
+
+
+def headers(game: MailGame) -> list[tuple[str, str]]:
+    """The fields a player's mail of ``game`` carries: every commitment, and
+    after the end every reveal and the game's record."""
+    made = sealed(game)
+    fields = [(COMMITMENT_HEADER, f"{c.label} {c.digest}") for c in made]
+    if made and game.phase == ENDED:
+        fields += [(REVEAL_HEADER, f"{c.label} {c.salt.hex()} {pieces(c.value)}") for c in made]
+        record = game.rules.record_text(game)
+        if record is not None:
+            fields.append((RECORD_HEADER, pieces(record.encode("utf-8"))))
+    return fields
+
+
+def sheet_fields(game: MailGame) -> dict[str, object]:
+    """What the sheets show of the commitments (``_commitments.txt``): each
+    label and digest, and after the end each salt; nothing for a game
+    without commitments."""
+    made = sealed(game)
+    if not made:
+        return {}
+    revealed = game.phase == ENDED
+    return {"commitments": [{"label": c.label, "digest": c.digest, "salt": c.salt.hex() if revealed else None}
+                            for c in made]}
