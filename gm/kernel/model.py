@@ -13,8 +13,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .protocol import GameRules
+from .schema import Step
 from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
+
+SCHEMA = 1
+"""The number of `MailGame`'s shape (its fields and theirs, but not
+``play``, which its game numbers): bump it when they change
+(`gm.kernel.schema` says how), and say in `MIGRATIONS` how to read the last."""
+MIGRATIONS: dict[int, Step] = {}
+"""How a `MailGame` of each earlier `SCHEMA` becomes one of the next."""
 
 
 @dataclass
