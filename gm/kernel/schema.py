@@ -29,8 +29,13 @@ pickles as a reference, like `GameRules`, holds no state of its own).
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import dataclasses
+import enum
+import inspect
 import sys
+import textwrap
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -131,9 +136,14 @@ def complete(state: Any) -> bool:
 
 
 def shape(root: type, stop: tuple[type, ...] = ()) -> list[str]:
-    """The fields of ``root`` and of every dataclass its fields' types name,
-    one line each (``Class.field: type``), sorted: what a schema number
-    stands for. Classes in ``stop`` count by name only."""
+    """The fields of ``root`` and of every class its fields' types name, one
+    line each (``Class.field: type``), sorted: what a schema number stands
+    for. A dataclass's fields are its own; a plain class of ``root``'s
+    package has those its methods assign to ``self`` (as written there), and
+    its ``__slots__``. Enums, classes in ``stop``, those that pickle as a
+    reference (their own ``__reduce__``) and those of other packages count
+    by name only."""
+    package = root.__module__.split(".")[0]
     lines: list[str] = []
     done: set[type] = set()
     todo = [root]
@@ -142,14 +152,42 @@ def shape(root: type, stop: tuple[type, ...] = ()) -> list[str]:
         if cls in done:
             continue
         done.add(cls)
-        if not dataclasses.is_dataclass(cls) or issubclass(cls, stop):
+        if issubclass(cls, stop) or issubclass(cls, enum.Enum) or cls.__module__.split(".")[0] != package:
             continue
-        hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
-        for found in dataclasses.fields(cls):
-            hint = hints.get(found.name, Any)
-            lines.append(f"{_name(cls)}.{found.name}: {_spelled(hint)}")
-            todo.extend(_classes(hint))
+        namespace = vars(sys.modules[cls.__module__])
+        if dataclasses.is_dataclass(cls):
+            hints = typing.get_type_hints(cls, namespace)
+            for found in dataclasses.fields(cls):
+                hint = hints.get(found.name, Any)
+                lines.append(f"{_name(cls)}.{found.name}: {_spelled(hint)}")
+                todo.extend(_classes(hint))
+        elif "__reduce__" not in vars(cls):
+            for name, written in _assigned(cls).items():
+                lines.append(f"{_name(cls)}.{name}: {written}")
+                # An annotation that names nothing at run time counts by its words only.
+                with contextlib.suppress(Exception):
+                    todo.extend(_classes(eval(written, dict(namespace))))
     return sorted(lines)
+
+
+def _assigned(cls: type) -> dict[str, str]:
+    """The attributes a plain class's methods assign to ``self``, each with
+    its annotation where one is written (else ``?``), and its slots."""
+    found: dict[str, str] = {name: "?" for name in getattr(cls, "__slots__", ())}
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):
+        return found
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                if isinstance(node, ast.AnnAssign):
+                    found[target.attr] = ast.unparse(node.annotation)
+                else:
+                    found.setdefault(target.attr, "?")
+    return found
 
 
 def _name(cls: type) -> str:
