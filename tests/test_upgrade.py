@@ -22,13 +22,15 @@ import smtplib
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
 
 from gm.daemon import Config, Daemon
+from gm.kernel.values import ENDED
 from gm.pbem.archive.replay import identity_of, replay
 from gm.pbem.data.store import Store
 from gm.pbem.data.tokens import token
@@ -178,3 +180,33 @@ def test_an_upgrade_serves_the_first_order_mail_in_time_and_replays_every_game_i
         assert head.summary == summary_of(replayed) == summary_of(live.game), game_id
         assert same_state(live.game, replayed), game_id
 
+
+
+def test_games_left_pending_load_in_the_background_deadlines_due_soonest_first_ended_last(previous_data, tmp_path):
+    """`Keeping.prepare` takes the pending game whose deadline or reminder
+    comes first, ended games last; a pending game's deadline is not acted
+    on (the clock spools nothing for it) until it is loaded."""
+    data = _copy(previous_data, tmp_path)
+
+    async def scenario() -> list[str]:
+        daemon = _daemon(data)
+        await daemon.start(background=False)
+        try:
+            master = daemon.master
+            now = master.clock()
+            summaries = master.games.summaries
+            summaries["g5"] = replace(summaries["g5"], deadline=now - timedelta(hours=1), reminder=None)
+            summaries["g7"] = replace(summaries["g7"], reminder=now + timedelta(minutes=5))
+            summaries["g3"] = replace(summaries["g3"], phase=ENDED, deadline=None, reminder=None)
+            assert master.due(now) == 0
+            order = []
+            while (game := master.prepare()) is not None:
+                order.append(game)
+            assert not master.games.pending
+            return order
+        finally:
+            await daemon.stop()
+
+    order = asyncio.run(scenario())
+    assert order[:2] == ["g5", "g7"] and order[-1] == "g3" and sorted(order) == sorted(f"g{n}" for n in
+                                                                                        range(1, GAMES + 1))

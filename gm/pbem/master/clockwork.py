@@ -43,12 +43,12 @@ class Clockwork:
         then, so an outage never makes deadlines fall one after another."""
         now = now or self.clock()
         count = 0
-        for found in self.games.all():
-            game: GameSummary | None = found
-            if found.id in self.games.pending and found.deadline is not None and found.phase != ENDED \
-                    and min(found.deadline, found.reminder_due() or found.deadline) <= now:
-                game = self._loaded_summary(found)
-            if game is None or game.phase == ENDED or game.deadline is None:
+        for game in self.games.all():
+            if game.phase == ENDED or game.deadline is None:
+                continue
+            if game.id in self.games.pending:
+                # Another gm's summary: acted on once the game is loaded, which
+                # `Keeping.prepare` does first for the deadlines due soonest.
                 continue
             reminder = game.reminder_due()
             if (reminder is not None and reminder <= now < game.deadline
@@ -57,21 +57,6 @@ class Clockwork:
             if game.deadline <= now and now >= self._catching_up_until(game.deadline):
                 count += self._spool_event(game, "deadline", game.deadline, now)
         return count
-
-    def _loaded_summary(self, game: GameSummary) -> GameSummary | None:
-        """The summary of a pending game (`gm.pbem.state.resident.Games.pending`)
-        once loaded, before its deadline or reminder is acted on: another
-        gm's summary only stands for it until then. A game that does not load
-        through gm's own fault keeps it (its event then goes to the shunt, as
-        for any such game); None for a fault of the disk (the next pass
-        tries again)."""
-        try:
-            self.games.live(game.id)
-        except OSError:
-            return None
-        except Exception:  # logged by the loader
-            return game
-        return self.games.summaries[game.id]
 
     def _catching_up_until(self, deadline: datetime) -> datetime:
         """When a deadline may fire: at once, unless it passed while gm was
