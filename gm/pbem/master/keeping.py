@@ -6,9 +6,11 @@ After an upgrade of gm, games whose snapshot was written under other schema
 numbers start *pending* (`Games.pending`): served at once on their old
 summary, each is loaded (by migration, else by replay) when its mail comes,
 and meanwhile the daemon loads them one at a time in its idle moments
-(`prepare`), most urgent first: deadlines and reminders due soonest, then
-the rest, ended games last. Mail for a pending game waits only for its own
-game's loading (and at most the end of one other's already begun)."""
+(`prepare`), most urgent first: those waiting for their robot's move, then
+by deadline or reminder, soonest first, ended games last (a pending game's
+deadline, reminder or robot waits for it to be loaded). Mail for a pending
+game waits only for its own game's loading (and at most the end of one
+other's already begun)."""
 
 from __future__ import annotations
 
@@ -89,10 +91,11 @@ class Keeping:
             return None
         far = datetime.max.replace(tzinfo=UTC)
 
-        def urgency(game_id: str) -> tuple[bool, datetime, str]:
+        def urgency(game_id: str) -> tuple[bool, bool, datetime, str]:
             summary = self.games.summaries[game_id]
             moments = [m for m in (summary.reminder_due(), summary.deadline) if m is not None]
-            return summary.phase == ENDED, min(moments, default=far), game_id
+            robot = summary.phase != ENDED and any(summary.seat(p).robot for p in summary.waiting_for)
+            return summary.phase == ENDED, not robot, min(moments, default=far), game_id
 
         game_id = min(self.games.pending, key=urgency)
         self.games.pending.discard(game_id)

@@ -54,6 +54,8 @@ class RobotSeats:
         """Spool the event of each robot seat a game waits for; how many."""
         count = 0
         for game_id in sorted(self._robot_games):
+            if game_id in self.games.pending:
+                continue  # loaded first of the pending games, in the background (`Keeping.prepare`)
             summary = self.games.summaries.get(game_id)
             due = [] if summary is None or summary.phase == ENDED else [
                 p for p in summary.waiting_for if summary.seat(p).robot]
