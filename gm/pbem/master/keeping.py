@@ -42,6 +42,8 @@ class Keeping:
     unfinished: set[str]
     _left: list[Live]
     _robot_games: set[str]
+    _queue: list[str]
+    """The pending games in the order `prepare` takes them, most urgent last."""
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         raise NotImplementedError  # the GameMaster's
@@ -97,7 +99,11 @@ class Keeping:
             robot = summary.phase != ENDED and any(summary.seat(p).robot for p in summary.waiting_for)
             return summary.phase == ENDED, not robot, min(moments, default=far), game_id
 
-        game_id = min(self.games.pending, key=urgency)
+        while self._queue and self._queue[-1] not in self.games.pending:  # loaded since, by their mail
+            self._queue.pop()
+        if not self._queue:  # put in order once for all the games pending now, not each time one is taken
+            self._queue = sorted(self.games.pending, key=urgency, reverse=True)
+        game_id = self._queue.pop()
         self.games.pending.discard(game_id)
         try:
             live = self.games.live(game_id)

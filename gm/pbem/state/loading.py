@@ -131,7 +131,7 @@ def _rebuild(store: Store, identity: Identity, game_id: str, inbound: list[str],
         head, (game, threads, applied) = found
         game, threads, replayed = replay(archive, identity, game_id, render, base=(game, threads, head.last_in))
         last_messages = head.last_messages
-        changed = bool(replayed)
+        changed = bool(replayed) or not snapshots.is_current(head)  # a migrated snapshot is written anew
     else:
         game, threads, replayed = replay(archive, identity, game_id, render)
         applied, changed = {}, True

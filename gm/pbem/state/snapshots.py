@@ -50,7 +50,7 @@ import os
 import pickle
 import struct
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -68,8 +68,9 @@ _LENGTH = struct.Struct(">Q")
 SCHEMA = 1
 """The number of the snapshot's own shape: `Head`, `GameSummary` and
 `gm.pbem.archive.replay.Threads`. Bump it when they change: a snapshot
-under another number is not read (its game is loaded at start-up, as one
-without a snapshot), so it needs no migration."""
+under another number is not read, so it needs no migration (its game is
+replayed: lazily while its head's summary still has `GameSummary`'s
+fields, else at start-up, as one without a snapshot)."""
 
 
 @lru_cache(maxsize=1)
@@ -277,10 +278,11 @@ def read_head(root: Path, game_id: str) -> Head | None:
 
 
 def read(root: Path, game_id: str) -> tuple[Head, Any] | None:
-    """A game's snapshot, head and body (read through the migrations where
-    it was written under older schema numbers); None as for `read_head`,
-    or when the body cannot be brought to this gm's schema numbers (its
-    game is then replayed)."""
+    """A game's snapshot, head and body (the body read through the
+    migrations where it was written under older schema numbers, which the
+    head still says: `is_current` tells a snapshot to write anew); None as
+    for `read_head`, or when the body cannot be brought to this gm's schema
+    numbers (its game is then replayed)."""
     found = _open(root, game_id, body=True)
     if found is None:
         return None
@@ -329,8 +331,8 @@ def _migrated(game_id: str, head: Head, data: bytes, want: dict[str, int]) -> tu
         _not_read(game_id, "its migrated state lacks fields, or has fields its classes do not")
         return None
     event("snapshot migrated", logging.DEBUG, game=game_id,
-          schemas=" ".join(f"{k} {head.schemas[k]}->{v}" for k, v in want.items()))
-    return replace(head, schemas=want), (game, threads, applied)
+          schemas=" ".join(f"{k} {head.schemas.get(k, 0)}->{v}" for k, v in want.items()))
+    return head, (game, threads, applied)
 
 
 def _not_read(game_id: str, reason: str) -> None:
