@@ -148,6 +148,13 @@ def test_a_snapshot_of_the_previous_kernel_schema_loads_through_its_migration_an
     opened = GameMaster(Store(data, create=False), Identity(GM), clock=lambda: AFTER)
     opened.load()
     assert opened.games.pending == {"g1"} and not opened.games.is_loaded("g1")
+    prepared = tmp_path / "prepared"
+    shutil.copytree(data, prepared)
+    idle = GameMaster(Store(prepared, create=False), Identity(GM), clock=lambda: AFTER)
+    idle.load()
+    assert idle.prepare() == "g1" and idle.prepare() is None  # as the daemon does when idle
+    assert snapshots.is_current(snapshots.read_head(prepared, "g1"))  # migrated or replayed: written anew
+    bases.clear()
     master = _serve(data, mails)
     assert (bases[0] is not None) == (migration == "fill_defaults"), bases
     assert _contents(data) == _contents(reference)
