@@ -227,8 +227,9 @@ def verify_snapshot(store: Store, game_id: str) -> None:
     """A game's snapshot is current and holds the game its archive replays to."""
     archive = store.archive(game_id)
     head = snapshots.read_head(store.root, game_id)
-    if head is None or head.last_in != [k for k in archive.keys() if is_inbound(k)][-1]:
-        raise RuntimeError(f"{game_id}: its snapshot is missing, from other code, or not current")
+    if (head is None or head.last_in != [k for k in archive.keys() if is_inbound(k)][-1]
+            or not snapshots.is_current(head)):
+        raise RuntimeError(f"{game_id}: its snapshot is missing, of other schema numbers, or not current")
     replayed, _, _ = replay(archive, identity_of(archive), game_id, render="none")
     live, _ = loading.load(store, identity_of(archive), game_id)
     if not (head.summary == summary_of(replayed) == summary_of(live.game)) or not same_state(live.game, replayed):
@@ -337,8 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the orders (default 1)")
     parser.add_argument("--quick", action="store_true", help="12 games at turn 3, for the smoke test")
     parser.add_argument("--refresh", action="store_true",
-                        help="DATA exists: write every game's snapshot for the gm that runs now (a snapshot is used "
-                             "only by the code that wrote it), as the first start after an upgrade does; timed")
+                        help="DATA exists: write every game's snapshot for the gm that runs now (one written under "
+                             "other schema numbers is migrated or replayed), as the first start after such an "
+                             "upgrade does in the background; timed")
     args = parser.parse_args(argv)
     if args.refresh:
         if not args.data:
@@ -346,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         master = GameMaster(Store(args.data, create=False), Identity(GM_ADDRESS))
         master.load()
+        while master.prepare() is not None:  # the games left pending, as the daemon loads them when idle
+            pass
+        master.save_snapshots()
         print(f"snapshots of {len(master.games):,} games written in {time.perf_counter() - start:.1f} s "
               f"(every game rebuilt whose snapshot was not current)")
         return 0

@@ -9,8 +9,14 @@ from constructing the daemon until that mail's acknowledgement is queued
 (in outbox/ or delivered/): gm listens at once, but handles mail only once
 every game is opened (from its snapshot's head where that is current, else
 rebuilt from its archive), so this is start-up as a player sees it.
-``--drop-snapshots`` measures the start without them (the first start after
-an upgrade of gm, which rebuilds every game and writes its snapshot). Printed
+``--drop-snapshots`` measures the start without them (every game is rebuilt
+before mail is handled). ``--upgrade`` also measures, in the same run, the
+first start after an upgrade of gm that leaves no snapshot current: each
+snapshot's head is rewritten as the release before schema numbers wrote it
+(`gm.pbem.state.snapshots`), so every game starts pending on its old
+summary and is replayed when its mail comes or in the background; printed
+beside the start with current snapshots, with how many games were still
+pending when the mail was acknowledged. Printed
 per game, beside a reference measured in the same run:
 reading every archive file's bytes from disk (done first, so the page cache
 is warm for both; the reference is the floor of any start-up that reads
@@ -26,7 +32,7 @@ one, a small one is built in a temporary directory. gm never rewrites an
 archive file, but start-up may add to the data directory (the mail, its
 reply), so the run works on a hard-linked copy, removed afterwards.
 
-    python bench/startup.py [--data DIR] [--games N --turns T] [--repeat R] [--quick]
+    python bench/startup.py [--data DIR] [--games N --turns T] [--repeat R] [--upgrade] [--quick]
 """
 
 from __future__ import annotations
@@ -129,13 +135,33 @@ def child(data: str, timeout: float) -> int:
         games = daemon.master.games
         result = {"seconds": seconds, "listening": listening, "accepted": answered[0] if answered else None,
                   "games": len(games), "turns_played": sum(max(0, g.turn - 1) for g in games.all()),
-                  "whole": sum(games.is_loaded(g) for g in games),
+                  "whole": sum(games.is_loaded(g) for g in games), "pending": len(games.pending),
                   "rss": vm_rss(), "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
         await daemon.stop()
         return result
 
     print(json.dumps(asyncio.run(run())))
     return 0
+
+
+def as_before_schema_numbers(data: Path) -> None:
+    """Rewrite every snapshot's head as the gm before schema numbers wrote it
+    (a code fingerprint, no schema numbers), its body's bytes kept: the
+    first start after an upgrade then reads none of them. Each file is
+    replaced by a rename, so a hard-linked copy leaves its source as it was."""
+    import pickle
+
+    from gm.pbem.state import snapshots
+
+    for path in sorted((data / "snapshots").iterdir()):
+        if path.name.startswith("."):
+            continue
+        with open(path, "rb") as handle:
+            head_bytes, body_bytes = snapshots._read_file(handle, body=True)
+        head = pickle.loads(head_bytes)
+        del head.schemas
+        head.fingerprint = "the gm before schema numbers"
+        snapshots.write_pickled(data, path.name, pickle.dumps(head, protocol=5), body_bytes or b"")
 
 
 def bare_peak() -> int:
@@ -172,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
                              "and it flushes the page cache)")
     parser.add_argument("--drop-snapshots", action="store_true",
                         help="start without snapshots (as the first start after an upgrade): every game is replayed")
+    parser.add_argument("--upgrade", action="store_true",
+                        help="also start after an upgrade (no snapshot current: each game pending, replayed when "
+                             "its mail comes or in the background), beside the current start, in the same run")
     parser.add_argument("--child", metavar="DATA", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -194,19 +223,23 @@ def main(argv: list[str] | None = None) -> int:
         reference, files, size = (None, 0, 0) if args.no_read_reference else archive_read_seconds(source)
         listing = archive_list_seconds(source)
         bare = bare_peak()
-        runs = []
+        runs, upgraded = [], []
         for number in range(args.repeat):
-            copy = work / f"run{number}"
-            subprocess.run(["cp", "-al", str(source), str(copy)], check=True)
-            if args.drop_snapshots:
-                shutil.rmtree(copy / "snapshots", ignore_errors=True)
-            done = subprocess.run([sys.executable, *interpreter_flags(), __file__, "--child", str(copy),
-                                   "--timeout", str(args.timeout)], capture_output=True, text=True)
-            shutil.rmtree(copy, ignore_errors=True)
-            if done.returncode != 0:
-                print(f"error: the daemon's start-up failed:\n{done.stdout}\n{done.stderr[-3000:]}", file=sys.stderr)
-                return 1
-            runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            for kind in ("current", "upgrade") if args.upgrade else ("current",):
+                copy = work / f"run{number}-{kind}"
+                subprocess.run(["cp", "-al", str(source), str(copy)], check=True)
+                if args.drop_snapshots:
+                    shutil.rmtree(copy / "snapshots", ignore_errors=True)
+                if kind == "upgrade":
+                    as_before_schema_numbers(copy)
+                done = subprocess.run([sys.executable, *interpreter_flags(), __file__, "--child", str(copy),
+                                       "--timeout", str(args.timeout)], capture_output=True, text=True)
+                shutil.rmtree(copy, ignore_errors=True)
+                if done.returncode != 0:
+                    print(f"error: the daemon's start-up failed:\n{done.stdout}\n{done.stderr[-3000:]}",
+                          file=sys.stderr)
+                    return 1
+                (upgraded if kind == "upgrade" else runs).append(json.loads(done.stdout.strip().splitlines()[-1]))
         games = runs[0]["games"]
         played = runs[0]["turns_played"]
         seconds = [r["seconds"] for r in runs]
@@ -228,6 +261,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"games whole in memory once the mail is handled (its own, and any without a current snapshot), "
               f"of {games:,}: {runs[0]['whole']:,}"
               f"{' (snapshots dropped)' if args.drop_snapshots else ''}")
+        if upgraded:
+            after = [r["seconds"] for r in upgraded]
+            print(f"after an upgrade, start-up seconds until the first order mail is acknowledged: "
+                  f"{statistics.median(after):.2f}"
+                  + (f" (runs: {', '.join(f'{s:.2f}' for s in after)})" if len(after) > 1 else "")
+                  + f"; reference, snapshots current, same run: {statistics.median(seconds):.2f}")
+            print(f"after an upgrade, games still pending when it was acknowledged: "
+                  f"{statistics.median(r['pending'] for r in upgraded):,.0f} of {games:,}; "
+                  f"peak RSS MiB: {max(r['peak'] for r in upgraded) / 2**20:,.1f}")
         print(f"peak RSS MiB: {peak / 2**20:,.1f} (RSS once serving {mib(runs[-1]['rss'])})")
         print(f"reference peak RSS MiB of a bare interpreter that imported gm: {bare / 2**20:,.1f}")
         print(f"KiB per game: {(peak - bare) / games / 1024:,.1f}")

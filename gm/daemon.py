@@ -373,12 +373,25 @@ class Daemon:
                 return
             except Exception:  # a bug must not stop the daemon; the message stays spooled
                 log.exception("handling the spool failed")
+            if self.master.games.pending and not self._wake.is_set():
+                await self._prepare()  # idle: load one game left pending by an upgrade, then look again
+                continue
             wakeup = self.master.next_wakeup()
             timeout = SPOOL_POLL_SECONDS  # `gm new` spools from another process
             if wakeup is not None:
                 timeout = max(0.05, min(timeout, (wakeup - self.clock()).total_seconds()))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+
+    async def _prepare(self) -> None:
+        """Load the most urgent game left pending by an upgrade
+        (`gm.pbem.master.keeping.Keeping.prepare`), as the master's step does
+        its work: in a worker thread, holding the master's lock."""
+        async with self._lock:
+            try:
+                await asyncio.get_running_loop().run_in_executor(None, self.master.prepare)
+            except Exception:  # a bug must not stop the daemon; the game loads when its mail comes
+                log.exception("loading a pending game failed")
 
     def _master_ended(self, task: asyncio.Task[None]) -> None:
         """The master task ended: cancelled by `stop`, or after a failed

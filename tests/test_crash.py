@@ -35,6 +35,7 @@ from gm.mail.reading import parse_message
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Store, spool_key
 from gm.pbem.operator.admin import request_game
+from gm.pbem.state import snapshots
 from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
@@ -311,3 +312,47 @@ def test_sigkill_in_a_group_commit_of_the_spool(tmp_path, spec):
         server.stop()
     assert server.crashes == 1, f"the crash point {spec} never fired"
     check_each_once(root, sent)
+
+
+# The first start after an upgrade: games loaded in the background
+
+UPGRADE_POINTS = ["background-loaded:1", "background-loaded:3", "background-saved:1", "background-saved:2"]
+
+
+def written_before_schema_numbers(root: Path) -> None:
+    """Every game's snapshot as the gm before schema numbers wrote it (a
+    code fingerprint in its head): none is read, each game starts pending."""
+    for game in GAMES:
+        head, body = snapshots.read(root, game)
+        del head.schemas
+        head.fingerprint = "an earlier gm"
+        snapshots.write(root, head, body)
+        assert snapshots.read(root, game) is None
+
+
+@pytest.mark.parametrize("spec", UPGRADE_POINTS)
+def test_sigkill_while_games_left_by_an_upgrade_load_in_the_background(tmp_path, spec):
+    """After an upgrade every game is pending; the daemon loads them one by
+    one while idle and is killed after loading one (its snapshot not yet
+    written) or after writing its snapshot. Started again, it serves the
+    orders that come next exactly once, and every game's snapshot ends
+    current."""
+    root = tmp_path / "data"
+    server, sent = games_set_up(root)
+    written_before_schema_numbers(root)
+    server.start(spec)
+    try:
+        deadline = time.monotonic() + WAIT
+        while server.alive():
+            assert time.monotonic() < deadline, f"the crash point {spec} never fired"
+            time.sleep(0.02)
+        for raw, sender, recipient in orders(root, sent):
+            send_until_accepted(server, raw, sender, recipient)
+        wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1
+    check_each_once(root, sent)
+    for game in GAMES:
+        head = snapshots.read_head(root, game)
+        assert head is not None and snapshots.is_current(head), game

@@ -121,7 +121,8 @@ def test_the_same_mail_with_current_stale_torn_foreign_or_no_snapshots(tmp_path,
              "stale": lambda d: (shutil.rmtree(d / "snapshots"), shutil.copytree(stale, d / "snapshots")),
              "torn": lambda d: (d / "snapshots" / "g1").write_bytes((d / "snapshots" / "g1").read_bytes()[:-100]),
              "garbage": lambda d: (d / "snapshots" / "g1").write_bytes(b"gm-snapshot 1\n" + b"\0" * 5000),
-             "other code": lambda d: _rewrite_fingerprint(d)}
+             "other code": lambda d: _rewrite_fingerprint(d),
+             "before schema numbers": lambda d: _rewrite_as_before_schemas(d)}
     bases = []
     real_replay = loading.replay
 
@@ -151,10 +152,24 @@ def test_the_same_mail_with_current_stale_torn_foreign_or_no_snapshots(tmp_path,
 
 
 def _rewrite_fingerprint(data: Path) -> None:
+    """A snapshot of a newer gm's kernel (gm was downgraded): its body is not read."""
     head, body = snapshots.read(data, "g1")
-    head.fingerprint = "written by another gm"
+    head.schemas = {**head.schemas, "kernel": head.schemas["kernel"] + 1}
     snapshots.write(data, head, body)
-    assert snapshots.read_head(data, "g1") is None
+    assert snapshots.read(data, "g1") is None
+    assert not snapshots.is_current(snapshots.read_head(data, "g1"))
+
+
+def _rewrite_as_before_schemas(data: Path) -> None:
+    """A snapshot as gm wrote it before schema numbers (a code fingerprint
+    in its head): its summary stands for the game until the game is
+    replayed; its body is never read."""
+    head, body = snapshots.read(data, "g1")
+    del head.schemas
+    head.fingerprint = "written by an earlier gm"
+    snapshots.write(data, head, body)
+    assert snapshots.read(data, "g1") is None
+    assert snapshots.read_head(data, "g1").schemas == {}
 
 
 def test_replay_from_a_snapshot_equals_replay_from_the_start(tmp_path):

@@ -13,10 +13,20 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .protocol import GameRules
+from .schema import Step, fill_defaults
 from .settings import DEFAULT as DEFAULT_SETTINGS
 from .settings import PlayerSettings
 from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
+
+SCHEMA = 2
+"""The number of `MailGame`'s shape (its fields and theirs, but not
+``play``, which its game numbers): bump it when they change
+(`gm.kernel.schema` says how), and say in `MIGRATIONS` how to read the last."""
+MIGRATIONS: dict[int, Step] = {1: fill_defaults}
+"""How a `MailGame` of each earlier `SCHEMA` becomes one of the next: 2
+added the players' ``settings``, the robots' ``stand_ins`` and the
+commitments' ``commit_key`` (issues 24 to 26), each with its default."""
 
 
 @dataclass

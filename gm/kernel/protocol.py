@@ -24,12 +24,13 @@ import enum
 from abc import ABC, abstractmethod
 from datetime import datetime
 from random import Random
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from . import shown
 from .commands import KERNEL_HELP, Command, Mail
 from .errors import RecordError
 from .registry import Registry
+from .schema import Step
 from .shown import ShownDeadline
 from .values import (
     WORDS_EDITION,
@@ -167,6 +168,12 @@ class GameRules(ABC, Generic[S]):
     ended_reply_subject: str | None = None
     """What the reply to a mail that finds the game over, and sets nothing
     going, is called ("This game is over"); None: as any other reply."""
+    schema: int = 1
+    """The number of the shape of ``S``, the game's state (its fields, and
+    theirs): bump it when they change, and say in ``migrations`` how a
+    state of the number before is read (`gm.kernel.schema`)."""
+    migrations: ClassVar[dict[int, Step]] = {}
+    """How a state of each earlier ``schema`` becomes one of the next."""
     forfeit_for_silence: bool = True
     """Whether a seat that misses ``Options.forfeit_after`` deadlines in a
     row forfeits. A game whose seats play on when silent (Celestial Empire's

@@ -16,7 +16,8 @@ their seekers' public names, with the GM's address to take them at.
 A finished game never changes, so its page is rendered once and kept, in a
 bounded cache keyed by the archive's last key (a late mail archived after
 the end renders it again). Whether a game has ended is read from its
-snapshot's head where that is current, without loading the game.
+snapshot's head where that holds the archive's last event (one another gm
+wrote too: `gm.pbem.state.snapshots.head_summary`), without loading the game.
 """
 
 from __future__ import annotations
@@ -205,8 +206,8 @@ class Archive:
             if not want_page:
                 return seen[1], None
         head = snapshots.read_head(self.store.root, game_id)
-        if (head is not None and head.last_in == inbound[-1] and head.summary.phase != ENDED
-                and not self._agreed(game_id, inbound[0])):
+        summary = None if head is None or head.last_in != inbound[-1] else snapshots.head_summary(head)
+        if summary is not None and summary.phase != ENDED and not self._agreed(game_id, inbound[0]):
             self._listed[game_id] = (last, None)
             return None, None
         try:

@@ -25,6 +25,7 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.commitments import text_value
 from ...kernel.engine import late_for, syntax_data, unexpected_in
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.schema import Step
 from ...kernel.values import (
     ENDED,
     PLAY,
@@ -97,6 +98,14 @@ class Play:
     the rules leave to the GM (R-66, R-67), by empire."""
 
 
+SCHEMA = 1
+"""The number of `Play`'s shape (its fields, and theirs): bump it when they
+change, and say in `MIGRATIONS` how a `Play` of the number before is read
+(`gm.kernel.schema`)."""
+MIGRATIONS: dict[int, Step] = {}
+"""How a `Play` of each earlier `SCHEMA` becomes one of the next."""
+
+
 def _received(turn: int, reply: Reply) -> str:
     """The reply's subject: the turn, and how many lines of the whole mail were not understood."""
     unread = len(reply.not_understood)
@@ -106,6 +115,8 @@ def _received(turn: int, reply: Reply) -> str:
 class CelestialEmpire(GameRules[Play]):
     """Celestial Empire: 2 to 9 empires, simultaneous turns."""
 
+    schema = SCHEMA
+    migrations = MIGRATIONS
     name = "celestial-empire"
     title = "Celestial Empire"
     seats = range(2, 10)

@@ -20,6 +20,7 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.schema import Step
 from ...kernel.values import (
     ENDED,
     SETUP,
@@ -69,6 +70,14 @@ class Play:
     player's history shows their view of it)."""
 
 
+SCHEMA = 1
+"""The number of `Play`'s shape (its fields, and theirs): bump it when they
+change, and say in `MIGRATIONS` how a `Play` of the number before is read
+(`gm.kernel.schema`)."""
+MIGRATIONS: dict[int, Step] = {}
+"""How a `Play` of each earlier `SCHEMA` becomes one of the next."""
+
+
 def help_commands() -> list[tuple[str, str]]:
     return [
         ("Z2 E2", "(in setup) place piece Z2 on square E2; several to a line, separated by commas"),
@@ -81,6 +90,8 @@ def help_commands() -> list[tuple[str, str]]:
 class GridFighters(GameRules[Play]):
     """Grid Fighters: two seats, a simultaneous setup, then alternating hidden moves."""
 
+    schema = SCHEMA
+    migrations = MIGRATIONS
     name = "gridfighters"
     title = "Grid Fighters"
     seats = range(2, 3)

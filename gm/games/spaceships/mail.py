@@ -19,6 +19,7 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.schema import Step
 from ...kernel.values import (
     ENDED,
     LIGHT_MAIL_EDITION,
@@ -79,6 +80,14 @@ class Play:
     its end reveals them all."""
 
 
+SCHEMA = 1
+"""The number of `Play`'s shape (its fields, and theirs): bump it when they
+change, and say in `MIGRATIONS` how a `Play` of the number before is read
+(`gm.kernel.schema`)."""
+MIGRATIONS: dict[int, Step] = {}
+"""How a `Play` of each earlier `SCHEMA` becomes one of the next."""
+
+
 def help_commands() -> list[tuple[str, str]]:
     """Each command with what it does, for the help sheet."""
     return [
@@ -94,6 +103,8 @@ def help_commands() -> list[tuple[str, str]]:
 class Spaceships(GameRules[Play]):
     """Spaceships 2.6.1 and its variants: two seats, simultaneous turns."""
 
+    schema = SCHEMA
+    migrations = MIGRATIONS
     name = "spaceships"
     title = "Spaceships"
     seats = range(2, 3)

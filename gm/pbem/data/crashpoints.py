@@ -29,6 +29,11 @@ redo after a crash must neither lose nor repeat anything:
     mid-delivery        a message is delivered, not yet marked sent
     mid-sent            one more delivered message marked sent (its outbox
                         file renamed into sent/), the others not yet
+    background-loaded   a game left pending by an upgrade is loaded in the
+                        daemon's idle time (`gm.pbem.master.keeping`), its
+                        snapshot not yet written anew
+    background-saved    its snapshot is written anew, under this gm's
+                        schema numbers
 
 In the master's batch, after-archive, after-apply and after-queue are
 passed while the batch is staged: nothing of it is on disk but staged

@@ -46,6 +46,10 @@ class Clockwork:
         for game in self.games.all():
             if game.phase == ENDED or game.deadline is None:
                 continue
+            if game.id in self.games.pending:
+                # Another gm's summary: acted on once the game is loaded, which
+                # `Keeping.prepare` does first for the deadlines due soonest.
+                continue
             reminder = game.reminder_due()
             if (reminder is not None and reminder <= now < game.deadline
                     and [p for p in game.waiting_for if p not in game.reminded]):

@@ -150,6 +150,8 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         """Games whose last event's replies a fault left unqueued."""
         self._robot_games: set[str] = set()
         """Games that may wait for their robot (`gm.pbem.master.robots`)."""
+        self._queue: list[str] = []
+        """The games left pending by an upgrade, in the order `Keeping.prepare` loads them."""
         self.stuck: dict[str, datetime] = {}
         """Games whose deadline event went to the shunt, and that deadline:
         they wait for the operator instead of spooling it again and again."""

@@ -1,15 +1,27 @@
 """The GameMaster's part that opens its games at start-up, loads a whole
 game when its mail comes, and writes their snapshots (`gm.pbem.state.loading`,
-`gm.pbem.state.resident`, `gm.pbem.state.snapshots`)."""
+`gm.pbem.state.resident`, `gm.pbem.state.snapshots`).
+
+After an upgrade of gm, games whose snapshot was written under other schema
+numbers start *pending* (`Games.pending`): served at once on their old
+summary, each is loaded (by migration, else by replay) when its mail comes,
+and meanwhile the daemon loads them one at a time in its idle moments
+(`prepare`), most urgent first: those waiting for their robot's move, then
+by deadline or reminder, soonest first, ended games last (a pending game's
+deadline, reminder or robot waits for it to be loaded). Mail for a pending
+game waits only for its own game's loading (and at most the end of one
+other's already begun)."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
+from ...kernel.values import ENDED
 from ...storage import current_batch
+from ..data.crashpoints import crashpoint
 from ..data.store import Store
 from ..state import loading, snapshots
 from ..state.resident import Games, Live
@@ -30,6 +42,8 @@ class Keeping:
     unfinished: set[str]
     _left: list[Live]
     _robot_games: set[str]
+    _queue: list[str]
+    """The pending games in the order `prepare` takes them, most urgent last."""
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         raise NotImplementedError  # the GameMaster's
@@ -61,13 +75,48 @@ class Keeping:
         if any(seat.robot for seat in opened.summary.seats) or opened.summary.stand_ins:
             self._robot_games.add(game_id)  # it may wait for its robot (`gm.pbem.master.robots`)
         if opened.live is None:
-            self.games.note(game_id, opened.summary)
+            self.games.note(game_id, opened.summary, opened.pending)
         else:
             self.games.keep(opened.live)
         if opened.unfinished:
             self.unfinished.add(game_id)
             self._send(game_id, opened.unfinished)
         self.unfinished.discard(game_id)
+
+    def prepare(self) -> str | None:
+        """Load the most urgent pending game (`Games.pending`) and write its
+        snapshot under this gm's schema numbers; the game's id, or None when
+        none is pending. A game that does not load (a fault of the disk, or
+        gm's own, logged) stays known by its old summary and is not tried
+        again in the background, but when its mail comes, as any game."""
+        if not self.games.pending:
+            return None
+        far = datetime.max.replace(tzinfo=UTC)
+
+        def urgency(game_id: str) -> tuple[bool, bool, datetime, str]:
+            summary = self.games.summaries[game_id]
+            moments = [m for m in (summary.reminder_due(), summary.deadline) if m is not None]
+            robot = summary.phase != ENDED and any(summary.seat(p).robot for p in summary.waiting_for)
+            return summary.phase == ENDED, not robot, min(moments, default=far), game_id
+
+        while self._queue and self._queue[-1] not in self.games.pending:  # loaded since, by their mail
+            self._queue.pop()
+        if not self._queue:  # put in order once for all the games pending now, not each time one is taken
+            self._queue = sorted(self.games.pending, key=urgency, reverse=True)
+        game_id = self._queue.pop()
+        self.games.pending.discard(game_id)
+        try:
+            live = self.games.live(game_id)
+        except OSError as error:  # a fault of the disk: the game loads when its mail comes
+            log.warning("game %s not loaded in the background: %s", game_id, error)
+            return game_id
+        except Exception:  # logged by the GameMaster's loader
+            return game_id
+        crashpoint("background-loaded")
+        if live.changed_at is not None:
+            self._save_leaving(live)
+        crashpoint("background-saved")
+        return game_id
 
     def _load_live(self, game_id: str) -> Live:
         """Load a whole game that is known but not in memory (`Games`)."""

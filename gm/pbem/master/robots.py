@@ -61,6 +61,8 @@ class RobotSeats:
         count = 0
         pending = {_seat_of(key) for key in self.store.spool.keys() if origin_of(key) == KIND}
         for game_id in sorted(self._robot_games):
+            if game_id in self.games.pending:
+                continue  # loaded first of the pending games, in the background (`Keeping.prepare`)
             summary = self.games.summaries.get(game_id)
             due = [] if summary is None or summary.phase == ENDED else [
                 p for p in summary.waiting_for if summary.robot_plays(p)]

@@ -2,7 +2,10 @@
 
 At start-up each game is *opened*: its archive is listed (the truth), and
 when its snapshot's head (`gm.pbem.state.snapshots`) was written after the
-archive's last event, the head's summary is all that is read. Otherwise,
+archive's last event, the head's summary is all that is read. When that
+head was written by another gm (other schema numbers: the first start after
+an upgrade), its summary stands for the game, *pending*, until the game is
+loaded, when its mail comes or in the background. Otherwise,
 or when that event's replies are not all queued (a crash cut it short), the
 game is *loaded*: from the snapshot's body when it holds an earlier event of
 this archive, with the later events replayed onto it, or else by replaying
@@ -42,6 +45,9 @@ class Opened:
     """Spool keys that must not be handled again: those of the given spooled
     messages that the archive holds (handled before a crash that came before
     their removal), and the clock's events of the turn being collected."""
+    pending: bool = False
+    """Whether ``summary`` is another gm's (from a snapshot of other schema
+    numbers), standing for the game until it is loaded."""
 
 
 def digest(text: str) -> str:
@@ -87,7 +93,11 @@ def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str])
     head = snapshots.read_head(store.root, game_id)
     if head is not None and head.last_in == inbound[-1] and not _unfinished(store, game_id, present,
                                                                             head.last_messages):
-        return Opened(head.summary, None, handled=_handled(inbound, spooled, game_id, head.summary.turn))
+        if snapshots.is_current(head):
+            return Opened(head.summary, None, handled=_handled(inbound, spooled, game_id, head.summary.turn))
+        summary = snapshots.head_summary(head)
+        if summary is not None:
+            return Opened(summary, None, handled=_handled(inbound, spooled, game_id, summary.turn), pending=True)
     live, unfinished = load(store, identity, game_id, keys)
     return Opened(summary_of(live.game), live, unfinished, _handled(inbound, spooled, game_id, live.game.turn))
 
@@ -121,7 +131,7 @@ def _rebuild(store: Store, identity: Identity, game_id: str, inbound: list[str],
         head, (game, threads, applied) = found
         game, threads, replayed = replay(archive, identity, game_id, render, base=(game, threads, head.last_in))
         last_messages = head.last_messages
-        changed = bool(replayed)
+        changed = bool(replayed) or not snapshots.is_current(head)  # a migrated snapshot is written anew
     else:
         game, threads, replayed = replay(archive, identity, game_id, render)
         applied, changed = {}, True
@@ -137,7 +147,7 @@ def _rebuild(store: Store, identity: Identity, game_id: str, inbound: list[str],
 
 def save(store: Store, live: Live) -> None:
     """Write a game's snapshot, as it stands in memory."""
-    head = snapshots.Head(snapshots.code_fingerprint(), live.game.id, live.last_in, live.number,
+    head = snapshots.Head(snapshots.schemas_of(live.game.rules.name), live.game.id, live.last_in, live.number,
                           summary_of(live.game), live.last_messages)
     snapshots.write(store.root, head, (live.game, live.threads, live.applied))
     live.changed_at = None

@@ -110,6 +110,10 @@ class Games(Mapping[str, MailGame]):
         self._save = save
         self.capacity = capacity
         self.summaries: dict[str, GameSummary] = {}
+        self.pending: set[str] = set()
+        """Games known by another gm's summary (a snapshot of other schema
+        numbers), not loaded yet since start-up: loaded when asked for, or
+        by `gm.pbem.master.keeping.Keeping.prepare`."""
         self._live: OrderedDict[str, Live] = OrderedDict()
 
     def __getitem__(self, game_id: str) -> MailGame:
@@ -148,19 +152,26 @@ class Games(Mapping[str, MailGame]):
         self._live[game_id] = live
         self._live.move_to_end(game_id)
         self.summaries[game_id] = summary or summary_of(live.game)
+        self.pending.discard(game_id)
         while len(self._live) > self.capacity:
             _, oldest = next(iter(self._live.items()))
             if oldest.changed_at is not None:
                 self._save(oldest)
             self._live.popitem(last=False)
 
-    def note(self, game_id: str, summary: GameSummary) -> None:
-        """Know a game by its summary alone (from its snapshot's head)."""
+    def note(self, game_id: str, summary: GameSummary, pending: bool = False) -> None:
+        """Know a game by its summary alone (from its snapshot's head; another
+        gm's when ``pending``)."""
         self.summaries[game_id] = summary
+        if pending:
+            self.pending.add(game_id)
+        else:
+            self.pending.discard(game_id)
 
     def forget(self, game_id: str) -> None:
         """Drop a game from memory entirely (its archive is rebuilt on demand)."""
         self.summaries.pop(game_id, None)
+        self.pending.discard(game_id)
         self._live.pop(game_id, None)
 
     def changed(self) -> list[Live]:

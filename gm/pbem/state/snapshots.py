@@ -1,14 +1,24 @@
 """Snapshots: each game's state after its last event, kept beside its archive
 so that gm starts without replaying every game's history.
 
-A snapshot is a cache, never the truth: the archive is. One is trusted only
-when it was written by exactly this gm (`code_fingerprint`: every file of the
-installed package), for this game, after the event that is the archive's
-last; one written after an earlier event of the same archive is a base that
-the later events are replayed onto. Anything else (another version of gm, a
-torn or foreign file, an archive that does not hold the event) is ignored,
-and the game is rebuilt from its archive and a new snapshot written. So
-deleting every snapshot gives back the same games, by replay.
+A snapshot is a cache, never the truth: the archive is. One is read as it
+is when it was written under this gm's schema numbers (`gm.kernel.schema`:
+the shape of `MailGame`, of the game's own state, and of the snapshot's
+frame, `SCHEMA`), for this game, after the event that is the archive's last;
+one written after an earlier event of the same archive is a base that the
+later events are replayed onto. One written under older numbers is read
+through its owners' migrations, checked to hold every field its classes
+have, and otherwise not read: its game is replayed. Anything else (a newer
+gm's, one from before schema numbers, a torn or foreign file, an archive
+that does not hold the event) is ignored, and the game is rebuilt from its
+archive and a new snapshot written. So deleting every snapshot gives back
+the same games, by replay.
+
+The head of a snapshot that is not current still says what gm must know of
+its game (`head_summary`): the first start after an upgrade serves every
+game at once on it, and loads each game (by migration or replay) when its
+mail comes, or in the background, most urgent first
+(`gm.pbem.master.keeping`).
 
     DATA/snapshots/GAME
 
@@ -43,24 +53,31 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
+from ...kernel import model
+from ...kernel.protocol import game_named
+from ...kernel.schema import complete, migrate
 from ...logs import event
-
-if TYPE_CHECKING:
-    from .resident import GameSummary
+from ..archive.replay import Threads
+from .resident import GameSummary
 
 MAGIC = b"gm-snapshot 1\n"
 _LENGTH = struct.Struct(">Q")
+
+SCHEMA = 1
+"""The number of the snapshot's own shape: `Head`, `GameSummary` and
+`gm.pbem.archive.replay.Threads`. Bump it when they change: a snapshot
+under another number is not read, so it needs no migration (its game is
+replayed: lazily while its head's summary still has `GameSummary`'s
+fields, else at start-up, as one without a snapshot)."""
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A digest of the Python version and of every file of the installed gm
-    package (code, grammars, templates): a snapshot pickled by other code
-    may not mean the same state, so only one written by exactly this gm is
-    used. (A game registered from outside gm, `gm.kernel.protocol.REGISTRY`,
-    is not covered: change its name when its rules change.)"""
+    package (code, grammars, templates): which gm this is, exactly
+    (`gm.pbem.master.faults` tells mail that failed under other code by it)."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(sys.version.encode() + b"\0")
     for folder, dirs, files in sorted(os.walk(root, followlinks=True)):
@@ -77,7 +94,8 @@ def code_fingerprint() -> str:
 class Head:
     """What a snapshot says of itself and of its game, read without the body."""
 
-    fingerprint: str
+    schemas: dict[str, int]
+    """The schema numbers it was written under (`schemas_of`)."""
     game_id: str
     last_in: str
     """The archive key of the last inbound event the snapshot includes."""
@@ -191,9 +209,41 @@ def _report(path: Path, handle: BinaryIO | None, reason: str) -> None:
               note="the game is rebuilt from its archive")
 
 
-def _open(root: Path, game_id: str, body: bool) -> tuple[Head, Any] | None:
-    """Head (and body, if asked) read from one open file: a snapshot renamed
-    over this one meanwhile cannot pair one's head with the other's body."""
+def schemas_of(game: str) -> dict[str, int]:
+    """The schema numbers this gm writes a snapshot of a ``game`` (its
+    rules' name) under: the snapshot's own, the kernel's, the game's."""
+    return {"snapshot": SCHEMA, "kernel": model.SCHEMA, game: game_named(game).schema}
+
+
+def _game_of(head: Head) -> str | None:
+    names = [name for name in head.schemas if name not in ("snapshot", "kernel")]
+    return names[0] if len(names) == 1 else None
+
+
+def is_current(head: Head) -> bool:
+    """Whether a snapshot was written under this gm's schema numbers (its
+    body is read as it is)."""
+    game = _game_of(head)
+    try:
+        return game is not None and head.schemas == schemas_of(game)
+    except ValueError:  # a game this gm does not have
+        return False
+
+
+def head_summary(head: Head) -> GameSummary | None:
+    """What the head says of its game, whatever its schema numbers, when it
+    has `GameSummary`'s fields: true of the game after ``last_in`` as the gm
+    that wrote it saw it (until the game is loaded, a provisional summary).
+    None when the head's summary is of another shape."""
+    summary = head.summary
+    return summary if isinstance(summary, GameSummary) and complete(summary) else None
+
+
+def _open(root: Path, game_id: str, body: bool) -> tuple[Head, bytes | None] | None:
+    """Head (and the body's bytes, checked, if asked) read from one open
+    file: a snapshot renamed over this one meanwhile cannot pair one's head
+    with the other's body. A head from before schema numbers is given none
+    (``schemas`` empty: never current, never migrated)."""
     path = path_of(root, game_id)
     try:
         with open(path, "rb") as handle:
@@ -209,25 +259,81 @@ def _open(root: Path, game_id: str, body: bool) -> tuple[Head, Any] | None:
     except Exception as error:  # its digest matched: bytes gm wrote, of code that no longer reads them
         _report(path, None, f"its head does not unpickle: {type(error).__name__}")
         return None
-    if not isinstance(head, Head) or head.fingerprint != code_fingerprint():
-        return None  # written by another gm: not damaged, only of no use to this one
+    if not isinstance(head, Head):
+        return None  # not damaged, only of no use to this gm
+    if not isinstance(getattr(head, "schemas", None), dict):
+        head.schemas = {}
     if head.game_id != game_id:
         _report(path, None, f"it is the snapshot of another game ({head.game_id})")
         return None
-    try:
-        return head, pickle.loads(body_data) if body_data is not None else None
-    except Exception as error:  # as for the head
-        _report(path, None, f"its body does not unpickle: {type(error).__name__}")
-        return None
+    return head, body_data
 
 
 def read_head(root: Path, game_id: str) -> Head | None:
-    """The head of a game's snapshot, or None when there is none that this
-    gm wrote for this game (missing, damaged, or from other code)."""
+    """The head of a game's snapshot, or None when there is none that gm
+    wrote for this game (missing, damaged); it may be of other schema
+    numbers than this gm's (`is_current`)."""
     found = _open(root, game_id, body=False)
     return None if found is None else found[0]
 
 
 def read(root: Path, game_id: str) -> tuple[Head, Any] | None:
-    """A game's snapshot, head and body; None as for `read_head`."""
-    return _open(root, game_id, body=True)
+    """A game's snapshot, head and body (the body read through the
+    migrations where it was written under older schema numbers, which the
+    head still says: `is_current` tells a snapshot to write anew); None as
+    for `read_head`, or when the body cannot be brought to this gm's schema
+    numbers (its game is then replayed)."""
+    found = _open(root, game_id, body=True)
+    if found is None:
+        return None
+    head, data = found
+    assert data is not None
+    if is_current(head):
+        try:
+            return head, pickle.loads(data)
+        except Exception as error:  # its digest matched: bytes gm wrote, of code that no longer reads them
+            _report(path_of(root, game_id), None, f"its body does not unpickle: {type(error).__name__}")
+            return None
+    game = _game_of(head)
+    if game is None or head.schemas.get("snapshot") != SCHEMA:
+        _not_read(game_id, "written before schema numbers, or under another snapshot shape")
+        return None
+    try:
+        want = schemas_of(game)
+    except ValueError:
+        _not_read(game_id, f"a game this gm does not have ({game})")
+        return None
+    for owner in ("kernel", game):
+        have = head.schemas.get(owner, 0)
+        if have > want[owner] or (have < want[owner] and not _migratable(owner, game, have, want[owner])):
+            _not_read(game_id, f"{owner} schema {have}: no migration to {want[owner]}")
+            return None
+    return _migrated(game_id, head, data, want)
+
+
+def _migratable(owner: str, game: str, have: int, want: int) -> bool:
+    steps = model.MIGRATIONS if owner == "kernel" else game_named(game).migrations
+    return all(callable(steps.get(number)) for number in range(have, want))
+
+
+def _migrated(game_id: str, head: Head, data: bytes, want: dict[str, int]) -> tuple[Head, Any] | None:
+    """The body of a snapshot of older schema numbers, brought to ``want``
+    and checked to hold every field its classes have, and no other."""
+    rules = game_named(_game_of(head) or "")
+    try:
+        game, threads, applied = pickle.loads(data)
+        game = migrate(game, head.schemas.get("kernel", 0), want["kernel"], model.MIGRATIONS)
+        game.play = migrate(game.play, head.schemas[rules.name], want[rules.name], rules.migrations)
+    except Exception as error:  # a cache: anything doubtful is replayed, never trusted, never fatal
+        _not_read(game_id, f"its migration failed: {type(error).__name__}: {error}")
+        return None
+    if not isinstance(game, model.MailGame) or not isinstance(threads, Threads) or not complete(game):
+        _not_read(game_id, "its migrated state lacks fields, or has fields its classes do not")
+        return None
+    event("snapshot migrated", logging.DEBUG, game=game_id,
+          schemas=" ".join(f"{k} {head.schemas.get(k, 0)}->{v}" for k, v in want.items()))
+    return head, (game, threads, applied)
+
+
+def _not_read(game_id: str, reason: str) -> None:
+    event("snapshot not read", logging.DEBUG, game=game_id, reason=reason, note="the game is replayed")
