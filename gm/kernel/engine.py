@@ -32,7 +32,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving, press, shown
+from . import absence, calendar, lifecycle, moving, press, shown
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -76,7 +76,8 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     game.asked_for()
     game.events = 1
     game.turn_of_event[1] = game.turn
-    return game, shown.resolve(_for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at)))
+    invited = _for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at))
+    return game, shown.resolve(calendar.tell(game, invited))
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
@@ -92,7 +93,7 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    return shown.resolve(_for_people(game, notices))
+    return shown.resolve(calendar.tell(game, _for_people(game, notices)))
 
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:

@@ -95,6 +95,10 @@ class MailGame:
     late: dict[int, int] = field(default_factory=dict)
     """How many deadlines each seat missed, in all (``missed`` counts only
     those in a row)."""
+    calendar: dict[int, tuple[int, tuple[datetime, str] | None]] = field(default_factory=dict)
+    """Each seat's calendar event as the seat was last told of it
+    (`gm.kernel.calendar`): its sequence number, and its deadline and
+    summary, or None once cancelled."""
 
     def asked_for(self) -> None:
         """A deadline began: each seat the game waits for is asked once more."""
