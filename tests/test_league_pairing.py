@@ -78,7 +78,7 @@ def test_swiss_rounds_never_repeat_a_game_and_spread_the_byes(n, outcomes, round
     for _ in range(min(rounds, n - 1)):
         try:
             pairings = swiss_round(entrants, ratings, results)
-        except NoPairing:  # legitimate only when no pairing avoids a rematch (six after three rounds may be two triangles)
+        except NoPairing:  # right only when no pairing avoids a rematch (six may be left as two triangles)
             assert not _any_pairing(entrants, results)
             break
         seated = [e for p in pairings for e in (p.first, p.second) if e is not None]
@@ -106,7 +106,8 @@ def _any_pairing(entrants: list[str], results: list[Result]) -> bool:
 
     if len(entrants) % 2 == 0:
         return pairs(entrants)
-    return any(pairs([e for e in entrants if e != bye]) for bye in [e for e in entrants if e not in had_bye] or entrants)
+    byes = [e for e in entrants if e not in had_bye] or entrants
+    return any(pairs([e for e in entrants if e != bye]) for bye in byes)
 
 
 def test_six_entrants_left_as_two_triangles_have_no_round_left():

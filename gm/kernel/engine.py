@@ -60,6 +60,7 @@ from .values import (
     Reply,
     Seat,
     SendGamesList,
+    SettingsChanged,
 )
 
 
@@ -68,7 +69,7 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     rules = game_named(event.game)
     game = MailGame(event.game_id, event.seats, rules, event.options, event.at, event.variant,
                     instance=event.instance, edition=event.edition, observers=event.observers,
-                    robot_seed=event.robot_seed)
+                    robot_seed=event.robot_seed, settings=dict(event.settings))
     if not rules.has_setup:
         game.phase = PLAY
     game.play = rules.new_play(game, event.terms)
@@ -131,6 +132,8 @@ def _apply(game: MailGame, event: Event) -> list[Notice]:
         if paused:
             clock_stopped(game)
         return notices
+    if isinstance(event, SettingsChanged):
+        return _settings_changed(game, event)
     if game.phase == ENDED:
         return []
     if isinstance(event, OPERATOR_EVENTS):
@@ -146,6 +149,15 @@ def _apply(game: MailGame, event: Event) -> list[Notice]:
     if isinstance(event, Bouncing):
         return _bouncing(game, event)
     raise TypeError(f"unknown event {event!r}")
+
+
+def _settings_changed(game: MailGame, event: SettingsChanged) -> list[Notice]:
+    """A player's settings, as now recorded in the game: kept, for the mail
+    built from now on (a game that ended keeps them too, for its sheets sent
+    again). What a setting changes at once (a quiet hour moving the running
+    deadline) follows here."""
+    game.settings[event.player] = event.settings
+    return []
 
 
 def _aliases(seats: list[Seat]) -> str:

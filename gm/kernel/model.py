@@ -13,6 +13,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .protocol import GameRules
+from .settings import DEFAULT as DEFAULT_SETTINGS
+from .settings import PlayerSettings
 from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
 
@@ -99,6 +101,14 @@ class MailGame:
     """Each seat's calendar event as the seat was last told of it
     (`gm.kernel.calendar`): its sequence number, and its deadline and
     summary, or None once cancelled."""
+
+    settings: dict[int, PlayerSettings] = field(default_factory=dict)
+    """Each seat's player's own settings, as the game's ``settings`` events
+    recorded them (`gm.kernel.settings`); a seat not in it has the defaults."""
+
+    def settings_of(self, player: int) -> PlayerSettings:
+        """``player``'s settings as this game knows them."""
+        return self.settings.get(player, DEFAULT_SETTINGS)
 
     def asked_for(self) -> None:
         """A deadline began: each seat the game waits for is asked once more."""

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from .settings import PlayerSettings
+
 SETUP = "setup"
 PLAY = "play"
 ENDED = "ended"
@@ -229,6 +231,9 @@ class Created:
     """Addresses that watch the game (`MailGame.observers`)."""
     robot_seed: int | None = None
     """Where the robot seats' choices come from (`MailGame.robot_seed`)."""
+    settings: tuple[tuple[int, PlayerSettings], ...] = ()
+    """The seats' players' own settings when the game was made (those not
+    the defaults), so that its first mail uses them (`MailGame.settings`)."""
 
 
 @dataclass(frozen=True)
@@ -327,10 +332,21 @@ class Answered:
     text: str
 
 
+@dataclass(frozen=True)
+class SettingsChanged:
+    """``player``'s own settings (`gm.kernel.settings`), as they now are:
+    recorded in each game the player is in, so that the game's mail depends
+    only on its own archive."""
+
+    at: datetime
+    player: int
+    settings: PlayerSettings
+
+
 OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
 Action = Paused | Resumed | DeadlineSet | AddressReplaced | Cancelled | Answered
-Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Action
+Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | SettingsChanged | Action
 
 
 # What the GM says

@@ -6,10 +6,12 @@ under which rules, options and edition. `request_fields` writes them (for
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from ...kernel.protocol import game_named
+from ...kernel.settings import PlayerSettings
 from ...kernel.values import DEFAULT_GAME, EDITION, Created, Options, Seat
 
 
@@ -98,6 +100,28 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Op
     return tuple(seats), fields.get("variant") or game_named(game_of(fields)).default_variant, options
 
 
+def settings_lines(seats: tuple[Seat, ...], settings_of: Callable[[str], PlayerSettings]) -> list[str]:
+    """The lines the master adds to a creation event for each person's seat
+    whose player has settings of their own (``settings-N: timezone=...;
+    quiet=...``): the game records what its mail uses (`Created.settings`)."""
+    lines = []
+    for seat in seats:
+        fields = {} if seat.robot else settings_of(seat.address).fields()
+        if fields:
+            lines.append(f"settings-{seat.player}: " + "; ".join(f"{k}={v}" for k, v in fields.items()))
+    return lines
+
+
+def _settings(fields: dict[str, str], seats: tuple[Seat, ...]) -> tuple[tuple[int, PlayerSettings], ...]:
+    found = []
+    for seat in seats:
+        line = fields.get(f"settings-{seat.player}")
+        if line:
+            found.append((seat.player, PlayerSettings.from_fields(
+                dict(part.strip().split("=", 1) for part in line.split(";") if "=" in part))))
+    return tuple(found)
+
+
 def game_of(fields: dict[str, str]) -> str:
     """The game a creation event is for (Spaceships when it names none)."""
     return fields.get("game", DEFAULT_GAME).lower()
@@ -112,4 +136,4 @@ def created_event(at: datetime, game_id: str, fields: dict[str, str]) -> Created
         observers.append(fields[f"observer-{len(observers) + 1}"])
     return Created(at, game_id, seats, variant, options, game_named(name).creation_terms(fields),
                    fields.get("instance"), name, int(fields.get("edition", 1)), tuple(observers),
-                   int(fields["robot-seed"]) if "robot-seed" in fields else None)
+                   int(fields["robot-seed"]) if "robot-seed" in fields else None, _settings(fields, seats))

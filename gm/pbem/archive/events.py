@@ -17,6 +17,7 @@ its fields (``name: value`` lines) in the body:
     replace-address   the operator        player: N, address: ADDR
     cancel            the operator        reason: TEXT
     answer            the operator        player: N, text: TEXT
+    settings          a player's settings player: N, then the settings (`PlayerSettings.lines`)
 
 Its time is kept exactly in ``X-GM-At`` (``Date:`` is for mail clients and
 holds whole seconds only, so it is never read back, but in archives from
@@ -29,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage, Message
 from email.utils import format_datetime, parsedate_to_datetime
 
+from ...kernel.settings import PlayerSettings
 from ...kernel.values import (
     AddressReplaced,
     Answered,
@@ -41,6 +43,7 @@ from ...kernel.values import (
     PlayerMail,
     ReminderDue,
     Resumed,
+    SettingsChanged,
 )
 from ..writing.mailer import GAME_HEADER, Identity
 from ..writing.writer import Mail, as_bytes, text_body
@@ -51,6 +54,8 @@ AT_HEADER = "X-GM-At"
 DEADLINE_HEADER = "X-GM-Deadline"
 ROBOT = "robot"
 """The kind (and spool key origin) of the GM's robot's events (`gm.pbem.master.robots`)."""
+SETTINGS = "settings"
+"""The kind of a player's settings recorded in a game (`gm.pbem.answers.settings`)."""
 OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "cancel", "answer")
 """The kinds of the operator's actions on a game (`gm.pbem.operator.actions`)."""
 
@@ -108,6 +113,9 @@ def read_event(message: EmailMessage, game: str) -> Event:
     if kind == "bouncing":
         fields = parse_fields(message.get_content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
+    if kind == SETTINGS:
+        fields = parse_fields(message.get_content())
+        return SettingsChanged(at, int(fields["player"]), PlayerSettings.from_fields(fields))
     action = operator_event(kind, at, parse_fields(message.get_content()))
     if action is not None:
         return action
@@ -133,6 +141,8 @@ def event_fields(event: Event) -> tuple[str, list[str]]:
         return "cancel", [f"reason: {' '.join(event.reason.split())}"]
     if isinstance(event, Answered):
         return "answer", [f"player: {event.player}", f"text: {' '.join(event.text.split())}"]
+    if isinstance(event, SettingsChanged):
+        return SETTINGS, [f"player: {event.player}", *event.settings.lines()]
     raise TypeError(f"no action of the operator's: {event!r}")
 
 

@@ -15,6 +15,8 @@
       handled/       one empty marker per step of a challenge or seek done
       names/         players' public names: each accepted ``name`` mail
                      (`gm.pbem.data.names`)
+      settings/      players' own settings: each accepted change, the mail
+                     that asked for it kept whole (`gm.pbem.data.settings`)
       requests/      name changes and seek acceptances waiting for their
                      sender's confirmation (`gm.pbem.answers.league`)
       seeks/         open challenges anyone may take, from their ``seek``
@@ -320,6 +322,7 @@ class Store:
         self.challenges = DurableMaildir(self.root / "challenges")
         self.handled = Markers(self.root / "handled")
         self.names = DurableMaildir(self.root / "names")
+        self.settings = DurableMaildir(self.root / "settings")
         self.requests = DurableMaildir(self.root / "requests")
         self.seeks = DurableMaildir(self.root / "seeks")
         self.tournaments = DurableMaildir(self.root / "tournaments")

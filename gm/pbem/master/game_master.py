@@ -8,14 +8,15 @@ rule's name:
 
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
-           -> challenge-reply -> league-reply -> join-reply -> owner-reply -> move-reply
-           -> owner-request -> games-list -> ratings -> challenge -> league
-           -> tournament -> no-game -> finished-match -> retired-address -> forged
+           -> challenge-reply -> league-reply -> settings-reply -> join-reply -> owner-reply
+           -> move-reply -> owner-request -> games-list -> ratings -> challenge -> league
+           -> tournament -> settings -> no-game -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
 `gm.pbem.answers.outside`, the ratings by `gm.pbem.answers.ratings`, about
-public names and seeks by `gm.pbem.answers.league`, about tournaments by
+public names and seeks by `gm.pbem.answers.league`, about a player's own
+settings by `gm.pbem.answers.settings`, about tournaments by
 `gm.pbem.answers.tournaments` (which also starts their rounds, at each pass
 over the spool), the owner's by `gm.pbem.answers.owner`.
 
@@ -63,11 +64,13 @@ from ...storage import unix_lines
 from ..answers.league import LeagueMail
 from ..answers.outside import OutsideMail
 from ..answers.owner import OwnerMail
+from ..answers.settings import SettingsDesk
 from ..answers.tournaments import TournamentDesk
-from ..archive.creation import created_event, parse_fields
+from ..archive.creation import created_event, parse_fields, seats_and_options, settings_lines
 from ..archive.events import EVENT_HEADER, event_message, exact_time
 from ..archive.replay import Threads, notice_messages, to_event
 from ..data.crashpoints import crashpoint
+from ..data.settings import settings_of
 from ..data.store import OUTSIDE_ORIGINS, Store, origin_of, time_of
 from ..data.tokens import instance_tag, mask, reveal, token
 from ..intake.decisions import SHUNTED, Shunted, shunted
@@ -124,6 +127,7 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         self.counts = DailyCounts(store.root / "limits")
         self.outside = OutsideMail(self)
         self.league = LeagueMail(self)
+        self.desk = SettingsDesk(self)
         """Public names and open seeks (`gm.pbem.answers.league`)."""
         self.tournaments = TournamentDesk(self)
         """Tournaments: their rounds, ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`)."""
@@ -315,10 +319,12 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
                 raise Shunted(f"creation request for game {game_id!r}, which is taken or no game id")
             at = time_of(key)
             instance = instance_tag(self.store.key, game_id, exact_time(at))
+            seats, _, _ = seats_and_options(fields)
+            own = settings_lines(seats, lambda address: settings_of(self.store, address))
             created = event_message(self.identity, "created", at,
                                     f"<created.{game_id}.{instance}@{self.identity.domain}>",
-                                    game_id, [*message.get_content().splitlines(), f"instance: {instance}"])
-            event = created_event(at, game_id, fields | {"instance": instance})
+                                    game_id, [*message.get_content().splitlines(), f"instance: {instance}", *own])
+            event = created_event(at, game_id, fields | {"instance": instance} | parse_fields("\n".join(own)))
             self._archive_and_apply(game_id, unix_lines(created), key, event)
             log_event("game created", game=game_id, kind=event.game, variant=event.variant)
             return

@@ -34,11 +34,12 @@ from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
 from ...storage import unix_lines
-from ..answers import league, moving, ratings, tournaments
+from ..answers import league, moving, ratings, settings, tournaments
 from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
 from ..answers.owner import OwnerMail, owner_tag
+from ..answers.settings import SettingsDesk, settings_tag
 from ..answers.tournaments import TournamentDesk, join_tag
 from ..archive.events import EVENT_HEADER
 from ..archive.replay import (
@@ -147,6 +148,7 @@ class Screening:
     owner: OwnerMail
     league: LeagueMail
     tournaments: TournamentDesk
+    desk: SettingsDesk
     handled_keys: set[str]
 
     def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
@@ -207,6 +209,13 @@ class Screening:
             return None
         self.league.confirm(mail.key, mail.message, *confirming)
         return handled("a confirmation of a name or a seek")
+
+    def _settings_reply(self, mail: Incoming) -> Decision | None:
+        confirming = settings_tag(mail.tags)
+        if confirming is None:
+            return None
+        self.desk.confirm(mail.key, mail.message, *confirming)
+        return handled("a confirmation of settings")
 
     def _join_reply(self, mail: Incoming) -> Decision | None:
         confirming = join_tag(mail.tags)
@@ -269,6 +278,14 @@ class Screening:
             return None
         why = self.tournaments.handle(mail.key, mail.raw, mail.sender, text)
         return shunted(why) if why else handled("a tournament")
+
+    def _settings(self, mail: Incoming) -> Decision | None:
+        # A player's own settings (`gm.pbem.answers.settings`): to the GM's own address, never a game's.
+        text, password = mail.orders
+        if mail.tags or password is not None or not settings.wants(text):
+            return None
+        why = self.desk.handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled("settings")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
         _text, password = mail.orders
@@ -437,6 +454,7 @@ SCREENING = (
     Rule("no-sender", Screening._no_sender),
     Rule("challenge-reply", Screening._challenge_reply),
     Rule("league-reply", Screening._league_reply),
+    Rule("settings-reply", Screening._settings_reply),
     Rule("join-reply", Screening._join_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
@@ -446,6 +464,7 @@ SCREENING = (
     Rule("challenge", Screening._challenge),
     Rule("league", Screening._league),
     Rule("tournament", Screening._tournament),
+    Rule("settings", Screening._settings),
     Rule("no-game", Screening._no_game),
     Rule("finished-match", Screening._finished_match),
     Rule("retired-address", Screening._retired_address),

@@ -1,0 +1,240 @@
+"""Mail to the GM's own address about a player's own settings (issue 24).
+
+    settings                  -> the sender's settings, listed (to the sender only)
+    timezone Europe/Berlin    \\
+    quiet 23:00-07:00         |-> checked at once; a confirmation (request pID)
+    reminders digest          /   -> `confirm` -> done, in every game of theirs
+
+A setting concerns the player, not one game, so it is sent to the GM's own
+address. A mail's From can be forged, so a change is made only once the
+player confirmed it from their own mailbox, by replying ``confirm`` to an
+address with a token only that mailbox was sent (``gm+pID.1.TOKEN``), as a
+public name is (`gm.pbem.answers.league`); a line that is no valid setting
+is answered with its number and why, and nothing of that mail is kept.
+
+Once confirmed, the player's settings as they now are become a record in
+``settings/`` (`gm.pbem.data.settings`) and a ``settings`` event is spooled
+into every game the player has a seat in that has not ended, under a key
+made of the request and the game, so a redo after a crash spools each
+once; games made later record them at their creation
+(`gm.pbem.archive.creation.settings_lines`). So every game's mail depends on
+its own archive alone. Each step is a function in `STEPS`: a new setting is
+one entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import zoneinfo
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from email.message import Message
+from typing import Any
+
+from ...kernel.settings import REMINDERS, PlayerSettings, parse_quiet
+from ...kernel.values import ENDED, SettingsChanged
+from ...mail.reading import parse_message
+from ..archive.replay import orders_text, prepend_header
+from ..data.settings import record, settings_of
+from ..data.store import time_of
+from ..data.tokens import token, verify
+from ..intake.decisions import Shunted
+from ..operator.actions import request_action
+from .outside import Master, fields_of
+
+Step = Callable[[PlayerSettings, str], PlayerSettings]
+"""A setting's step: the settings with the line's argument applied, or a
+ValueError worded for the player."""
+
+REQUEST_HEADER = "X-GM-Request"
+CONFIRMING = 1
+"""The "player" number of a confirmation's reply address (as `gm.pbem.answers.league`'s)."""
+_ID = re.compile(r"p[0-9a-f]{10}")
+_LIST = re.compile(r"^\s*settings\s*$", re.I | re.M)
+_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
+_OFF = ("off", "none", "utc")
+
+
+def _zones() -> dict[str, str]:
+    """Every IANA zone name this machine knows, by its lower case."""
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+def timezone(settings: PlayerSettings, argument: str) -> PlayerSettings:
+    """``timezone Europe/Berlin`` (any IANA name, any capitals); ``timezone off`` (or UTC) for UTC only."""
+    text = argument.strip()
+    if not text:
+        raise ValueError("name your time zone, such as Europe/Berlin or America/New_York")
+    if text.lower() in _OFF:
+        return replace(settings, zone=None)
+    zones = _zones()
+    if text.lower() in zones:
+        return replace(settings, zone=zones[text.lower()])
+    near = [zones[n] for n in difflib.get_close_matches(text.lower(), list(zones), n=3, cutoff=0.8)]
+    cities: dict[str, list[str]] = {}
+    for name in sorted(zones.values()):
+        cities.setdefault(name.rsplit("/", 1)[-1].lower(), []).append(name)
+    near = cities.get(text.lower().replace(" ", "_"), []) + [n for n in near if n not in cities.get(text.lower(), [])]
+    hint = (f"; did you mean {_either(near[:3])}?" if near
+            else " (write it as Region/City, such as Europe/Berlin)")
+    raise ValueError(f"{text[:60]!r} is no time zone name I know{hint}")
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def quiet(settings: PlayerSettings, argument: str) -> PlayerSettings:
+    """``quiet 23:00-07:00`` (local time); ``quiet off``."""
+    if argument.strip().lower() in ("off", "none"):
+        return replace(settings, quiet=None)
+    return replace(settings, quiet=parse_quiet(argument))
+
+
+def reminders(settings: PlayerSettings, argument: str) -> PlayerSettings:
+    """``reminders each``, ``reminders digest`` or ``reminders off``."""
+    mode = argument.strip().lower()
+    if mode not in REMINDERS:
+        raise ValueError(f"write reminders {', reminders '.join(REMINDERS)}")
+    return replace(settings, reminders=mode)
+
+
+STEPS: dict[str, Step] = {"timezone": timezone, "quiet": quiet, "reminders": reminders}
+"""Each setting a player may change by mail, by its keyword."""
+
+
+def wants(text: str) -> bool:
+    """Whether a mail to the GM's own address is about settings: ``settings``
+    alone on a line, or a line beginning with a setting's keyword."""
+    return bool(_LIST.search(text)) or any(_keyword(line) in STEPS for line in text.split("\n"))
+
+
+def settings_tag(tags: list[list[str]]) -> tuple[str, str] | None:
+    """The request a reply confirms, from ``gm+pID.1.TOKEN``: id and token."""
+    for parts in tags:
+        if len(parts) == 3 and _ID.fullmatch(parts[0]) and parts[1] == str(CONFIRMING):
+            return parts[0], parts[2]
+    return None
+
+
+def _keyword(line: str) -> str:
+    words = line.split(";", 1)[0].split()
+    return words[0].lower().rstrip(":") if words else ""
+
+
+def changes_of(text: str, settings: PlayerSettings) -> tuple[PlayerSettings, list[str], list[str]]:
+    """The settings with every setting line of ``text`` applied, the lines
+    as read (``timezone Europe/Berlin``), and what was wrong, by line."""
+    wrong: list[str] = []
+    done: list[str] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        keyword = _keyword(line)
+        if keyword not in STEPS:
+            continue
+        argument = line.split(";", 1)[0].strip()[len(keyword):].strip()
+        try:
+            settings = STEPS[keyword](settings, argument)
+        except ValueError as error:
+            wrong.append(f"line {number}: {keyword} {argument[:60]}: {error}")
+            continue
+        done.append(f"{keyword} {argument}".strip())
+    return settings, done, wrong
+
+
+def words(settings: PlayerSettings) -> dict[str, Any]:
+    """A player's settings as the templates show them."""
+    return {"zone": settings.zone, "quiet": settings.fields().get("quiet"), "reminders": settings.reminders,
+            "deputy": settings.deputy}
+
+
+class SettingsDesk:
+    """The GM's answers about players' settings, for one `GameMaster`."""
+
+    def __init__(self, master: Master):
+        self.master = master
+
+    def handle(self, key: str, raw: bytes, sender: str, text: str) -> str | None:
+        """A mail about settings (`wants`): answered, and None, or the reason
+        it was refused (its sender is told it too)."""
+        at, store = time_of(key), self.master.store
+        self._allowed(sender, at)
+        now = settings_of(store, sender)
+        new, done, wrong = changes_of(text, now)
+        if wrong:
+            self._send(f"refused-{_digest(key)}", sender, "[gm] Your settings are unchanged", at, "settings_refused",
+                       {"wrong": wrong})
+            return "settings: " + "; ".join(wrong)
+        if not done or new == now:
+            self._send(f"settings-{_digest(key)}", sender, "[gm] Your settings", at, "settings",
+                       {"settings": words(now), "unchanged": bool(done)})
+            return None
+        request_id = "p" + _digest(key)[:10]
+        changed = {name: new.fields().get(name, "") for name in _changed_names(now, new)}
+        if request_id not in store.requests:
+            values = "; ".join(f"{k}={v}" for k, v in {"id": request_id, "address": sender.lower(), **changed}.items())
+            store.requests.add(prepend_header(raw, REQUEST_HEADER, values), request_id)
+        self._send(f"{request_id}.confirm", sender, "[gm] Confirm your settings", at, "settings_confirm",
+                   {"lines": done, "settings": words(new)},
+                   reply_to=self.master.identity.reply_address(request_id, CONFIRMING,
+                                                              token(store.key, request_id, CONFIRMING)))
+        return None
+
+    def confirm(self, key: str, message: Message, request_id: str, secret: str) -> None:
+        """A reply ``confirm`` to a settings confirmation: the change is made,
+        kept, and recorded in each of the player's games."""
+        store = self.master.store
+        if not verify(store.key, request_id, CONFIRMING, secret) or request_id not in store.requests:
+            raise Shunted(f"not a valid confirmation of {request_id}")
+        if not _CONFIRM.search(orders_text(message)[0]):
+            raise Shunted(f"answer to {request_id} without 'confirm'")
+        if f"confirmed-{request_id}" in store.handled:
+            raise Shunted(f"{request_id} was confirmed already")
+        kept = store.requests.get_bytes(request_id)
+        fields = fields_of(parse_message(kept), REQUEST_HEADER)
+        address, at = fields.pop("address"), time_of(key)
+        fields.pop("id", None)
+        before = settings_of(store, address)
+        after = PlayerSettings.from_fields({**before.fields(), **fields})
+        record(store, kept.split(b"\n", 1)[1], address, after, request_id)
+        games = self.record_in_games(address, after, at, request_id)
+        self._send(f"{request_id}.done", address, "[gm] Your settings", at, "settings_set",
+                   {"settings": words(after), "games": games})
+        store.handled.add(f"confirmed-{request_id}")
+
+    def record_in_games(self, address: str, settings: PlayerSettings, at: datetime, request_id: str) -> list[str]:
+        """Spool a ``settings`` event into every game ``address`` has a seat in
+        that has not ended; the games' ids."""
+        master, games = self.master, []
+        for game_id, summary in sorted(master.games.summaries.items()):
+            if summary.phase == ENDED:
+                continue
+            for seat in summary.seats:
+                if not seat.robot and seat.address.lower() == address.lower():
+                    request_action(master.store, master.identity, game_id, SettingsChanged(at, seat.player, settings),
+                                   name=f"{request_id}-{game_id}-{seat.player}")
+                    games.append(game_id)
+        return games
+
+    def _allowed(self, address: str, at: datetime) -> None:
+        """Refuse (to the shunt, unanswered) past the day's allowance of answers
+        about settings to ``address`` (as many as about names and seeks)."""
+        limit = self.master.limits.league_answers_per_day
+        if self.master.counts.add(at, f"settings {address.lower()}") > limit:
+            raise Shunted(f"settings: {address} was sent {limit} mails about settings today already")
+
+    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
+              reply_to: str | None = None) -> None:
+        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to)
+
+
+def _changed_names(before: PlayerSettings, after: PlayerSettings) -> list[str]:
+    old, new = before.fields(), after.fields()
+    return [name for name in dict.fromkeys([*old, *new]) if old.get(name) != new.get(name)]
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
+
