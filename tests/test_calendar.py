@@ -17,11 +17,22 @@ from datetime import UTC, datetime, timedelta
 import icalendar
 
 from gm.kernel import engine
-from gm.kernel.values import CALENDAR_EDITION, TIME_EDITION, Created, Options, Paused, Resumed, Seat
+from gm.kernel.values import (
+    CALENDAR_EDITION,
+    TIME_EDITION,
+    AddressReplaced,
+    Created,
+    Options,
+    Paused,
+    Resumed,
+    Seat,
+)
 from gm.pbem.operator.actions import check_action, request_action
 from gm.pbem.operator.admin import verify_replay
 from gmprocess import free_port, gm, inbox, serving, wait_for
-from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, START, World, run
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, START, Player, World, run
+
+CAROL = "carol@example.com"
 
 
 def calendar_part(message):
@@ -174,6 +185,25 @@ def test_a_turn_that_runs_early_moves_the_event(tmp_path):
             assert len(with_event) == 1 and "Turn 1 results" in str(with_event[0]["Subject"])
             new = told(event_of(with_event[0])[1])
             assert new == (uid, sequence + 1, (ran + timedelta(hours=72)).replace(microsecond=0)) and new[2] > start
+    run(scenario())
+
+
+def test_a_seats_new_address_is_sent_the_seats_event(tmp_path):
+    """The operator gives Alice's seat to Carol: Carol's first sheet carries
+    the seat's event (the same UID, the next SEQUENCE), as she was told of none."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            await world.act(world.alice.reply, SETUP_ALICE)
+            await world.act(world.bob.reply, SETUP_BOB)
+            uid, sequence, start = told(event_of(world.alice.latest())[1])
+            world.clock.advance(minutes=7)
+            request_action(world.daemon.store, world.config.identity, "g1",
+                           AddressReplaced(world.clock(), 1, CAROL))
+            await world.settle()
+            carol = Player(CAROL, world).inbox()
+            assert [calendar_part(m) is not None for m in carol] == [False, True]
+            assert told(event_of(carol[-1])[1]) == (uid, sequence + 1, start)
     run(scenario())
 
 

@@ -29,6 +29,14 @@ def summary(game: MailGame) -> str:
     return f"{game.rules.title or game.rules.name} {game.id}: deadline for {due}"
 
 
+def untold(game: MailGame, player: int) -> None:
+    """The seat has a new address, whose reader was told of no event: its
+    next mail carries the seat's event again (the same UID, the next
+    sequence)."""
+    if player in game.calendar:
+        game.calendar[player] = (game.calendar[player][0], None)
+
+
 def tell(game: MailGame, notices: list[Notice]) -> list[Notice]:
     """The notices of an event, each seat's last one carrying its calendar
     event when the seat's deadline changed since it was last told of it

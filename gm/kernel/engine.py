@@ -85,7 +85,9 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices:
     the seats' first, then, in the event that ends the game, the observers'.
     The reply to a player's mail carries what the mail asks of the edge
-    beside it (`Notice.effects`), read from the mail once, here."""
+    beside it (`Notice.effects`), read from the mail once, here; a seat's
+    last notice carries its deadline's calendar event when that changed
+    (`gm.kernel.calendar`)."""
     game.events += 1
     was_over = game.phase == ENDED
     notices = _apply(game, event)
