@@ -5,13 +5,12 @@ The kernel says what to tell (`gm.kernel.values.CalendarEvent`); this
 writes it with the ``icalendar`` package. Everything in it comes from the
 game and the event being answered (``at`` is the event's time), so a
 replay writes the same bytes. The event's UID is one per game and seat,
-stable and opaque: a digest of the game, its installation tag and the
-seat's number, never an address.
+stable and opaque: the game, the seat's number and the installation's tag,
+never an address.
 """
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 
 import icalendar
@@ -24,9 +23,12 @@ PRODID = "-//gm-pbem//Game master deadlines//EN"
 
 def uid(game: MailGame, player: int, domain: str) -> str:
     """The UID of ``player``'s deadline event in ``game``: the same for
-    every mail of the game to the seat, so each update moves one event."""
-    digest = hashlib.sha256(f"{game.id}\0{game.instance or ''}\0{player}".encode()).hexdigest()
-    return f"deadline-{digest[:32]}@{domain}"
+    every mail of the game to the seat, so each update moves one event.
+    Made as the game's Message-IDs are (`gm.pbem.writing.mailer.message_id`):
+    the game, the seat's number and the installation's tag for the game,
+    which make it unique and say nothing of the player."""
+    tag = f".{game.instance}" if game.instance else ""
+    return f"deadline.{game.id}.{player}{tag}@{domain}"
 
 
 def method(event: CalendarEvent) -> str:
