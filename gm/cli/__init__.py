@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gm {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_serve, add_new, add_games, add_show, add_ratings, add_export, add_replay, add_verify,
-                add_shard, add_tournament, add_operator):  # pause, resume, deadline, replace, cancel, answer, shunt
+                add_shard, add_tournament, add_operator):  # pause, deadline, extend, replace, ..., shunt
         add(commands)
     return parser
 

@@ -1,5 +1,6 @@
-"""The operator's commands on the command line: pause, resume, deadline,
-replace, cancel, answer (each spooled for the daemon as an event of the game's,
+"""The operator's commands on the command line: pause, resume, deadline
+(and extend, its alias for ``deadline --extend``), replace, cancel, answer
+(each spooled for the daemon as an event of the game's,
 `gm.pbem.operator.actions`) and shunt (list, show, release, discard)."""
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def add_operator(commands: Any) -> None:
     deadline.add_argument("--at", metavar="ISO",
                           help="the new deadline, such as 2026-12-01T12:00Z (UTC unless it says)")
     deadline.add_argument("--extend", metavar="DURATION", help="move the deadline on by this much: 24h, 3d, 90m")
+    extend = action("extend", "move a game's deadline on (the same as deadline GAME --extend DURATION)")
+    extend.add_argument("duration", metavar="DURATION", help="by how much: 24h (or +24h), 3d, 90m")
     replace = action("replace", "give a player's seat a new address (and reply token), or give it to the "
                      "GM's robot until its player sends orders again, or back", with_identity=False)
     replace.add_argument("--player", type=int, required=True, metavar="N")
@@ -84,6 +87,8 @@ def _action(args: argparse.Namespace) -> int:
                 event = DeadlineSet(now, extend=parse_duration(args.extend, example="24h"))
         elif name == "replace" and args.new_address is None:
             event = SeatHanded(now, args.player, None if args.person else args.robot)
+        elif name == "extend":
+            event = DeadlineSet(now, extend=parse_duration(args.duration, example="24h"))
         elif name == "replace":
             event = AddressReplaced(now, args.player, clean_address(args.new_address))
         elif name == "answer":

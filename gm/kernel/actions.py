@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import takeover
+from . import calendar, takeover
 from .addresses import is_mail_address
 from .clock import utc_minute
 from .model import MailGame
@@ -105,6 +105,7 @@ def operator(game: MailGame, event: Action) -> list[Notice]:
                            for s in game.seats)
         game.replaced[event.player] = game.replaced.get(event.player, 0) + 1
         game.bouncing.discard(event.player)
+        calendar.untold(game, event.player)
         welcome = Notice(event.player, "seat_replaced", f"You now play {old.alias}",
                          rules.common(game, event.player, event.at))
         return [welcome, rules.status(game, event.player, event.at)]

@@ -32,7 +32,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, lifecycle, moving, press, quiet, shown, takeover
+from . import absence, calendar, lifecycle, moving, press, quiet, shown, takeover
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -80,15 +80,17 @@ def create(event: Created) -> tuple[MailGame, list[Notice]]:
     game.turn_of_event[1] = game.turn
     if game.edition >= TIME_EDITION:
         quiet.settle(game, event.at, [])
-    notices = rules.invitations(game, event.at) + watchers.invited(game, event.at)
-    return game, shown.resolve(_for_people(game, notices), _zones(game))
+    invited = _for_people(game, rules.invitations(game, event.at) + watchers.invited(game, event.at))
+    return game, shown.resolve(calendar.tell(game, invited), _zones(game))
 
 
 def apply(game: MailGame, event: Event) -> list[Notice]:
     """Apply one event to ``game`` (changing it) and return the notices:
     the seats' first, then, in the event that ends the game, the observers'.
     The reply to a player's mail carries what the mail asks of the edge
-    beside it (`Notice.effects`), read from the mail once, here."""
+    beside it (`Notice.effects`), read from the mail once, here; a seat's
+    last notice carries its deadline's calendar event when that changed
+    (`gm.kernel.calendar`)."""
     game.events += 1
     was_over = game.phase == ENDED
     notices = _apply(game, event)
@@ -101,7 +103,7 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
         notices += watchers.game_over(game, event.at)
     if isinstance(event, PlayerMail) and event.robot:  # a stand-in's person is not sent the robot's reply
         notices = [n for n in notices if n.observer or n.player != event.player or n.template != "reply"]
-    return shown.resolve(_for_people(game, notices), _zones(game))
+    return shown.resolve(calendar.tell(game, _for_people(game, notices)), _zones(game))
 
 
 def _zones(game: MailGame) -> shown.Zones:

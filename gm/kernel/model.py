@@ -118,6 +118,10 @@ class MailGame:
     late: dict[int, int] = field(default_factory=dict)
     """How many deadlines each seat missed, in all (``missed`` counts only
     those in a row)."""
+    calendar: dict[int, tuple[int, tuple[datetime, str] | None]] = field(default_factory=dict)
+    """Each seat's calendar event as the seat was last told of it
+    (`gm.kernel.calendar`): its sequence number, and its deadline and
+    summary, or None once cancelled."""
 
     settings: dict[int, PlayerSettings] = field(default_factory=dict)
     """Each seat's player's own settings, as the game's ``settings`` events

@@ -60,6 +60,10 @@ a deadline carries a calendar part, deadlines are shown in the player's own
 time zone, mail that is not a game's own turn mail carries list headers, and
 every player's mail carries the seats' commitments. Games of earlier editions
 keep their mail as it was."""
+CALENDAR_EDITION = TIME_EDITION
+"""The first edition whose mail that sets or moves a player's deadline
+carries a calendar event for it (`gm.kernel.calendar`): earlier games' mail,
+and so their archives, stay as they were."""
 ONE_REPLY_EDITION = 3
 """The first edition that answers ``help``, ``status`` and ``history`` inside
 the reply to the mail that asked (`Notice.enclosed`), one mail per mail;
@@ -367,6 +371,24 @@ Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Setting
 # What the GM says
 
 @dataclass(frozen=True)
+class CalendarEvent:
+    """A seat's deadline as a calendar event (`gm.kernel.calendar`), for the
+    edge to write as an iCalendar part: one event per game and seat, moved
+    with each ``sequence`` the seat is told of.
+
+    ``start`` is the deadline; ``summary`` names the game and what is due;
+    ``alarm`` is how long before ``start`` to remind, as
+    `Options.reminder_before`. A ``cancelled`` event (the game paused or
+    over) keeps the deadline and summary the seat was last told of."""
+
+    sequence: int
+    start: datetime
+    summary: str
+    alarm: timedelta
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
 class Notice:
     """One message the GM sends: to which player, which template, what data.
 
@@ -389,6 +411,9 @@ class Notice:
     effects: tuple[Effect, ...] = ()
     """In the reply to a player's mail: what the mail asks of the edge
     beside the game's own mail (the games list, an address to confirm)."""
+    calendar: CalendarEvent | None = None
+    """The seat's deadline as a calendar event, on the mail that sets, moves
+    or cancels it (`CALENDAR_EDITION`)."""
 
 
 @dataclass(frozen=True)

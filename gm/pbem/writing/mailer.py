@@ -25,6 +25,7 @@ from ...kernel import commitments
 from ...kernel.model import MailGame
 from ...kernel.values import LIGHT_MAIL_EDITION, SHEETS_EDITION, TIME_EDITION, Notice
 from ..data.tokens import PLACEHOLDER
+from .calendar import ical, method
 from .lists import NOTICE_TEMPLATES, add_list_headers, unsubscribe_tag
 from .writer import Mail, _fill
 
@@ -294,7 +295,10 @@ def build(
     `own_record`); ``given_id`` is the Message-ID of a message that answers no
     event (an event's is `message_id`).
 
-    It is written out by the one writer of gm's mail (`gm.pbem.writing.writer`).
+    A notice that carries the seat's deadline as a calendar event
+    (`Notice.calendar`) has it as an iCalendar alternative
+    (`gm.pbem.writing.calendar`). It is written out by the one writer of
+    gm's mail (`gm.pbem.writing.writer`).
     Games of `LIGHT_MAIL_EDITION` on send a part that is ASCII in lines of at
     most 998 characters as 7bit, not quoted-printable."""
     seat = game.seat(notice.player)
@@ -329,8 +333,12 @@ def build(
     text = body_text(notice, package, folders)
     if game.edition >= SHEETS_EDITION:
         text = fitted(text)
+    event_part = None
+    if notice.calendar is not None:
+        event_part = (ical(notice.calendar, game, notice.player, identity.address, identity.name_for(game.rules.title),
+                           identity.domain, at), method(notice.calendar))
     _fill(message, text, body_html(notice, package, folders),
-          attached, filename, f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION)
+          attached, filename, f"gm-{game.id}-{event}-{position}", game.edition >= LIGHT_MAIL_EDITION, event_part)
     return message
 
 

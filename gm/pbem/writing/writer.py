@@ -77,21 +77,28 @@ class _Part:
 
 
 def _fill(message: Mail, text: str, html: str | None, attached: bytes | str | None, filename: str, stem: str,
-          light: bool) -> None:
+          light: bool, calendar: tuple[str, str] | None = None) -> None:
     """Give ``message`` its MIME fields and body: ``text``, with ``html`` as
     its alternative and ``attached`` (an mbox, or a text file: a player's
     record) as an attachment if they are not None, as ``set_content``,
     ``add_alternative``, ``add_attachment`` and `_fix_boundaries`
-    (``stem``) did on an ``EmailMessage``."""
+    (``stem``) did on an ``EmailMessage``. ``calendar`` (an iCalendar
+    text and its iTIP method) is the last alternative, a ``text/calendar``
+    part beside the text and HTML: where mail clients look for an event to
+    offer to add to a calendar."""
     plain = _text_part(text, "plain", light)
-    if html is None and attached is None:
+    if html is None and attached is None and calendar is None:
         _single(message, plain)
         return
     # Boundaries numbered as _fix_boundaries numbers the parts, in the order walk() goes.
     body = plain
-    if html is not None:
-        body = _multipart("alternative", f"=_{stem}-{0 if attached is None else 1}",
-                          [plain, _text_part(html, "html", light, mime_version=True)])
+    if html is not None or calendar is not None:
+        alternatives = [plain]
+        if html is not None:
+            alternatives.append(_text_part(html, "html", light, mime_version=True))
+        if calendar is not None:
+            alternatives.append(_text_part(calendar[0], "calendar", light, method=calendar[1]))
+        body = _multipart("alternative", f"=_{stem}-{0 if attached is None else 1}", alternatives)
     if attached is not None:
         file = (_text_part(attached, "plain", light, mime_version=True, filename=filename) if isinstance(attached, str)
                 else _attachment(attached, filename))
@@ -138,24 +145,26 @@ def _outer(message: Mail, body: _Part) -> None:
 
 
 def _text_part(text: str, subtype: str, light: bool, mime_version: bool = False,
-               filename: str | None = None) -> _Part:
+               filename: str | None = None, method: str | None = None) -> _Part:
     """A text part as ``set_content(text, subtype, charset="utf-8", cte=...)``
-    makes it: quoted-printable, or 7bit when ``light`` and it can be."""
+    makes it: quoted-printable, or 7bit when ``light`` and it can be
+    (``method``: a calendar part's iTIP method, a parameter of its type)."""
     lines = text.encode("utf-8").splitlines()
     body = b"\n".join(lines) + b"\n"
     if light and body.isascii() and max(map(len, lines), default=0) <= MAX_7BIT_LINE:
         cte, payload = "7bit", body.decode("ascii")
     else:
         cte, payload = "quoted-printable", _quoted_printable(body.decode("latin-1"))
-    return _text_fields(subtype, cte, payload, mime_version, filename)
+    return _text_fields(subtype, cte, payload, mime_version, filename, method)
 
 
 def _text_fields(subtype: str, cte: str, payload: str, mime_version: bool = False,
-                 filename: str | None = None) -> _Part:
+                 filename: str | None = None, method: str | None = None) -> _Part:
     """A text part with its payload encoded as ``cte`` says, its fields in
     the order ``set_content`` writes them; ``mime_version`` for a part an
     ``EmailMessage`` method made (``add_alternative``, ``add_attachment``)."""
-    fields = [("Content-Type", f'text/{subtype}; charset="utf-8"'), ("Content-Transfer-Encoding", cte)]
+    kind = f'text/{subtype}; charset="utf-8"' + (f"; method={method}" if method else "")
+    fields = [("Content-Type", kind), ("Content-Transfer-Encoding", cte)]
     if filename is not None:
         fields.append(("Content-Disposition", _disposition(filename)))
     if mime_version:
