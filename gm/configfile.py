@@ -85,6 +85,8 @@ SERVE = (
             "(default 1)", Kind.COUNT, "N"),
     Setting("owner", "the operator's address: actions by mail (each confirmed by a reply) and a daily summary",
             metavar="ADDR"),
+    Setting("vacation-bank", "how long a player's vacations for all games may add up to in any rolling year "
+            "(default 30d)", Kind.DURATION, "DURATION"),
 )
 """What only `gm serve` reads, in the order ``gm serve --help`` lists it."""
 
