@@ -13,9 +13,9 @@ from gm.kernel.engine import apply, create
 from gm.kernel.values import Away, Created, Options, Seat
 from gm.pbem.archive.events import event_fields, event_message
 from gm.pbem.archive.replay import to_event
-from gm.pbem.operator.admin import verify_replay
+from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
-from gmtest import ALICE, BOB, GM, START, Player, World, run, shunt_reasons, text
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, START, Player, World, run, shunt_reasons, text
 
 DAY = timedelta(days=1)
 
@@ -161,5 +161,94 @@ def test_a_vacation_past_the_bank_is_refused_and_a_forged_one_changes_nothing(tm
             nothing = await world.write_gm(world.bob, "back")
             assert "you are not away" in text(nothing)
         replays(tmp_path, "g1")
+
+    run(scenario())
+
+
+# Deputies, through the real daemon
+
+CAROL = "carol@example.com"
+
+
+def unsigned(message) -> str:
+    """A message's text without the reader's own secret (its password line)."""
+    return re.sub(r"password [a-z0-9]{16}", "password *", text(message))
+
+
+def in_game(player: Player, game_id: str) -> list:
+    return [m for m in player.inbox() if f"[gm {game_id}]" in str(m["Subject"])]
+
+
+async def named_deputy(world: World, player: Player, deputy: Player) -> None:
+    """``player`` names ``deputy``, confirms it, and ``deputy`` agrees."""
+    confirmation = await world.write_gm(player, f"deputy {deputy.address}")
+    assert str(confirmation["Subject"]) == "[gm] Confirm your deputy"
+    world.clock.advance(seconds=1.25)
+    await world.act(player.reply, "confirm", to=confirmation)
+    consent = deputy.latest()
+    assert str(consent["Subject"]) == "[gm] Will you be a deputy?" and player.address in text(consent)
+    world.clock.advance(seconds=0.5)
+    await world.act(deputy.reply, "confirm", to=consent)
+    await world.settle()  # the settings events reach the games
+
+
+def test_a_deputy_plays_the_players_seats_in_every_game_and_gets_their_mail(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            carol = Player(CAROL, world)
+            await world.new_game()
+            await world.new_game()
+            request_game(world.daemon.store, world.config.identity, [BOB, CAROL], "2.6.1", Options(), world.clock())
+            await world.settle()
+            forged = await world.write_gm(world.alice, f"deputy {ALICE}", from_=BOB)
+            assert str(forged["To"]) == BOB  # a forged From is answered to the address it claims only
+            await named_deputy(world, world.bob, carol)
+            named = " ".join(text(world.bob.latest()).split())
+            assert f"{CAROL} agreed to be your deputy" in named and "game g1 game g2" in named
+            assert f"game g3: not here, as {CAROL} plays in game g3 already" in named
+            assert game(world, "g1").settings_of(2).deputy == CAROL and game(world, "g3").settings_of(1).deputy == CAROL
+            # Bob asks for his sheets; his deputy is sent a copy of each, with her own reply address.
+            for game_id in ("g1", "g2"):
+                await world.act(world.bob.reply, "status", to=in_game(world.bob, game_id)[-1])
+                own, copy = in_game(world.bob, game_id)[-1], in_game(carol, game_id)[-1]
+                assert str(copy["To"]) == CAROL and unsigned(copy) == unsigned(own) and text(copy) != text(own)
+                assert str(copy["Reply-To"]) != str(own["Reply-To"])
+                assert str(copy["Message-ID"]) != str(own["Message-ID"])
+            assert all(str(m["X-GM-Player"]) == "2" for m in in_game(carol, "g3"))  # her own seat's mail only
+            # Her orders count as Bob's, in both games; both are answered.
+            await world.act(world.alice.reply, SETUP_ALICE, to=in_game(world.alice, "g1")[-1])
+            await world.act(world.alice.reply, SETUP_ALICE, to=in_game(world.alice, "g2")[-1])
+            for game_id in ("g1", "g2"):
+                await world.act(carol.reply, SETUP_BOB, to=in_game(carol, game_id)[-1])
+                assert game(world, game_id).turn == 1 and game(world, game_id).missed == {1: 0, 2: 0}
+                assert "Turn 1" in str(in_game(world.bob, game_id)[-1]["Subject"])
+                assert unsigned(in_game(carol, game_id)[-1]) == unsigned(in_game(world.bob, game_id)[-1])
+            # What only the player may do is refused to the deputy, each with its reason.
+            await world.act(carol.reply, "resign\ndraw\naddress dave@example.com", to=in_game(carol, "g1")[-1])
+            refused = " ".join(text(in_game(carol, "g1")[-1]).split())
+            for why in ("a deputy cannot resign the game for the player", "a deputy cannot offer or accept a draw",
+                        "a deputy cannot move the player's seat"):
+                assert why in refused
+            assert game(world, "g1").phase != "ended" and not game(world, "g1").draw_offers
+            # A deputy cannot name a deputy of her own.
+            again = await world.write_gm(carol, "deputy dave@example.com")
+            assert "a deputy cannot name another deputy" in " ".join(text(again).split())
+            # The opponent is never told of the deputy.
+            for message in world.alice.inbox():
+                assert CAROL not in message.as_string() and "deputy" not in text(message).lower()
+            # Either may end it; then the deputy's secret counts no more.
+            last = in_game(carol, "g2")[-1]
+            ended = await world.write_gm(carol, "deputy off")
+            world.clock.advance(seconds=1)
+            await world.act(carol.reply, "confirm", to=ended)
+            await world.settle()
+            assert str(world.bob.latest()["Subject"]) == "[gm] Deputy ended"
+            assert "the deputy ended it" in " ".join(text(world.bob.latest()).split())
+            assert game(world, "g2").settings_of(2).deputy is None
+            turn = game(world, "g2").turn
+            await world.act(carol.reply, "Rv1", to=last)
+            assert any(b"not proven to come from player 2 of g2" in reason for reason in shunt_reasons(world))
+            assert game(world, "g2").turn == turn
+        replays(tmp_path, "g1", "g2", "g3")
 
     run(scenario())

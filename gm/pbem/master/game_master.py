@@ -8,17 +8,17 @@ rule's name:
 
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
-           -> challenge-reply -> league-reply -> settings-reply -> vacation-reply -> join-reply
-           -> owner-reply -> move-reply -> owner-request -> games-list -> ratings -> challenge
-           -> league -> tournament -> vacation -> settings -> no-game -> finished-match
-           -> retired-address -> forged
+           -> challenge-reply -> league-reply -> settings-reply -> vacation-reply -> deputy-reply
+           -> join-reply -> owner-reply -> move-reply -> owner-request -> games-list -> ratings
+           -> challenge -> league -> tournament -> vacation -> deputy -> settings -> no-game
+           -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
 `gm.pbem.answers.outside`, the ratings by `gm.pbem.answers.ratings`, about
 public names and seeks by `gm.pbem.answers.league`, about a player's own
 settings by `gm.pbem.answers.settings` (a vacation for all games by
-`gm.pbem.answers.away`), about tournaments by
+`gm.pbem.answers.away`, deputies by `gm.pbem.answers.deputies`), about tournaments by
 `gm.pbem.answers.tournaments` (which also starts their rounds, at each pass
 over the spool), the owner's by `gm.pbem.answers.owner`.
 
@@ -64,6 +64,7 @@ from ...kernel.values import Created, Effect, Event, PlayerMail
 from ...logs import event as log_event
 from ...storage import unix_lines
 from ..answers.away import BANK, VacationDesk
+from ..answers.deputies import DeputyDesk
 from ..answers.league import LeagueMail
 from ..answers.outside import OutsideMail
 from ..answers.owner import OwnerMail
@@ -135,6 +136,8 @@ class GameMaster(Clockwork, Keeping, RobotSeats, Screening):
         self.vacation_bank = vacation_bank
         self.vacations = VacationDesk(self)
         """A vacation for all of a player's games (`gm.pbem.answers.away`)."""
+        self.deputies = DeputyDesk(self)
+        """Players' deputies (`gm.pbem.answers.deputies`)."""
         """Public names and open seeks (`gm.pbem.answers.league`)."""
         self.tournaments = TournamentDesk(self)
         """Tournaments: their rounds, ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`)."""

@@ -35,8 +35,9 @@ from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
 from ...storage import unix_lines
-from ..answers import away, league, moving, ratings, settings, tournaments
+from ..answers import away, deputies, league, moving, ratings, settings, tournaments
 from ..answers.away import VacationDesk, vacation_tag
+from ..answers.deputies import DeputyDesk, deputy_tag
 from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
@@ -154,6 +155,7 @@ class Screening:
     tournaments: TournamentDesk
     desk: SettingsDesk
     vacations: VacationDesk
+    deputies: DeputyDesk
     handled_keys: set[str]
 
     def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
@@ -229,6 +231,13 @@ class Screening:
         self.vacations.confirm(mail.key, mail.message, *confirming)
         return handled("a confirmation of a vacation")
 
+    def _deputy_reply(self, mail: Incoming) -> Decision | None:
+        answering = deputy_tag(mail.tags)
+        if answering is None:
+            return None
+        self.deputies.confirm(mail.key, mail.message, mail.sender, *answering)
+        return handled("a confirmation of a deputy")
+
     def _join_reply(self, mail: Incoming) -> Decision | None:
         confirming = join_tag(mail.tags)
         if confirming is None:
@@ -298,6 +307,14 @@ class Screening:
             return None
         why = self.vacations.handle(mail.key, mail.raw, mail.sender, text)
         return shunted(why) if why else handled("a vacation")
+
+    def _deputy(self, mail: Incoming) -> Decision | None:
+        # A player's deputy (`gm.pbem.answers.deputies`): to the GM's own address, never a game's.
+        text, password = mail.orders
+        if mail.tags or password is not None or not deputies.wants(text):
+            return None
+        why = self.deputies.handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled("a deputy")
 
     def _settings(self, mail: Incoming) -> Decision | None:
         # A player's own settings (`gm.pbem.answers.settings`): to the GM's own address, never a game's.
@@ -483,6 +500,7 @@ SCREENING = (
     Rule("league-reply", Screening._league_reply),
     Rule("settings-reply", Screening._settings_reply),
     Rule("vacation-reply", Screening._vacation_reply),
+    Rule("deputy-reply", Screening._deputy_reply),
     Rule("join-reply", Screening._join_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
@@ -493,6 +511,7 @@ SCREENING = (
     Rule("league", Screening._league),
     Rule("tournament", Screening._tournament),
     Rule("vacation", Screening._vacation),
+    Rule("deputy", Screening._deputy),
     Rule("settings", Screening._settings),
     Rule("no-game", Screening._no_game),
     Rule("finished-match", Screening._finished_match),
