@@ -1,7 +1,7 @@
-"""SIGKILL while a vacation for all games is confirmed (issue 24): after the
-restart the vacation is kept once, reaches each of the player's games once,
-the player is answered once and each opponent told once; each game replays
-from its own archive.
+"""SIGKILL while a vacation for all games is confirmed, or a deputy agrees
+(issue 24): after the restart the vacation (or the deputy) is kept once,
+reaches each of the player's games once, and everyone is answered or told
+once; each game replays from its own archive.
 
 As tests/test_crash_settings.py: the games and the request are made by a
 daemon that does not crash, then one restarted with GM_CRASH_AT handles the
@@ -15,6 +15,7 @@ import pytest
 
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
+from gm.pbem.data.settings import settings_of
 from gm.pbem.data.store import Store
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
@@ -61,4 +62,42 @@ def test_sigkill_while_a_vacation_is_confirmed_reaches_each_game_once(tmp_path, 
     told = [s for s in subjects(root, BOB) if "Player 1 is away until" in s]
     assert len(told) == 2 and {s.split("]")[0] for s in told} == {"[gm g1", "[gm g2"}
     assert not [s for s in subjects(root, ALICE) + subjects(root, BOB) if "Refused" in s]
+    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
+
+
+CAROL = "carol@example.com"
+
+
+@pytest.mark.parametrize("point", [*SEEK_POINTS, "after-archive:1"])
+def test_sigkill_while_a_deputy_agrees_names_them_once_in_each_game(tmp_path, point):
+    root = tmp_path / "data"
+    store = Store(root)
+    for _ in range(2):
+        request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC))
+    server = Server(root, None)
+    server.start(None)
+    try:
+        wait_until_idle(server, root)
+        mail(server, root, ALICE, f"deputy {CAROL}")
+        mail(server, root, ALICE, "confirm", answering="[gm] Confirm your deputy")
+    finally:
+        server.stop()
+    assert server.crashes == 0
+    server.start(point)
+    try:
+        mail(server, root, CAROL, "confirm", answering="[gm] Will you be a deputy?")
+    finally:
+        server.stop()
+    assert server.crashes == 1, f"the crash point {point} never fired"
+    store = Store(root)
+    assert settings_of(store, ALICE).deputy == CAROL and len(store.settings.keys()) == 1
+    for game_id in ("g1", "g2"):
+        archive = store.archive(game_id)
+        kinds = [str(parse_message(archive.get_bytes(key)).get("X-GM-Event", "")) for key in archive.keys()]
+        assert kinds.count("settings") == 1, (game_id, kinds)
+        count, differences = verify_replay(str(root / "games" / game_id))
+        assert count and not differences, differences
+    assert subjects(root, ALICE).count("[gm] Your deputy") == 1
+    assert subjects(root, CAROL).count(f"[gm] You are {ALICE}'s deputy") == 1
+    assert all("deputy" not in s for s in subjects(root, BOB))
     assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
