@@ -13,7 +13,7 @@ from gm.kernel.engine import apply, create
 from gm.kernel.values import Away, Created, Options, Seat
 from gm.pbem.archive.events import event_fields, event_message
 from gm.pbem.archive.replay import to_event
-from gm.pbem.operator.admin import request_game, verify_replay
+from gm.pbem.operator.admin import export_mbox, request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB, START, Player, World, run, shunt_reasons, text
 
@@ -223,6 +223,10 @@ def test_a_deputy_plays_the_players_seats_in_every_game_and_gets_their_mail(tmp_
                 assert game(world, game_id).turn == 1 and game(world, game_id).missed == {1: 0, 2: 0}
                 assert "Turn 1" in str(in_game(world.bob, game_id)[-1]["Subject"])
                 assert unsigned(in_game(carol, game_id)[-1]) == unsigned(in_game(world.bob, game_id)[-1])
+            # What may be handed to Bob of his game is his own mail, not his deputy's copies.
+            mbox = tmp_path / "bob-g1.mbox"
+            export_mbox(world.daemon.store, "g1", str(mbox), player=2)
+            assert CAROL.encode() not in mbox.read_bytes() and BOB.encode() in mbox.read_bytes()
             # What only the player may do is refused to the deputy, each with its reason.
             await world.act(carol.reply, "resign\ndraw\naddress dave@example.com", to=in_game(carol, "g1")[-1])
             refused = " ".join(text(in_game(carol, "g1")[-1]).split())

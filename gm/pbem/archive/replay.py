@@ -263,8 +263,8 @@ def player_mailbox(archive: DurableMaildir, number: int, player: int, earlier: l
     When the operator gave the seat a new address, only the mail sent to
     the address it has now is the player's: the mail to the earlier one
     names that address, which may be another person's."""
-    messages = [data for key, data in iter_out(archive)
-                if int(key.split(".")[0]) < number and _addressed_to(data) == player]
+    messages = [data for key, data in iter_out(archive)  # (a deputy's copies are the deputy's)
+                if int(key.split(".")[0]) < number and _addressed_to(data) == player and not key.endswith(DEPUTY_COPY)]
     messages += [mask(data) for p, data in earlier if p == player]
     if messages:
         now = recipient(messages[-1])
