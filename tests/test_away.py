@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from gm.kernel.absence import YEAR, bank_used
 from gm.kernel.engine import apply, create
-from gm.kernel.values import Away, Created, Options, Seat
+from gm.kernel.values import EDITION, Away, Created, Options, Seat
 from gm.pbem.archive.events import event_fields, event_message
 from gm.pbem.archive.replay import to_event
 from gm.pbem.operator.admin import export_mbox, request_game, verify_replay
@@ -161,6 +161,30 @@ def test_a_vacation_past_the_bank_is_refused_and_a_forged_one_changes_nothing(tm
             nothing = await world.write_gm(world.bob, "back")
             assert "you are not away" in text(nothing)
         replays(tmp_path, "g1")
+
+    run(scenario())
+
+
+def test_a_game_made_before_absences_or_with_none_left_is_named_and_left_as_it_was(tmp_path):
+    async def scenario():
+        async with World(tmp_path) as world:
+            store = world.daemon.store
+            key, _ = request_game(store, world.config.identity, [ALICE, BOB], "2.6.1", Options(), world.clock())
+            raw = store.spool.get_bytes(key)
+            store.spool.remove(key)
+            store.spool.add(raw.replace(f"edition: {EDITION}".encode(), b"edition: 1"), key)
+            await world.settle()
+            await world.new_game()
+            await world.new_game(absence_total=timedelta(0))  # a game that allows no absence at all
+            assert (game(world, "g1").edition, game(world, "g2").edition) == (1, EDITION)
+            answer = " ".join(text(await confirmed(world, world.bob, "vacation 3d")).split())
+            assert "game g1: not away: this game was made before absences" in answer
+            assert "game g2: away until" in answer
+            assert "game g3: not away: your absences in this game are used up" in answer
+            assert game(world, "g1").absent == {} and 2 in game(world, "g2").absent
+            archive = store.archive("g1")
+            assert not [k for k in archive.keys() if b"X-GM-Event: absence" in archive.get_bytes(k)]
+        replays(tmp_path, "g1", "g2", "g3")
 
     run(scenario())
 

@@ -26,6 +26,7 @@ from email.message import Message
 from typing import Any, Protocol
 
 from ...kernel.absence import USAGE, bank_used, days, end_of, vacation_end, when
+from ...kernel.absence import keywords as absence_keywords
 from ...kernel.values import ENDED, Away
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
@@ -180,12 +181,17 @@ class VacationDesk:
                 if seat.robot or seat.address.lower() != address.lower():
                     continue
                 game = master.games[game_id]
+                if not absence_keywords(game):  # made before absences: nothing waits in it
+                    if until is not None:
+                        reached.append({"game": game_id, "until": None, "whole": False, "old": True})
+                    continue
                 end = vacation_end(game, seat.player, at, until) if until else None
                 if until is None and seat.player not in game.absent:
                     continue
                 request_action(master.store, master.identity, game_id, Away(at, seat.player, until),
                                name=f"{request_id}-{game_id}-{seat.player}")
-                reached.append({"game": game_id, "until": when(end) if end else None, "whole": end == until})
+                reached.append({"game": game_id, "until": when(end) if end else None, "whole": end == until,
+                                "old": False})
         return reached
 
     def started(self, game_id: str, at: datetime) -> None:
