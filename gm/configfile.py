@@ -87,6 +87,8 @@ SERVE = (
             metavar="ADDR"),
     Setting("web-url", "the web archive's public address (https://...), for the one-click unsubscribe links of "
             "digests and notices (docs/operations.md, \"Lists and unsubscribing\")", metavar="URL"),
+    Setting("vacation-bank", "how long a player's vacations for all games may add up to in any rolling year "
+            "(default 30d)", Kind.DURATION, "DURATION"),
 )
 """What only `gm serve` reads, in the order ``gm serve --help`` lists it."""
 

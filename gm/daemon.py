@@ -36,6 +36,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from .kernel.addresses import mail_address
 from .logs import event
+from .pbem.answers.away import BANK
 from .pbem.archive.replay import prepend_header, without_gm_headers
 from .pbem.data.crashpoints import crashpoint
 from .pbem.data.store import Store, spool_key
@@ -111,6 +112,10 @@ class Config:
     """How long deadlines that passed while gm was down wait after it starts,
     for mail queued meanwhile in the MTA or the IMAP folder. None: two
     minutes behind LMTP or IMAP, none for SMTP alone."""
+
+    vacation_bank: timedelta = BANK
+    """How long one player's vacations for all games (`gm.pbem.answers.away`)
+    may add up to in any rolling year."""
 
     def catch_up_time(self) -> timedelta:
         if self.catch_up is not None:
@@ -258,7 +263,7 @@ class Daemon:
         if finished:
             event("batch completed", files=finished, note="its commit was cut short by a crash")
         self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
-                                 config.owner, web_url=config.web_url)
+                                 config.owner, web_url=config.web_url, vacation_bank=config.vacation_bank)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
         self._outbox = asyncio.Event()

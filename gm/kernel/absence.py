@@ -7,6 +7,10 @@ A player declares it by mail (games of edition 2 on, `ABSENCE_EDITION`):
   the mail;
 - ``absent cancel`` or ``back``: it ends now.
 
+The same absence reaches every game of a player's from one mail to the GM's
+own address (`away`, an `Away` event in each game): each game applies it
+within its own caps.
+
 While a player is absent, a deadline that falls inside the absence, for a
 turn or move the game waits for them in, is extended to the absence's end,
 and a reminder waits with it; the other players are told. An extension,
@@ -24,6 +28,7 @@ never from a clock, so a replay repeats it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -31,7 +36,7 @@ from .clock import utc_minute
 from .commands import Command
 from .model import MailGame
 from .text import span
-from .values import ENDED, Notice, PlayerMail, Reply
+from .values import ENDED, Away, Notice, PlayerMail, Reply
 
 ABSENCE_EDITION = 2
 """The first edition of gm's mail rules that knows absences; games of an
@@ -58,12 +63,29 @@ def when(moment: datetime) -> str:
     return utc_minute(moment)
 
 
-def _days(length: timedelta) -> str:
+YEAR = timedelta(days=365)
+"""The rolling year a player's vacations for all games are counted in."""
+
+
+def bank_used(vacations: Iterable[tuple[datetime, datetime]], at: datetime) -> timedelta:
+    """How much of a player's yearly bank their vacations for all games
+    (from, until; one that ended early until its end) take at ``at``: each
+    as far as it falls after a year before ``at``, the part still to come
+    included. A new vacation that fits what is left keeps every rolling
+    year within the bank, since a year that ends later holds no more of the
+    earlier ones."""
+    since = at - YEAR
+    return sum((max(end - max(start, since), timedelta(0)) for start, end in vacations), timedelta(0))
+
+
+def days(length: timedelta) -> str:
+    """A length in words, in whole days where it is whole days."""
     return span(length) if length % timedelta(days=1) else f"{length.days} day{'s' * (length.days != 1)}"
 
 
-def _end(argument: str, at: datetime) -> datetime | None:
-    """When an absence asked for from ``at`` ends; None when unreadable."""
+def end_of(argument: str, at: datetime) -> datetime | None:
+    """When an absence asked for at ``at`` as ``argument`` (``until
+    2026-12-24``, ``10d``, ``72h``) ends; None when unreadable."""
     text = argument.strip()
     date = _DATE.match(text)
     if date:
@@ -103,7 +125,7 @@ def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -
     if not argument:
         reply.not_understood.append(f"{where}: say until when ({USAGE})")
         return []
-    end = _end(argument, event.at)
+    end = end_of(argument, event.at)
     if end is None:
         reply.not_understood.append(f"{where}: {argument!r} is no date or length ({USAGE})")
         return []
@@ -114,28 +136,59 @@ def command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) -
     if end - event.at > allowed:
         reply.ignored.append(f"{where}: " + _refusal(game, player, event.at, end, allowed))
         return []
+    reply.done.append(f"{where}: you are away until {when(end)}; deadlines that fall before then wait for you")
+    return _away(game, player, event.at, end)
+
+
+def _away(game: MailGame, player: int, at: datetime, end: datetime) -> list[Notice]:
+    """The player is away from ``at`` until ``end``; the others are told."""
     if player in game.absent:  # a new absence replaces the running one: as if back, then away again,
         game.absence_back.add(player)  # so the old extension does not outlast it (review: the cap held)
-    _close(game, player, event.at)
-    game.absent[player] = (event.at, end)
-    reply.done.append(f"{where}: you are away until {when(end)}; deadlines that fall before then wait for you")
+    _close(game, player, at)
+    game.absent[player] = (at, end)
     alias = game.seat(player).alias
     return [Notice(seat.player, "absence", f"{alias} is away until {when(end)}",
-                   game.rules.common(game, seat.player, event.at) | {"who": alias, "until": when(end)})
+                   game.rules.common(game, seat.player, at) | {"who": alias, "until": when(end)})
             for seat in game.others(player)]
+
+
+def vacation_end(game: MailGame, player: int, at: datetime, until: datetime) -> datetime | None:
+    """Where a vacation for all games (`Away`) from ``at`` to ``until``
+    ends in this game: at ``until``, or sooner where the game's caps allow
+    less; None where they allow nothing, or the game knows no absences."""
+    if game.edition < ABSENCE_EDITION or game.phase == ENDED:
+        return None
+    allowed = min(game.options.absence_max, game.options.absence_total - _used(game, player, at))
+    end = min(until, at + allowed)
+    return end if end > at else None
+
+
+def away(game: MailGame, event: Away) -> list[Notice]:
+    """A vacation for all games as it reaches this game: the same absence
+    a player's ``vacation`` line makes, within this game's caps, or ``back``.
+    The player was answered by the GM's own address, so only the others are
+    told (and, by `settle`, of a return)."""
+    player = event.player
+    if event.until is None:
+        if player in game.absent:
+            _close(game, player, event.at)
+            game.absence_back.add(player)
+        return []
+    end = vacation_end(game, player, event.at, event.until)
+    return [] if end is None else _away(game, player, event.at, end)
 
 
 def _refusal(game: MailGame, player: int, at: datetime, end: datetime, allowed: timedelta) -> str:
     options = game.options
-    rule = (f"an absence lasts at most {_days(options.absence_max)}, and your absences in this game "
-            f"add up to at most {_days(options.absence_total)}")
+    rule = (f"an absence lasts at most {days(options.absence_max)}, and your absences in this game "
+            f"add up to at most {days(options.absence_total)}")
     if allowed <= timedelta(0):
         return f"refused: {rule}, and you have used them all"
     longest = at + allowed
     last_day = longest.date() - timedelta(days=1)  # the last whole day that ends by then
     by_date = f", or absent until {last_day.isoformat()}" if last_day >= at.date() else ""
     return (f"refused: until {when(end)} is too long ({rule}); the longest you may ask for now is "
-            f"{_days(allowed)}, until {when(longest)} (vacation {_hours(allowed)}{by_date})")
+            f"{days(allowed)}, until {when(longest)} (vacation {_hours(allowed)}{by_date})")
 
 
 def _hours(length: timedelta) -> str:

@@ -17,6 +17,7 @@ Events:
 - `DeadlinePassed` and `ReminderDue`: the GM's clock, written into the
   archive as messages of the GM's own;
 - `Bouncing`: mail to a player failed for good;
+- `Away`: a player's vacation for all games reaches this one (`gm.kernel.absence.away`);
 - `Paused`, `Resumed`, `DeadlineSet`, `AddressReplaced`, `Cancelled`, `Answered`: the
   operator's actions (`OPERATOR_EVENTS`), archived like the clock's.
 
@@ -32,7 +33,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, calendar, lifecycle, moving, press, quiet, shown, takeover
+from . import absence, calendar, deputies, lifecycle, moving, press, quiet, shown, takeover
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -48,6 +49,7 @@ from .values import (
     SETUP,
     TIME_EDITION,
     WORDS_EDITION,
+    Away,
     Bouncing,
     Created,
     DeadlinePassed,
@@ -162,6 +164,8 @@ def _apply(game: MailGame, event: Event) -> list[Notice]:
         return []
     if isinstance(event, OPERATOR_EVENTS):
         return operator(game, event)
+    if isinstance(event, Away):
+        return absence.away(game, event)
     if game.paused and isinstance(event, (DeadlinePassed, ReminderDue)):
         return []  # spooled before the pause, applied after it
     if isinstance(event, DeadlinePassed):
@@ -207,7 +211,8 @@ def _bouncing(game: MailGame, event: Bouncing) -> list[Notice]:
 
 def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
     rules = game.rules
-    game.bouncing.discard(event.player)  # mail from them: their address works
+    if not event.deputy:
+        game.bouncing.discard(event.player)  # mail from them: their address works (a deputy's proves nothing of it)
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
                      rules.is_notation_comment, chat_aside=game.edition >= WORDS_EDITION)
     reply = Reply()
@@ -330,6 +335,9 @@ def _command(game: MailGame, event: PlayerMail, command: Command, reply: Reply) 
         sender = game.seat(player).alias
         return [press.press_notice(game, event.at, seat, sender, command.argument) for seat in people]
     if keyword in ("orders", "check", "setup"):
+        return []
+    if event.deputy and keyword in deputies.REFUSED:
+        reply.ignored.append(f"{where}: {deputies.REFUSED[keyword]}")
         return []
     if game.phase == ENDED:
         reply.ignored.append(f"{where}: the game is over")

@@ -256,6 +256,9 @@ class PlayerMail:
     subject: str = ""
     robot: bool = False
     """The GM's robot sent it for the seat (`gm.pbem.master.robots`), not its person."""
+    deputy: bool = False
+    """Whether the player's deputy sent it (`gm.kernel.deputies`): it counts
+    as the player's, but for what only the player may do."""
 
 
 @dataclass(frozen=True)
@@ -352,6 +355,18 @@ class Answered:
 
 
 @dataclass(frozen=True)
+class Away:
+    """The player's one vacation for all their games, asked for at the GM's
+    own address and confirmed (`gm.pbem.answers.away`), as it reaches one
+    game: away until ``until``, or back (None). The game applies it by its
+    own absence rules (`gm.kernel.absence.away`)."""
+
+    at: datetime
+    player: int
+    until: datetime | None
+
+
+@dataclass(frozen=True)
 class SettingsChanged:
     """``player``'s own settings (`gm.kernel.settings`), as they now are:
     recorded in each game the player is in, so that the game's mail depends
@@ -365,7 +380,7 @@ class SettingsChanged:
 OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, SeatHanded, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
 Action = Paused | Resumed | DeadlineSet | AddressReplaced | SeatHanded | Cancelled | Answered
-Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | SettingsChanged | Action
+Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Away | SettingsChanged | Action
 
 
 # What the GM says

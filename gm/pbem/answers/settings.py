@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from email.message import Message
-from typing import Any
+from typing import Any, Protocol
 
 from ...kernel.settings import NOTICES, REMINDERS, PlayerSettings, parse_quiet
 from ...kernel.values import ENDED, SettingsChanged
@@ -42,6 +42,7 @@ from ..data.store import time_of
 from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
+from .away import VacationDesk
 from .outside import Master, fields_of
 
 Step = Callable[[PlayerSettings, str], PlayerSettings]
@@ -154,10 +155,16 @@ def words(settings: PlayerSettings) -> dict[str, Any]:
             "deputy": settings.deputy, "notices": settings.notices}
 
 
+class SettingsMaster(Master, Protocol):
+    """What the settings use of the `gm.pbem.master.game_master.GameMaster`."""
+
+    vacations: VacationDesk
+
+
 class SettingsDesk:
     """The GM's answers about players' settings, for one `GameMaster`."""
 
-    def __init__(self, master: Master):
+    def __init__(self, master: SettingsMaster):
         self.master = master
 
     def handle(self, key: str, raw: bytes, sender: str, text: str) -> str | None:
@@ -172,8 +179,9 @@ class SettingsDesk:
                        {"wrong": wrong})
             return "settings: " + "; ".join(wrong)
         if not done or new == now:
+            away = self.master.vacations.words(sender, at)
             self._send(f"settings-{_digest(key)}", sender, "[gm] Your settings", at, "settings",
-                       {"settings": words(now), "unchanged": bool(done)})
+                       {"settings": words(now), "unchanged": bool(done), "away": away})
             return None
         request_id = "p" + _digest(key)[:10]
         changed = {name: new.fields().get(name, "") for name in _changed_names(now, new)}

@@ -18,6 +18,8 @@ its fields (``name: value`` lines) in the body:
     hand-seat         the operator        player: N, robot: LEVEL    or    robot: person
     cancel            the operator        reason: TEXT
     answer            the operator        player: N, text: TEXT
+    absence           a player's vacation player: N, until: ISO (or: until: back)
+                      for all games
     settings          a player's settings player: N, then the settings (`PlayerSettings.lines`)
 
 Its time is kept exactly in ``X-GM-At`` (``Date:`` is for mail clients and
@@ -35,6 +37,7 @@ from ...kernel.settings import PlayerSettings
 from ...kernel.values import (
     AddressReplaced,
     Answered,
+    Away,
     Bouncing,
     Cancelled,
     DeadlinePassed,
@@ -58,6 +61,10 @@ PERSON = "person"
 """What a ``hand-seat`` event names in place of a level: the seat goes back to its person."""
 ROBOT = "robot"
 """The kind (and spool key origin) of the GM's robot's events (`gm.pbem.master.robots`)."""
+ABSENCE = "absence"
+"""The kind of a player's vacation for all games as it reaches one game (`Away`)."""
+BACK = "back"
+"""An `ABSENCE` event's ``until`` when the player is back."""
 SETTINGS = "settings"
 """The kind of a player's settings recorded in a game (`gm.pbem.answers.settings`)."""
 OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "hand-seat", "cancel", "answer")
@@ -117,6 +124,10 @@ def read_event(message: EmailMessage, game: str) -> Event:
     if kind == "bouncing":
         fields = parse_fields(message.get_content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
+    if kind == ABSENCE:
+        fields = parse_fields(message.get_content())
+        until = fields["until"]
+        return Away(at, int(fields["player"]), None if until == BACK else datetime.fromisoformat(until))
     if kind == SETTINGS:
         fields = parse_fields(message.get_content())
         return SettingsChanged(at, int(fields["player"]), PlayerSettings.from_fields(fields))
@@ -126,10 +137,14 @@ def read_event(message: EmailMessage, game: str) -> Event:
     raise ValueError(f"archived message is no event: {kind!r}")
 
 
-# The operator's actions on a game: events <-> the lines of their messages
+# The operator's actions on a game, and a player's vacation: events <-> the lines of their messages
 
 def event_fields(event: Event) -> tuple[str, list[str]]:
-    """The kind and body lines of the message that stands for the operator's ``event``."""
+    """The kind and body lines of the message that stands for the operator's
+    ``event``, or for a player's vacation as it reaches a game (`Away`)."""
+    if isinstance(event, Away):
+        until = BACK if event.until is None else exact_time(event.until)
+        return ABSENCE, [f"player: {event.player}", f"until: {until}"]
     if isinstance(event, Paused):
         return "pause", []
     if isinstance(event, Resumed):

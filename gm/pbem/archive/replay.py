@@ -6,6 +6,7 @@ happened:
     000001.in.created            the game's creation (a message of the GM's)
     000001.out.1                 the invitation to player 1 (token masked)
     000001.out.2                 the invitation to player 2
+    000001.out.2.deputy          its copy to player 2's deputy (`gm.kernel.deputies`)
     000002.in.KEY                a player's mail, as received, with an
                                  X-GM-Accepted header on top saying who and when
     000002.out.1                 the GM's acknowledgement
@@ -27,13 +28,14 @@ from email.message import Message
 from email.utils import parseaddr
 
 from ...kernel import engine
+from ...kernel.deputies import deputy_of
 from ...kernel.model import MailGame
 from ...kernel.values import SHEETS_EDITION, Bouncing, Created, Event, Notice, PlayerMail
 from ...mail.headers import message_id_of
 from ...mail.reading import parse_message, player_text
 from ...storage import DurableMaildir
 from ..data.tokens import mask
-from ..writing.mailer import Identity, build, message_id
+from ..writing.mailer import DEPUTY_COPY, Identity, build, deputy_message_id, message_id
 from ..writing.observers import build_observer
 from ..writing.writer import as_bytes
 from .events import message_time, read_event
@@ -141,7 +143,8 @@ def to_event(raw: bytes, game: str) -> Event:
         at = datetime.fromisoformat(accepted["at"])
         text, _ = orders_text(message)
         message_id = player_message_id(message) if format_of(raw) == FORMAT else _message_id_as_written(message)
-        return PlayerMail(at, int(accepted["player"]), text, message_id, *answering(message))
+        return PlayerMail(at, int(accepted["player"]), text, message_id, *answering(message),
+                          deputy=accepted.get("deputy") == "yes")
     return read_event(message, game)
 
 
@@ -260,19 +263,19 @@ def player_mailbox(archive: DurableMaildir, number: int, player: int, earlier: l
     When the operator gave the seat a new address, only the mail sent to
     the address it has now is the player's: the mail to the earlier one
     names that address, which may be another person's."""
-    messages = [data for key, data in iter_out(archive)
-                if int(key.split(".")[0]) < number and _addressed_to(data) == player]
+    messages = [data for key, data in iter_out(archive)  # (a deputy's copies are the deputy's)
+                if int(key.split(".")[0]) < number and _addressed_to(data) == player and not key.endswith(DEPUTY_COPY)]
     messages += [mask(data) for p, data in earlier if p == player]
     if messages:
-        now = _recipient(messages[-1])
-        messages = [data for data in messages if _recipient(data) == now]
+        now = recipient(messages[-1])
+        messages = [data for data in messages if recipient(data) == now]
     return mbox_of(messages, read=True)
 
 
 _TO_LINE = re.compile(rb"^To:[ \t]*(.*)$", re.M | re.I)
 
 
-def _recipient(data: bytes) -> bytes:
+def recipient(data: bytes) -> bytes:
     """The To line of a message of the GM's (its seat's address when sent)."""
     found = _TO_LINE.search(_HEADER_END.split(data, 1)[0])
     return found[1].strip().lower() if found else b""
@@ -300,7 +303,8 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
     for position, notice in enumerate(notices, 1):
         who = notice.player or -notice.observer  # an observer's thread is their own
         threads.add(who, notice.answers)
-        data = b""
+        data = copy = b""
+        deputy = None if notice.observer else deputy_of(game, notice.player)
         if render:
             attachment = None
             if notice.attach_archive and archive is not None and game.edition < SHEETS_EDITION:  # later: a record
@@ -313,8 +317,13 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
             else:
                 message = build(notice, game, identity, number, position, at, threads.of(who), attachment)
             data = as_bytes(message)
+            if deputy is not None:
+                copy = as_bytes(build(notice, game, identity, number, position, at, threads.of(who), attachment,
+                                      deputy_message_id(identity, game, number, position), deputy))
         threads.add(who, message_id(identity, game, number, position))
         out.append((f"{number:06d}.out.{position}", notice.player, data))
+        if deputy is not None:
+            out.append((f"{number:06d}.out.{position}{DEPUTY_COPY}", notice.player, copy))
     return out
 
 

@@ -14,6 +14,7 @@ SIGKILL at any point.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from ...kernel.settings import DEFAULT, PlayerSettings
@@ -23,19 +24,32 @@ from .store import Store
 SETTINGS_HEADER = "X-GM-Settings"
 
 
-def settings_record(raw: bytes, address: str, settings: PlayerSettings) -> bytes:
+def settings_record(raw: bytes, address: str, settings: PlayerSettings, also: Mapping[str, str] | None = None) -> bytes:
     """``raw`` (the player's mail that asked) with the header that records
-    ``address``'s settings as they now are."""
+    ``address``'s settings as they now are, and ``also`` what else the
+    change was (a vacation: `gm.pbem.data.vacations`)."""
     eol = b"\r\n" if b"\r\n" in raw[:2000] else b"\n"
-    fields = "".join(f"; {name}={value}" for name, value in settings.fields().items())
+    fields = "".join(f"; {name}={value}" for name, value in {**settings.fields(), **(also or {})}.items())
     return f"{SETTINGS_HEADER}: address={address.lower()}{fields}".encode() + eol + raw
 
 
-def record(store: Store, raw: bytes, address: str, settings: PlayerSettings, request_id: str) -> None:
+def record(store: Store, raw: bytes, address: str, settings: PlayerSettings, request_id: str,
+           also: Mapping[str, str] | None = None) -> None:
     """Keep the change ``request_id`` made (once: a redo finds it there)."""
     if any(key.endswith(f".{request_id}") for key in store.settings.keys()):
         return
-    store.settings.add(settings_record(raw, address, settings), f"{len(store.settings.keys()) + 1:08d}.{request_id}")
+    store.settings.add(settings_record(raw, address, settings, also),
+                       f"{len(store.settings.keys()) + 1:08d}.{request_id}")
+
+
+def records_of(store: Store, address: str) -> list[dict[str, str]]:
+    """The fields of each of ``address``'s settings records, oldest first."""
+    found = []
+    for key in store.settings.keys():
+        fields = header_fields(store.settings.get_bytes(key), SETTINGS_HEADER)
+        if fields and fields.get("address", "").lower() == address.lower():
+            found.append(fields)
+    return found
 
 
 _read: dict[Path, tuple[list[str], dict[str, PlayerSettings]]] = {}

@@ -41,6 +41,14 @@ def token(key: bytes, game: str, player: int) -> str:
     return base64.b32encode(digest).decode().lower()[:TOKEN_LENGTH]
 
 
+def deputy_subject(subject: str, deputy: str) -> str:
+    """What a deputy's token is derived for (`gm.kernel.deputies`): the
+    seat's subject (`MailGame.secret_subject_of`) and the deputy's address,
+    so that the deputy has a secret of their own, and one that no longer
+    counts once another deputy is named or the seat moves."""
+    return f"{subject}/deputy/{deputy.lower()}"
+
+
 def instance_tag(key: bytes, game: str, created: str) -> str:
     """A tag that makes a game's Message-IDs unique to this installation and
     this game's creation: a data directory made afresh (a new key) or reset

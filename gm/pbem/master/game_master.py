@@ -8,15 +8,17 @@ rule's name:
 
     poison -> handled-before -> gm-event
            -> own-mail -> bounce -> automatic -> no-sender
-           -> challenge-reply -> league-reply -> settings-reply -> join-reply -> owner-reply
-           -> move-reply -> unsubscribe -> owner-request -> games-list -> ratings -> challenge -> league
-           -> tournament -> settings -> no-game -> finished-match -> retired-address -> forged
+           -> challenge-reply -> league-reply -> settings-reply -> vacation-reply -> deputy-reply
+           -> join-reply -> owner-reply -> move-reply -> unsubscribe -> owner-request -> games-list
+           -> ratings -> challenge -> league -> tournament -> vacation -> deputy -> settings -> no-game
+           -> finished-match -> retired-address -> forged
            -> daily-cap -> duplicate -> accept
 
 Mail about no game (challenges, the games list) is answered by
 `gm.pbem.answers.outside`, the ratings by `gm.pbem.answers.ratings`, about
 public names and seeks by `gm.pbem.answers.league`, about a player's own
-settings by `gm.pbem.answers.settings`, about tournaments by
+settings by `gm.pbem.answers.settings` (a vacation for all games by
+`gm.pbem.answers.away`, deputies by `gm.pbem.answers.deputies`), about tournaments by
 `gm.pbem.answers.tournaments` (which also starts their rounds, at each pass
 over the spool), the owner's by `gm.pbem.answers.owner`.
 
@@ -61,6 +63,8 @@ from ...kernel.actions import operator_refusal
 from ...kernel.values import Created, Effect, Event, PlayerMail
 from ...logs import event as log_event
 from ...storage import unix_lines
+from ..answers.away import BANK, VacationDesk
+from ..answers.deputies import DeputyDesk
 from ..answers.league import LeagueMail
 from ..answers.outside import OutsideMail
 from ..answers.owner import OwnerMail
@@ -69,16 +73,16 @@ from ..answers.tournaments import TournamentDesk
 from ..answers.unsubscribe import Unsubscribing
 from ..archive.creation import created_event, parse_fields, seats_and_options, settings_lines
 from ..archive.events import EVENT_HEADER, event_message, exact_time
-from ..archive.replay import Threads, notice_messages, to_event
+from ..archive.replay import Threads, notice_messages, recipient, to_event
 from ..data.crashpoints import crashpoint
 from ..data.settings import settings_of
 from ..data.store import OUTSIDE_ORIGINS, Store, origin_of, time_of
-from ..data.tokens import instance_tag, mask, reveal, token
+from ..data.tokens import deputy_subject, instance_tag, mask, reveal, token
 from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
-from ..writing.mailer import GAME_HEADER, Identity
+from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
 from .digests import DIGEST, Digests
@@ -117,7 +121,7 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
                  catch_up: timedelta = timedelta(0), owner: str | None = None, capacity: int = CAPACITY,
-                 web_url: str | None = None):
+                 web_url: str | None = None, vacation_bank: timedelta = BANK):
         self.store = store
         self.web_url = web_url
         """The web archive's public address, for one-click unsubscribe links (`gm.pbem.writing.lists`)."""
@@ -134,6 +138,11 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         self.league = LeagueMail(self)
         self.desk = SettingsDesk(self)
         self.unsubscribing = Unsubscribing(self, self.desk)
+        self.vacation_bank = vacation_bank
+        self.vacations = VacationDesk(self)
+        """A vacation for all of a player's games (`gm.pbem.answers.away`)."""
+        self.deputies = DeputyDesk(self)
+        """Players' deputies (`gm.pbem.answers.deputies`)."""
         """Public names and open seeks (`gm.pbem.answers.league`)."""
         self.tournaments = TournamentDesk(self)
         """Tournaments: their rounds, ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`)."""
@@ -340,6 +349,7 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
                                     game_id, [*message.get_content().splitlines(), f"instance: {instance}", *own])
             event = created_event(at, game_id, fields | {"instance": instance} | parse_fields("\n".join(own)))
             self._archive_and_apply(game_id, unix_lines(created), key, event)
+            self.vacations.started(game_id, at)
             log_event("game created", game=game_id, kind=event.game, variant=event.variant)
             return
         if kind == DIGEST:
@@ -440,6 +450,9 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
             # it into sent/, so one of the two holds it whenever we look.
             if key in self.store.outbox or key in self.store.sent:
                 continue
-            self.store.outbox.add(reveal(data, token(self.store.key, game.secret_subject_of(player), player)), key)
+            subject = game.secret_subject_of(player)
+            if archive_key.endswith(DEPUTY_COPY):  # the deputy's copy: their own secret
+                subject = deputy_subject(subject, recipient(data).decode())
+            self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")

@@ -27,6 +27,7 @@ from typing import NamedTuple
 from flufl.bounce import all_failures
 
 from ...kernel.clock import utc_minute
+from ...kernel.deputies import deputy_of
 from ...kernel.model import MailGame
 from ...kernel.shown import resolve
 from ...kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Notice, PlayerMail, SendGamesList
@@ -34,7 +35,9 @@ from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
 from ...storage import unix_lines
-from ..answers import league, moving, ratings, settings, tournaments
+from ..answers import away, deputies, league, moving, ratings, settings, tournaments
+from ..answers.away import VacationDesk, vacation_tag
+from ..answers.deputies import DeputyDesk, deputy_tag
 from ..answers.league import LeagueMail, league_tag
 from ..answers.moving import move_tag
 from ..answers.outside import CHALLENGE, GAMES, OutsideMail, challenge_tag
@@ -53,7 +56,7 @@ from ..archive.replay import (
     to_event,
 )
 from ..data.store import TRUSTED_ORIGINS, Store, origin_of, time_of
-from ..data.tokens import reveal, token, verify
+from ..data.tokens import deputy_subject, reveal, token, verify
 from ..intake.addressing import envelope_from, plus_tags
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
 from ..intake.limits import DailyCounts, Limits, normalized, tell_capped
@@ -94,6 +97,8 @@ class Incoming:
     player: int = 0
     secret: str | None = None
     """The token of its plus-address, or its password line."""
+    deputy: bool = False
+    """Whether its token is the player's deputy's (`gm.kernel.deputies`)."""
 
     @cached_property
     def stored(self) -> bytes:
@@ -152,6 +157,8 @@ class Screening:
     desk: SettingsDesk
     unsubscribing: Unsubscribing
     web_url: str | None
+    vacations: VacationDesk
+    deputies: DeputyDesk
     handled_keys: set[str]
 
     def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
@@ -219,6 +226,20 @@ class Screening:
             return None
         self.desk.confirm(mail.key, mail.message, *confirming)
         return handled("a confirmation of settings")
+
+    def _vacation_reply(self, mail: Incoming) -> Decision | None:
+        confirming = vacation_tag(mail.tags)
+        if confirming is None:
+            return None
+        self.vacations.confirm(mail.key, mail.message, *confirming)
+        return handled("a confirmation of a vacation")
+
+    def _deputy_reply(self, mail: Incoming) -> Decision | None:
+        answering = deputy_tag(mail.tags)
+        if answering is None:
+            return None
+        self.deputies.confirm(mail.key, mail.message, mail.sender, *answering)
+        return handled("a confirmation of a deputy")
 
     def _join_reply(self, mail: Incoming) -> Decision | None:
         confirming = join_tag(mail.tags)
@@ -289,6 +310,22 @@ class Screening:
         why = self.tournaments.handle(mail.key, mail.raw, mail.sender, text)
         return shunted(why) if why else handled("a tournament")
 
+    def _vacation(self, mail: Incoming) -> Decision | None:
+        # A vacation for all of a player's games (`gm.pbem.answers.away`): to the GM's own address, never a game's.
+        text, password = mail.orders
+        if mail.tags or password is not None or not away.wants(text):
+            return None
+        why = self.vacations.handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled("a vacation")
+
+    def _deputy(self, mail: Incoming) -> Decision | None:
+        # A player's deputy (`gm.pbem.answers.deputies`): to the GM's own address, never a game's.
+        text, password = mail.orders
+        if mail.tags or password is not None or not deputies.wants(text):
+            return None
+        why = self.deputies.handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled("a deputy")
+
     def _settings(self, mail: Incoming) -> Decision | None:
         # A player's own settings (`gm.pbem.answers.settings`): to the GM's own address, never a game's.
         text, password = mail.orders
@@ -329,6 +366,12 @@ class Screening:
     def _forged(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
         game = self.games[mail.game_id]
+        deputy = deputy_of(game, mail.player)
+        if (mail.secret is not None and deputy is not None
+                and verify(self.store.key, deputy_subject(game.secret_subject_of(mail.player), deputy), mail.player,
+                           mail.secret)):
+            mail.deputy = True  # the deputy's own secret: their mail counts as the player's
+            return None
         if mail.secret is None or not verify(self.store.key, game.secret_subject_of(mail.player), mail.player,
                                              mail.secret):
             self._warn_player(game, mail.player, mail.sender)
@@ -365,10 +408,11 @@ class Screening:
         game_id, player, key = mail.game_id, mail.player, mail.key
         game = self.games[game_id]
         at = time_of(key)
+        by = "; deputy=yes" if mail.deputy else ""
         accepted = prepend_header(mail.stored, ACCEPTED_HEADER,
-                                  f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}")
+                                  f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}{by}")
         event = to_event(accepted, game_id)  # read from the bytes archived, as `gm replay` reads them
-        if not isinstance(event, PlayerMail) or (event.at, event.player) != (at, player):
+        if not isinstance(event, PlayerMail) or (event.at, event.player, event.deputy) != (at, player, mail.deputy):
             raise Shunted("gm's own line on top of it does not read back as written (the mail begins with a "
                           "folded line)")
         effects = self._archive_and_apply(game_id, accepted, key, event)
@@ -465,6 +509,8 @@ SCREENING = (
     Rule("challenge-reply", Screening._challenge_reply),
     Rule("league-reply", Screening._league_reply),
     Rule("settings-reply", Screening._settings_reply),
+    Rule("vacation-reply", Screening._vacation_reply),
+    Rule("deputy-reply", Screening._deputy_reply),
     Rule("join-reply", Screening._join_reply),
     Rule("owner-reply", Screening._owner_reply),
     Rule("move-reply", Screening._move_reply),
@@ -475,6 +521,8 @@ SCREENING = (
     Rule("challenge", Screening._challenge),
     Rule("league", Screening._league),
     Rule("tournament", Screening._tournament),
+    Rule("vacation", Screening._vacation),
+    Rule("deputy", Screening._deputy),
     Rule("settings", Screening._settings),
     Rule("no-game", Screening._no_game),
     Rule("finished-match", Screening._finished_match),

@@ -286,6 +286,7 @@ def build(
     thread: list[str],
     archive: bytes | None = None,
     given_id: str | None = None,
+    to: str | None = None,
 ) -> Mail:
     """The message for a notice to a player (an observer's is
     `gm.pbem.writing.observers.build_observer`). ``thread`` is the Message-IDs of
@@ -293,7 +294,8 @@ def build(
     the player's mailbox of the game so far, attached when the notice asks
     for it in games before `SHEETS_EDITION` (from it, their record,
     `own_record`); ``given_id`` is the Message-ID of a message that answers no
-    event (an event's is `message_id`).
+    event (an event's is `message_id`), or of a deputy's copy, which ``to``
+    sends to the deputy's address instead of the seat's (`deputy_message_id`).
 
     A notice that carries the seat's deadline as a calendar event
     (`Notice.calendar`) has it as an iCalendar alternative
@@ -304,7 +306,7 @@ def build(
     seat = game.seat(notice.player)
     message = Mail()
     message["From"] = f"{identity.name_for(game.rules.title)} <{identity.address}>"
-    message["To"] = seat.address
+    message["To"] = to or seat.address
     message["Reply-To"] = identity.reply_address(game.id, notice.player)
     message["Subject"] = f"[gm {game.id}] {notice.subject}"
     message["Date"] = format_datetime(at)
@@ -349,6 +351,18 @@ def _with_data(notice: Notice, extra: dict[str, Any]) -> Notice:
     return replace(notice, data=notice.data | extra, enclosed=tuple(_with_data(e, extra) for e in notice.enclosed))
 
 
+DEPUTY_COPY = ".deputy"
+"""How the archive key (and outbox key) of a copy for a player's deputy ends."""
+
+
+def deputy_message_id(identity: Identity, game: MailGame, event: int, position: int) -> str:
+    """The Message-ID of the copy of a message to a player that their deputy
+    is sent (`gm.kernel.deputies`): the message's own, marked as the copy.
+    The copy's reply address holds the deputy's own secret once it is sent
+    (`gm.pbem.data.tokens.deputy_subject`)."""
+    return message_id(identity, game, event, position).replace("@", ".deputy@", 1)
+
+
 def record_name(game: MailGame, player: int) -> str:
     """The file name of a player's record of the game, attached to their final
     sheet and to an observer's result alike."""
@@ -365,4 +379,4 @@ def own_record(player: int, game: MailGame, at: datetime, package: str, folders:
                               folders))
 
 
-__all__ = ["Identity", "build", "fitted", "message_id", "render_text"]
+__all__ = ["DEPUTY_COPY", "Identity", "build", "deputy_message_id", "fitted", "message_id", "render_text"]
