@@ -25,8 +25,11 @@ from test_crash_seeks import mail, subjects
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point
 
-POINTS = [point.replace("mid-delivery:2", "mid-delivery:1") for point in SEEK_POINTS]
-"""The seek's points: the confirmation sends one mail (its games' events send none)."""
+POINTS = [point.replace("mid-delivery:2", "mid-delivery:1") for point in SEEK_POINTS if point != "mid-sent:1"]
+"""The seek's points: the confirmation sends one mail (its games' events send
+none). Not ``mid-sent:1``: with that one mail sent the outbox is empty, so the
+harness may find the daemon idle before it finds it dead, and count no crash
+(the seek's test sends two)."""
 
 
 @pytest.mark.parametrize("point", POINTS)
