@@ -19,7 +19,7 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.protocol import GameRules, Table, TurnPolicy
-from ...kernel.schema import Step
+from ...kernel.schema import Step, fill_defaults
 from ...kernel.values import (
     ENDED,
     LIGHT_MAIL_EDITION,
@@ -80,12 +80,13 @@ class Play:
     its end reveals them all."""
 
 
-SCHEMA = 1
+SCHEMA = 2
 """The number of `Play`'s shape (its fields, and theirs): bump it when they
 change, and say in `MIGRATIONS` how a `Play` of the number before is read
 (`gm.kernel.schema`)."""
-MIGRATIONS: dict[int, Step] = {}
-"""How a `Play` of each earlier `SCHEMA` becomes one of the next."""
+MIGRATIONS: dict[int, Step] = {1: fill_defaults}
+"""How a `Play` of each earlier `SCHEMA` becomes one of the next: 2 added
+``committed`` (issue 26), empty in every game made before commitments."""
 
 
 def help_commands() -> list[tuple[str, str]]:

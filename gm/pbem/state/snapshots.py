@@ -65,12 +65,13 @@ from .resident import GameSummary
 MAGIC = b"gm-snapshot 1\n"
 _LENGTH = struct.Struct(">Q")
 
-SCHEMA = 1
+SCHEMA = 2
 """The number of the snapshot's own shape: `Head`, `GameSummary` and
 `gm.pbem.archive.replay.Threads`. Bump it when they change: a snapshot
 under another number is not read, so it needs no migration (its game is
 replayed: lazily while its head's summary still has `GameSummary`'s
-fields, else at start-up, as one without a snapshot)."""
+fields, else at start-up, as one without a snapshot). 2: the summary
+says which seats the robot stands in for (`GameSummary.stand_ins`)."""
 
 
 @lru_cache(maxsize=1)
