@@ -8,6 +8,7 @@ The shapes each number stands for are recorded in tests/schemas/OWNER-N.txt
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
 import os
@@ -172,3 +173,18 @@ def test_complete_finds_a_field_missing_or_one_too_many():
     assert not complete([data])
     data.__dict__["alias"], data.__dict__["colour"] = "A", "red"
     assert not complete({"x": (data,)})
+
+
+def test_fill_defaults_gives_a_field_with_a_plain_default_to_the_instance_itself():
+    # A plain default is a class attribute too, so a pickle of a class without the field reads it through
+    # the class: the instance's own dict must still get it, or `complete` refuses what was filled.
+    @dataclasses.dataclass
+    class Later:
+        kept: int
+        added: frozenset[int] = frozenset()
+        listed: list[int] = dataclasses.field(default_factory=list)
+
+    old = Later.__new__(Later)
+    old.__dict__.update({"kept": 1})
+    assert not complete(old)
+    assert complete(fill_defaults(old)) and old.added == frozenset() and old.listed == []

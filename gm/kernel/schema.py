@@ -86,8 +86,10 @@ def fill_defaults(state: Any) -> Any:
             return
         seen.add(id(value))
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            held = getattr(value, "__dict__", None)
             for found in dataclasses.fields(value):
-                if not hasattr(value, found.name):
+                # A field with a plain default is also a class attribute: ask the instance's own dict.
+                if (found.name not in held) if held is not None else not hasattr(value, found.name):
                     if found.default is not dataclasses.MISSING:
                         object.__setattr__(value, found.name, found.default)
                     elif found.default_factory is not dataclasses.MISSING:

@@ -57,7 +57,7 @@ from typing import Any, BinaryIO
 
 from ...kernel import model
 from ...kernel.protocol import game_named
-from ...kernel.schema import complete, migrate
+from ...kernel.schema import NotMigrated, complete, fill_defaults, migrate
 from ...logs import event
 from ..archive.replay import Threads
 from .resident import GameSummary
@@ -235,9 +235,17 @@ def head_summary(head: Head) -> GameSummary | None:
     """What the head says of its game, whatever its schema numbers, when it
     has `GameSummary`'s fields: true of the game after ``last_in`` as the gm
     that wrote it saw it (until the game is loaded, a provisional summary).
-    None when the head's summary is of another shape."""
+    A summary that lacks only fields added since with a default (the
+    release before `GameSummary.stand_ins`) is given them. None when the
+    head's summary is of another shape."""
     summary = head.summary
-    return summary if isinstance(summary, GameSummary) and complete(summary) else None
+    if not isinstance(summary, GameSummary):
+        return None
+    try:
+        fill_defaults(summary)
+    except NotMigrated:
+        return None
+    return summary if complete(summary) else None
 
 
 def _open(root: Path, game_id: str, body: bool) -> tuple[Head, bytes | None] | None:
