@@ -28,15 +28,15 @@ from typing import Any, Protocol
 from ...kernel.absence import USAGE, bank_used, days, end_of, vacation_end, when
 from ...kernel.absence import keywords as absence_keywords
 from ...kernel.values import ENDED, Away
-from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
+from ..archive.replay import prepend_header
 from ..data.settings import record, records_of, settings_of
 from ..data.store import time_of
-from ..data.tokens import token, verify
+from ..data.tokens import token
 from ..data.vacations import away_until, vacation_fields, vacation_spans
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
-from .outside import Master, fields_of
+from .confirming import confirmed_request
+from .outside import Master
 
 BANK = timedelta(days=30)
 """How long a player's vacations may add up to in any rolling year, unless the operator says otherwise."""
@@ -45,7 +45,6 @@ CONFIRMING = 1
 _ID = re.compile(r"v[0-9a-f]{10}")
 _BACK = re.compile(r"^\s*(?:back|(?:absent|vacation)\s+cancel)\s*$", re.I | re.M)
 _AWAY = re.compile(r"^\s*(?:vacation|absent)\b\s*(.*?)\s*$", re.I | re.M)
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 
 
 class AwayMaster(Master, Protocol):
@@ -142,14 +141,7 @@ class VacationDesk:
         """A reply ``confirm``: the vacation (or the return) is kept, and
         reaches every game of the player's that has not ended."""
         store = self.master.store
-        if not verify(store.key, request_id, CONFIRMING, secret) or request_id not in store.requests:
-            raise Shunted(f"not a valid confirmation of {request_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {request_id} without 'confirm'")
-        if f"confirmed-{request_id}" in store.handled:
-            raise Shunted(f"{request_id} was confirmed already")
-        kept = store.requests.get_bytes(request_id)
-        fields = fields_of(parse_message(kept), REQUEST_HEADER)
+        kept, fields = confirmed_request(store, message, request_id, CONFIRMING, secret, f"confirmed-{request_id}")
         address, at = fields["address"], time_of(key)
         until = None if fields["until"] == "back" else datetime.fromisoformat(fields["until"])
         if not any(k.endswith(f".{request_id}") for k in store.settings.keys()):  # not kept yet (else: a redo)

@@ -28,11 +28,12 @@ from typing import Any, Protocol
 from ...kernel.addresses import mail_address
 from ...kernel.deputies import refusal
 from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
+from ..archive.replay import prepend_header
 from ..data.settings import all_settings, record, settings_of
 from ..data.store import time_of
-from ..data.tokens import token, verify
+from ..data.tokens import token
 from ..intake.decisions import Shunted
+from .confirming import confirmed_request
 from .outside import Master, fields_of
 from .settings import SettingsDesk
 
@@ -43,7 +44,6 @@ PLAYER, DEPUTY = 1, 2
 """The sides of a deputy's request: the player confirms, the deputy agrees."""
 _ID = re.compile(r"d[0-9a-f]{10}")
 _LINE = re.compile(r"^\s*deputy\b[ \t]*(.*?)\s*$", re.I | re.M)
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 _OFF = ("off", "none", "cancel")
 
 
@@ -125,15 +125,8 @@ class DeputyDesk:
         """A reply ``confirm``: from the player, the deputy is asked to
         agree (or the deputy ends); from the deputy, the deputy is named."""
         store = self.master.store
-        if not verify(store.key, request_id, side, secret) or request_id not in store.requests:
-            raise Shunted(f"not a valid confirmation of {request_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {request_id} without 'confirm'")
         done = f"{'confirmed' if side == PLAYER else 'agreed'}-{request_id}"
-        if done in store.handled:
-            raise Shunted(f"{request_id} was confirmed already")
-        kept = store.requests.get_bytes(request_id)
-        fields = fields_of(parse_message(kept), REQUEST_HEADER)
+        kept, fields = confirmed_request(store, message, request_id, side, secret, done)
         player, at = fields["address"], time_of(key)
         if fields["kind"] == "off":
             self._off(key, kept.split(b"\n", 1)[1], player, at, request_id)

@@ -35,15 +35,15 @@ from typing import Any, Protocol
 from ...kernel.settings import NOTICES, REMINDERS, PlayerSettings, parse_quiet
 from ...kernel.values import ENDED, SettingsChanged
 from ...kernel.zones import LONGEST_QUIET, canonical, near, quiet_span
-from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
+from ..archive.replay import prepend_header
 from ..data.settings import record, settings_of
 from ..data.store import time_of
-from ..data.tokens import token, verify
+from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
 from .away import VacationDesk
-from .outside import Master, fields_of
+from .confirming import confirmed_request
+from .outside import Master
 
 Step = Callable[[PlayerSettings, str], PlayerSettings]
 """A setting's step: the settings with the line's argument applied, or a
@@ -54,7 +54,6 @@ CONFIRMING = 1
 """The "player" number of a confirmation's reply address (as `gm.pbem.answers.league`'s)."""
 _ID = re.compile(r"p[0-9a-f]{10}")
 _LIST = re.compile(r"^\s*settings\s*$", re.I | re.M)
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 _OFF = ("off", "none", "utc")
 
 
@@ -198,14 +197,7 @@ class SettingsDesk:
         """A reply ``confirm`` to a settings confirmation: the change is made,
         kept, and recorded in each of the player's games."""
         store = self.master.store
-        if not verify(store.key, request_id, CONFIRMING, secret) or request_id not in store.requests:
-            raise Shunted(f"not a valid confirmation of {request_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {request_id} without 'confirm'")
-        if f"confirmed-{request_id}" in store.handled:
-            raise Shunted(f"{request_id} was confirmed already")
-        kept = store.requests.get_bytes(request_id)
-        fields = fields_of(parse_message(kept), REQUEST_HEADER)
+        kept, fields = confirmed_request(store, message, request_id, CONFIRMING, secret, f"confirmed-{request_id}")
         address, at = fields.pop("address"), time_of(key)
         fields.pop("id", None)
         before = settings_of(store, address)
