@@ -23,7 +23,7 @@ ENDED = "ended"
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 6
+EDITION = 7
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
@@ -60,6 +60,12 @@ a deadline carries a calendar part, deadlines are shown in the player's own
 time zone, mail that is not a game's own turn mail carries list headers, and
 every player's mail carries the seats' commitments. Games of earlier editions
 keep their mail as it was."""
+FINISH_EDITION = 7
+"""The first edition of the work that finishes issues 24 to 27 (its
+features each name this edition where they change what a game's mail holds):
+observers' mail carries list headers and its own unsubscribe, Celestial
+Empire commits to each turn's hidden state, and the Spaceships sheet mail is
+lighter. Games of earlier editions keep their mail as it was."""
 CALENDAR_EDITION = TIME_EDITION
 """The first edition whose mail that sets or moves a player's deadline
 carries a calendar event for it (`gm.kernel.calendar`): earlier games' mail,
