@@ -15,7 +15,15 @@ The same game is played twice in the run: as a game made today (edition
 edition 3 (per-cell inline styles, quoted-printable), which is what every
 sheet looked like when issue 12 was filed; the ratios compare the two.
 
-    python bench/mail_size.py [--turns T] [--seed S] [--quick]
+With --parts, the last sheet is also taken apart, as a game made under
+edition 6 (the sheet before the lighter one of `gm.kernel.values.FINISH_EDITION`)
+and as one made today: the bytes of the header, of each part as sent (its
+own header lines included), and of the blocks of the HTML part (the grids'
+cells and everything else of the grids, the <style> block, the
+announcements, the orders, the legend, the commitments) and of the
+commitments in the text part and the header.
+
+    python bench/mail_size.py [--turns T] [--seed S] [--quick] [--parts]
 """
 
 from __future__ import annotations
@@ -71,14 +79,75 @@ def measure(raw: bytes) -> Sheet:
     return Sheet(str(message["Subject"]), len(raw), html, html_decoded, cte, plain, styles)
 
 
-def sheets_of(turns: int, seed: int, edition: int) -> list[Sheet]:
-    """The turn sheets of a game played to turn ``turns``, made under ``edition``."""
+GRIDS = re.compile(r'<div class="colour">.*</div>\n', re.S)
+"""The ten grids (five coloured blocks of two), up to the legend."""
+CELL = re.compile(r"<td[^>]*>[^<]*</td>")
+HTML_BLOCKS = {
+    "<style> block": re.compile(r"<style>.*?</style>", re.S),
+    "announcements": re.compile(r'<div id="announcements".*?\n</div>\n', re.S),
+    "orders (last turn's, in force)": re.compile(r"<table[^>]* class=\"orders[^>]*>.*?</table>\n", re.S),
+    "legend": re.compile(r'<p class="legend">.*?</p>\n', re.S),
+    "commitments": re.compile(r'<h3 id="commitments">.*?</table>\n', re.S),
+}
+
+
+def parts_of(raw: bytes) -> dict[str, int]:
+    """Where the bytes of a sheet mail are: the header, each part as sent (its
+    header lines and the boundary line before it included), the blocks of the
+    HTML part and the commitments of the text part and the header, each
+    counted as sent (CRLF line ends when the mail has them)."""
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    eol = "\r\n" if b"\r\n" in raw else "\n"
+
+    def sent(text: str) -> int:
+        return len(text.replace("\r\n", "\n").replace("\n", eol).encode())
+
+    head, _, body = raw.partition((eol * 2).encode())
+    sizes = {"whole mail": len(raw), "header": len(head) + 2 * len(eol),
+             "  of which X-GM-Commitment fields": sum(sent(f"X-GM-Commitment: {v}\n")
+                                                       for v in message.get_all("X-GM-Commitment") or ())}
+    boundary = message.get_boundary()
+    for chunk in body.split(f"--{boundary}".encode())[1:-1]:
+        kind = email.message_from_bytes(chunk.lstrip(), policy=email.policy.default).get_content_type()
+        sizes[f"part {kind}"] = len(chunk) + len(boundary) + 2
+    plain = message.get_body(preferencelist=("plain",))
+    text = plain.get_content().replace("\r\n", "\n") if plain is not None else ""
+    found = re.search(r"\n== The GM's commitments.*?\n\n", text, re.S)
+    sizes["  text: commitments"] = sent(found.group()[1:]) if found else 0
+    page = message.get_body(preferencelist=("html",))
+    html = page.get_content().replace("\r\n", "\n") if page is not None else ""
+    grids = GRIDS.search(html)
+    grid_text = grids.group() if grids else ""
+    cells = sum(sent(c) for c in CELL.findall(grid_text))
+    sizes["  html: grids, 250 cells"] = cells
+    sizes["  html: grids, the rest (captions, heads, table tags)"] = sent(grid_text) - cells
+    rest = sent(html) - sent(grid_text)
+    for name, pattern in HTML_BLOCKS.items():
+        size = sum(sent(m) for m in pattern.findall(html))
+        sizes[f"  html: {name}"] = size
+        rest -= size
+    sizes["  html: the rest"] = rest
+    return sizes
+
+
+def last_raw(turns: int, seed: int, edition: int) -> bytes:
+    """The last turn-sheet mail (as sent) of the game ``sheets_of`` plays."""
+    raws: list[bytes] = []
+    sheets_of(turns, seed, edition, raws)
+    return raws[-1]
+
+
+def sheets_of(turns: int, seed: int, edition: int, raws: list[bytes] | None = None) -> list[Sheet]:
+    """The turn sheets of a game played to turn ``turns``, made under ``edition``
+    (and each mail's bytes added to ``raws``, if given)."""
     sheets: list[Sheet] = []
 
     def sent(key: str, raw: bytes) -> None:
         sheet = measure(raw)
         if sheet.html and re.search(r"Turn \d+ results|the game begins", sheet.subject):
             sheets.append(sheet)
+            if raws is not None:
+                raws.append(raw)
 
     made_under = gm.pbem.archive.creation.EDITION
     gm.pbem.archive.creation.EDITION = edition  # what `gm new` writes into the creation event
@@ -98,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=20, help="the turn the game is played to (default 20)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the orders (default 1)")
     parser.add_argument("--quick", action="store_true", help="3 turns, for the smoke test")
+    parser.add_argument("--parts", action="store_true",
+                        help="also where the bytes of the last sheet are, editions 6 and now")
     args = parser.parse_args(argv)
     turns = 3 if args.quick else args.turns
 
@@ -121,6 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     print("target: the same look at a fifth of the size: "
           f"HTML part {'MET' if last.html * 5 <= old.html else 'NOT MET'}, "
           f"whole mail {'MET' if last.size * 5 <= old.size else 'NOT MET'}")
+    print(f"target: the whole mail in at most 12,500 bytes (issue 27): {'MET' if last.size <= 12_500 else 'NOT MET'}")
+    if args.parts:
+        before_parts = parts_of(last_raw(turns, args.seed, 6))
+        after_parts = parts_of(last_raw(turns, args.seed, EDITION))
+        print(f"the last sheet by part, bytes: {'edition 6':>10} {f'edition {EDITION}':>10}")
+        for name in dict.fromkeys([*before_parts, *after_parts]):
+            print(f"  {name:<56} {before_parts.get(name, 0):>10,} {after_parts.get(name, 0):>10,}")
     return 0
 
 

@@ -83,6 +83,7 @@ and that of edition 4 (none did when edition 4 came; a cell of another
 colour is some 600, a line of text in another colour about 500)."""
 DESKTOP = (1024, 2400)
 PHONE = (390, 3200)
+NARROW = (320, 3600)
 COLOURS = "ROYGB"
 LETTERS = "vwxyz"
 
@@ -113,6 +114,9 @@ class Delivered:
     edition3_html: str = ""
     """The same turn sheet, as a game made under edition 3 mailed it."""
     edition3_final_html: str = ""
+    edition6_html: str = ""
+    """The same turn sheet, as a game made under edition 6 (before the lighter markup) mailed it."""
+    edition6_final_html: str = ""
 
 
 @pytest.fixture(scope="module")
@@ -145,14 +149,39 @@ def delivered(tmp_path_factory) -> Delivered:
     with pytest.MonkeyPatch.context() as patch:  # edition 4 changed the HTML alone (edition 5 the words)
         patch.setattr("gm.pbem.archive.creation.EDITION", 4)
         light = asyncio.run(play())
+    with pytest.MonkeyPatch.context() as patch:  # edition 7 drew the same sheet with lighter markup
+        patch.setattr("gm.pbem.archive.creation.EDITION", 6)
+        six = asyncio.run(play())
     assert "style=" in before.html and "<style>" not in before.html
     assert before.text.replace(before.token, light.token) == light.text
     # Edition 6 added the GM's commitments (issue 26), and nothing else, to the HTML sheet.
-    assert COMMITMENTS.search(now.html) and not COMMITMENTS.search(light.html)
-    assert light.html.replace(light.token, now.token) == COMMITMENTS.sub("", now.html)
+    assert COMMITMENTS.search(six.html) and not COMMITMENTS.search(light.html)
+    assert light.html.replace(light.token, six.token) == COMMITMENTS.sub("", six.html)
+    # Edition 7 changed the HTML's markup alone (issue 27): the text is edition 6's, but for each game's own
+    # token and commitments, and the HTML is lighter.
+    assert (as_in(six.text, six, now), as_in(six.final_text, six, now)) == (now.text, now.final_text)
+    assert len(now.html) < len(six.html) and len(now.final_html) < len(six.final_html)
     now.edition3_html = before.html.replace(before.token, now.token)
     now.edition3_final_html = before.final_html.replace(before.token, now.token)
+    now.edition6_html = as_in(six.html, six, now)
+    now.edition6_final_html = as_in(six.final_html, six, now)
     return now
+
+
+HEX = re.compile(r"\b[0-9a-f]{16,64}\b")
+"""A commitment's digest or salt, whole or in the HTML's groups of 16."""
+
+
+def as_in(document: str, made: Delivered, other: Delivered) -> str:
+    """``document``, one of the sheets of game ``made``, with that game's token
+    and the hex strings of its commitments (a fresh salt each game) those of
+    the same sheet of game ``other``, in the same places."""
+    theirs = {"text": other.text, "final_text": other.final_text, "html": other.html, "final_html": other.final_html}
+    (name,) = [name for name in theirs if getattr(made, name) == document]
+    mine, wanted = HEX.findall(document), HEX.findall(theirs[name].replace(other.token, made.token))
+    assert [len(h) for h in mine] == [len(h) for h in wanted], name
+    replaced = iter(wanted)
+    return HEX.sub(lambda _: next(replaced), document).replace(made.token, other.token)
 
 
 @pytest.fixture(scope="module")
@@ -473,6 +502,27 @@ def test_the_sheet_looks_as_it_did_in_edition_3(chromium, delivered, outdir, she
                  for y, (row_a, row_b) in enumerate(zip(before.rows, after.rows)) if row_a != row_b]
     pixels = sum(n for _, n in differing)
     assert pixels <= LOOK_TOLERANCE, f"{pixels} pixels differ, in rows {[y for y, _ in differing][:40]}"
+
+
+@pytest.mark.parametrize("sheet, size", [("turn", DESKTOP), ("turn", PHONE), ("turn", NARROW), ("final", DESKTOP),
+                                         ("final", PHONE)])
+def test_the_sheet_looks_as_it_did_in_edition_6(chromium, delivered, outdir, sheet, size):
+    """Edition 7 draws the sheet with lighter markup (issue 27: no thead or
+    tbody, a blank cell's colour from its table's rows, fewer classes and
+    line breaks): the same sheet as a game of edition 6 sends it, commitments
+    and all, screenshot at the same size, is the same picture, pixel for pixel."""
+    pages = {"turn": (delivered.edition6_html, delivered.html),
+             "final": (delivered.edition6_final_html, delivered.final_html)}
+    images = []
+    for edition, html in zip((6, 7), pages[sheet]):
+        page = outdir / f"look6-{sheet}-edition{edition}.html"
+        page.write_text(html, encoding="utf-8")
+        shot = outdir / f"look6-{sheet}-{size[0]}-edition{edition}.png"
+        images.append(read_png(chromium.screenshot(page, shot, *size).read_bytes()))
+    before, after = images
+    assert (before.width, before.height, before.channels) == (after.width, after.height, after.channels)
+    differing = [y for y, (row_a, row_b) in enumerate(zip(before.rows, after.rows)) if row_a != row_b]
+    assert differing == [], f"{len(differing)} rows of pixels differ: {differing[:40]}"
 
 
 # --- a narrow window ----------------------------------------------------------------

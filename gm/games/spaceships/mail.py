@@ -22,6 +22,7 @@ from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.schema import Step, fill_defaults
 from ...kernel.values import (
     ENDED,
+    FINISH_EDITION,
     LIGHT_MAIL_EDITION,
     PLAY,
     SETUP,
@@ -53,6 +54,10 @@ _NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)|m[R
 cell, however mistyped), a ship type, or a missile selector without one."""
 _MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
 _SHIP_CODES = ("DS", "KC", "FS", "PC", "MD", "HS", "LS", "AG", "LG", "HF")
+LIGHTER_SHEET_EDITION = FINISH_EDITION
+"""The first edition whose HTML turn sheet is drawn by lighter markup (issue
+27: fewer bytes, the same picture in Chromium); games of earlier editions
+keep theirs, in templates/edition6."""
 
 
 @dataclass
@@ -117,13 +122,16 @@ class Spaceships(GameRules[Play]):
     def template_folders(self, edition: int) -> tuple[str, ...]:
         """Edition 1's turn sheets are kept as they were in templates/edition1,
         the HTML sheet of editions 2 and 3 (inline styles) in
-        templates/edition3, and the words of editions before
+        templates/edition3, that of editions 4 to 6 (before `LIGHTER_SHEET_EDITION`)
+        in templates/edition6, and the words of editions before
         `WORDS_EDITION` in templates/edition4."""
         if edition < 2:
             return ("templates/edition1", "templates/edition4", "templates")
         if edition < LIGHT_MAIL_EDITION:
             return ("templates/edition3", "templates/edition4", "templates")
-        return ("templates/edition4", "templates") if edition < WORDS_EDITION else ("templates",)
+        if edition < WORDS_EDITION:
+            return ("templates/edition6", "templates/edition4", "templates")
+        return ("templates/edition6", "templates") if edition < LIGHTER_SHEET_EDITION else ("templates",)
 
     def describe_variant(self, variant: str) -> str:
         return ruleset_named(variant).describe()
