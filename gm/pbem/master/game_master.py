@@ -56,6 +56,7 @@ import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from datetime import time as time_of_day
 from email.message import EmailMessage
 
 from ...kernel import engine
@@ -86,7 +87,7 @@ from ..writing.lists import OBSERVER, observer_secret, unsubscribe_path, with_on
 from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
-from .digests import DIGEST, Digests
+from .digests import DIGEST, DIGEST_TIME, Digests
 from .keeping import Keeping
 from .robots import RobotSeats
 from .screening import SCREENING, Incoming, Rule, Screening
@@ -122,8 +123,10 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
                  catch_up: timedelta = timedelta(0), owner: str | None = None, capacity: int = CAPACITY,
-                 web_url: str | None = None, vacation_bank: timedelta = BANK):
+                 web_url: str | None = None, vacation_bank: timedelta = BANK, digest_time: time_of_day = DIGEST_TIME):
         self.store = store
+        self.digest_time = digest_time
+        """When a player's daily digest is due, in their own time (`gm.pbem.master.digests`)."""
         self.web_url = web_url
         """The web archive's public address, for one-click unsubscribe links (`gm.pbem.writing.lists`)."""
         self.catch_up = catch_up
