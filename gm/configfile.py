@@ -35,6 +35,8 @@ class Kind(Enum):
     """A number and a unit, such as 2m."""
     COUNT = auto()
     """A whole number."""
+    TIME = auto()
+    """A time of day, HH:MM (seconds and their parts may follow: HH:MM:SS.ffffff)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ SERVE = (
             "digests and notices (docs/operations.md, \"Lists and unsubscribing\")", metavar="URL"),
     Setting("vacation-bank", "how long a player's vacations for all games may add up to in any rolling year "
             "(default 30d)", Kind.DURATION, "DURATION"),
+    Setting("digest-time", "when the daily digest of the games that wait for a player is due, in the player's own "
+            "time (default 07:00)", Kind.TIME, "HH:MM"),
 )
 """What only `gm serve` reads, in the order ``gm serve --help`` lists it."""
 

@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ from .pbem.archive.replay import prepend_header, without_gm_headers
 from .pbem.data.crashpoints import crashpoint
 from .pbem.data.store import Store, spool_key
 from .pbem.intake.arrival import arrival_time
+from .pbem.master.digests import DIGEST_TIME
 from .pbem.master.game_master import GameMaster, Limits, utc_now
 from .pbem.serving.delivery import Deliverer, Relay
 from .pbem.serving.imap import ImapPoller
@@ -116,6 +117,8 @@ class Config:
     vacation_bank: timedelta = BANK
     """How long one player's vacations for all games (`gm.pbem.answers.away`)
     may add up to in any rolling year."""
+    digest_time: time = DIGEST_TIME
+    """When a player's daily digest is due, in their own time (`gm.pbem.master.digests`)."""
 
     def catch_up_time(self) -> timedelta:
         if self.catch_up is not None:
@@ -263,7 +266,8 @@ class Daemon:
         if finished:
             event("batch completed", files=finished, note="its commit was cut short by a crash")
         self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
-                                 config.owner, web_url=config.web_url, vacation_bank=config.vacation_bank)
+                                 config.owner, web_url=config.web_url, vacation_bank=config.vacation_bank,
+                                 digest_time=config.digest_time)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
         self._outbox = asyncio.Event()

@@ -64,6 +64,8 @@ class Server:
         self.port = free_port()
         self.process: subprocess.Popen | None = None
         self.crashes = 0
+        self.args: list[str] = []
+        """More options of `gm serve`'s."""
         self.lock = threading.RLock()  # clients in several threads may find it dead at once
 
     def start(self, crash: str | None) -> None:
@@ -72,7 +74,7 @@ class Server:
             env["GM_CRASH_AT"] = crash
         self.process = subprocess.Popen(
             [sys.executable, "-P", "-m", "gm", "serve", "--data", str(self.data), "--smtp", f"127.0.0.1:{self.port}",
-             "--address", GM],
+             "--address", GM, *self.args],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
         )
         deadline = time.monotonic() + WAIT
@@ -119,6 +121,20 @@ def wait_until_idle(server: Server, store_root: Path) -> None:
                 return
         time.sleep(0.02)
     raise AssertionError("the daemon did not finish its work")
+
+
+def wait_for_crash(server: Server) -> None:
+    """Until the crash point has fired (and the daemon is started again):
+    for a point that can fire once all the work is done (the last mail
+    marked sent), where the spool and the outbox are empty before the
+    daemon dies, and `wait_until_idle` alone may return first."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        server.alive()
+        if server.crashes:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the crash point never fired")
 
 
 def send_until_accepted(server: Server, raw: bytes, sender: str, recipient: str) -> None:

@@ -19,17 +19,17 @@ from gm.pbem.data.store import Store
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM
-from test_crash import Server, wait_until_idle
+from test_crash import Server, wait_for_crash, wait_until_idle
 from test_crash_seeks import POINTS as SEEK_POINTS
 from test_crash_seeks import mail, subjects
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point
 
-POINTS = [point.replace("mid-delivery:2", "mid-delivery:1") for point in SEEK_POINTS if point != "mid-sent:1"]
+POINTS = [point.replace("mid-delivery:2", "mid-delivery:1") for point in SEEK_POINTS]
 """The seek's points: the confirmation sends one mail (its games' events send
-none). Not ``mid-sent:1``: with that one mail sent the outbox is empty, so the
-harness may find the daemon idle before it finds it dead, and count no crash
-(the seek's test sends two)."""
+none). At ``mid-sent:1`` that one mail is sent and the outbox empty, so the
+daemon may look idle before it dies: the test waits for the death itself
+(`wait_for_crash`), which every point must bring."""
 
 
 @pytest.mark.parametrize("point", POINTS)
@@ -49,6 +49,8 @@ def test_sigkill_while_settings_are_confirmed_records_them_once_in_each_game(tmp
     server.start(point)
     try:
         mail(server, root, ALICE, "confirm", answering="[gm] Confirm your settings")
+        wait_for_crash(server)
+        wait_until_idle(server, root)
     finally:
         server.stop()
     assert server.crashes == 1, f"the crash point {point} never fired"

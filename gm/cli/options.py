@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from datetime import timedelta
+from datetime import time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +55,16 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _time_of_day(text: str) -> time:
+    try:
+        return time.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"give a time of day as HH:MM (or HH:MM:SS.ffffff), not {text!r}") from None
+
+
 _READERS: dict[Kind, Callable[[Any], Any]] = {
     Kind.TEXT: str, Kind.FLAG: bool, Kind.PLACE: _place, Kind.DURATION: parse_duration, Kind.COUNT: _count,
+    Kind.TIME: _time_of_day,
 }
 """How a value of each kind is read, from the command line and the file alike."""
 

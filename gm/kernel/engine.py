@@ -18,6 +18,7 @@ Events:
   archive as messages of the GM's own;
 - `Bouncing`: mail to a player failed for good;
 - `Away`: a player's vacation for all games reaches this one (`gm.kernel.absence.away`);
+- `ObserverLeft`: an observer unsubscribed from the game's mail (`gm.kernel.observers.left`);
 - `Paused`, `Resumed`, `DeadlineSet`, `AddressReplaced`, `Cancelled`, `Answered`: the
   operator's actions (`OPERATOR_EVENTS`), archived like the clock's.
 
@@ -58,6 +59,7 @@ from .values import (
     Event,
     GameEnd,
     Notice,
+    ObserverLeft,
     PlayerMail,
     ReminderDue,
     Reply,
@@ -160,6 +162,8 @@ def _apply(game: MailGame, event: Event) -> list[Notice]:
         return notices
     if isinstance(event, SettingsChanged):
         return _settings_changed(game, event)
+    if isinstance(event, ObserverLeft):
+        return watchers.left(game, event)
     if game.phase == ENDED:
         return []
     if isinstance(event, OPERATOR_EVENTS):

@@ -383,10 +383,21 @@ class SettingsChanged:
     settings: PlayerSettings
 
 
+@dataclass(frozen=True)
+class ObserverLeft:
+    """Observer ``observer`` (their number, from 1) unsubscribed from the
+    game's mail (`gm.pbem.answers.unsubscribe`): recorded in the game, so
+    that its replay sends them nothing more either (`gm.kernel.observers.left`)."""
+
+    at: datetime
+    observer: int
+
+
 OPERATOR_EVENTS = (Paused, Resumed, DeadlineSet, AddressReplaced, SeatHanded, Cancelled, Answered)
 """The operator's actions on a game (`gm pause`, ..., or by mail from the owner)."""
 Action = Paused | Resumed | DeadlineSet | AddressReplaced | SeatHanded | Cancelled | Answered
-Event = Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Away | SettingsChanged | Action
+Event = (Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Away | SettingsChanged | ObserverLeft
+         | Action)
 
 
 # What the GM says

@@ -1,5 +1,6 @@
 """One-click unsubscribing on the web archive (RFC 8058), for the links in
-the ``List-Unsubscribe`` headers of digests and notices (`gm.pbem.writing.lists`).
+the ``List-Unsubscribe`` headers of digests, notices and observers' mail
+(`gm.pbem.writing.lists`); an observer's LIST is the game's id.
 
     GET  /unsubscribe/LIST/WHO/TOKEN   a page with one button (a GET never
                                        unsubscribes: mail scanners and
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -27,10 +29,11 @@ from aiohttp import web
 
 from ..pbem.data.store import Store, spool_key
 from ..pbem.data.tokens import verify
-from ..pbem.writing.lists import LISTS, address_in_path, unsubscribe_tag
+from ..pbem.writing.lists import LISTS, OBSERVER, address_in_path, is_observer_secret, unsubscribe_tag
 from ..pbem.writing.mailer import Identity, render_html
 
 PATH = "/unsubscribe/{list}/{who}/{token}"
+_GAME = re.compile(r"g\d+")
 class Spooling(NamedTuple):
     """Where a valid one-click spools its mail, and as which GM (None: the site writes nothing)."""
 
@@ -55,10 +58,16 @@ def _checked(request: web.Request) -> tuple[Store, Identity | None, str, str, st
     store, identity = request.app[SPOOLING]
     name, token = request.match_info["list"], request.match_info["token"]
     address = address_in_path(request.match_info["who"])
-    if name not in LISTS or address is None or "@" not in address or not verify(
-            store.key, f"unsubscribe/{name}/{address.lower()}", 1, token):
+    if address is None or "@" not in address or not _valid(store, name, address, token):
         raise web.HTTPNotFound()
     return store, identity, name, address, token
+
+
+def _valid(store: Store, name: str, address: str, token: str) -> bool:
+    """Whether ``token`` is ``address``'s way out of the list ``name`` (a game's id: of watching it)."""
+    if name in LISTS:
+        return verify(store.key, f"unsubscribe/{name}/{address.lower()}", 1, token)
+    return bool(_GAME.fullmatch(name)) and is_observer_secret(store.key, name, address, token)
 
 
 def _html(template: str, data: dict[str, object], status: int = 200) -> web.Response:
@@ -83,7 +92,7 @@ async def _one_click(request: web.Request) -> web.Response:
 
 def _mail(identity: Identity, name: str, address: str, token: str) -> bytes:
     """The mail the link's mailto stands for, from the address it unsubscribes."""
-    to = identity.reply_address(unsubscribe_tag(name), 1, token)
+    to = identity.reply_address(unsubscribe_tag(name), 1 if name in LISTS else OBSERVER, token)
     stamp = datetime.now(UTC)
     return (f"From: <{address}>\r\nTo: <{to}>\r\nX-GM-Envelope-To: <{to}>\r\nSubject: unsubscribe\r\n"
             f"Date: {stamp.strftime('%a, %d %b %Y %H:%M:%S +0000')}\r\n"

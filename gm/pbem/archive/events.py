@@ -21,6 +21,8 @@ its fields (``name: value`` lines) in the body:
     absence           a player's vacation player: N, until: ISO (or: until: back)
                       for all games
     settings          a player's settings player: N, then the settings (`PlayerSettings.lines`)
+    observer-left     an observer's       observer: N
+                      unsubscribing
 
 Its time is kept exactly in ``X-GM-At`` (``Date:`` is for mail clients and
 holds whole seconds only, so it is never read back, but in archives from
@@ -43,6 +45,7 @@ from ...kernel.values import (
     DeadlinePassed,
     DeadlineSet,
     Event,
+    ObserverLeft,
     Paused,
     PlayerMail,
     ReminderDue,
@@ -67,6 +70,8 @@ BACK = "back"
 """An `ABSENCE` event's ``until`` when the player is back."""
 SETTINGS = "settings"
 """The kind of a player's settings recorded in a game (`gm.pbem.answers.settings`)."""
+OBSERVER_LEFT = "observer-left"
+"""The kind of an observer's unsubscribing from a game's mail (`ObserverLeft`)."""
 OPERATOR_KINDS = ("pause", "resume", "set-deadline", "replace-address", "hand-seat", "cancel", "answer")
 """The kinds of the operator's actions on a game (`gm.pbem.operator.actions`)."""
 
@@ -164,6 +169,8 @@ def event_fields(event: Event) -> tuple[str, list[str]]:
         return "answer", [f"player: {event.player}", f"text: {' '.join(event.text.split())}"]
     if isinstance(event, SettingsChanged):
         return SETTINGS, [f"player: {event.player}", *event.settings.lines()]
+    if isinstance(event, ObserverLeft):
+        return OBSERVER_LEFT, [f"observer: {event.observer}"]
     raise TypeError(f"no action of the operator's: {event!r}")
 
 
@@ -187,4 +194,6 @@ def operator_event(kind: str, at: datetime, fields: dict[str, str]) -> Event | N
         return Cancelled(at, fields.get("reason", ""))
     if kind == "answer":
         return Answered(at, int(fields["player"]), fields.get("text", ""))
+    if kind == OBSERVER_LEFT:
+        return ObserverLeft(at, int(fields["observer"]))
     return None

@@ -3,7 +3,9 @@
 place of a reminder per game.
 
 It is due at `DIGEST_TIME` in the player's own time zone (UTC for one who
-set none). Like a deadline it is an event of the GM's own, spooled under
+set none), or at the time of day the operator chose (``digest-time``, which
+may hold seconds and their parts, so that a test on the wall clock reaches
+it). Like a deadline it is an event of the GM's own, spooled under
 the moment it fell due with a key made of the player and the day, and once
 handled a marker ``digest-ID-DAY`` in ``handled/`` says so, written in the
 batch that queued the mail (under the same name), so a player gets at most
@@ -39,23 +41,25 @@ def _zone(settings: PlayerSettings) -> ZoneInfo:
     return ZoneInfo(settings.zone or "UTC")
 
 
-def due_at(settings: PlayerSettings, day: date) -> datetime:
-    """When the digest of ``day`` (the player's own day) is due."""
-    return datetime.combine(day, DIGEST_TIME, tzinfo=_zone(settings)).astimezone(ZoneInfo("UTC"))
+def due_at(settings: PlayerSettings, day: date, at: time = DIGEST_TIME) -> datetime:
+    """When the digest of ``day`` (the player's own day) is due, ``at`` their time of day."""
+    return datetime.combine(day, at, tzinfo=_zone(settings)).astimezone(ZoneInfo("UTC"))
 
 
-def latest_due(settings: PlayerSettings, now: datetime) -> tuple[date, datetime]:
+def latest_due(settings: PlayerSettings, now: datetime, at: time = DIGEST_TIME) -> tuple[date, datetime]:
     """The player's day whose digest fell due last at ``now``, and when."""
     day = now.astimezone(_zone(settings)).date()
-    moment = due_at(settings, day)
+    moment = due_at(settings, day, at)
     if moment > now:
         day -= timedelta(days=1)
-        moment = due_at(settings, day)
+        moment = due_at(settings, day, at)
     return day, moment
 
 
-def _id(address: str) -> str:
-    return hashlib.sha256(address.lower().encode()).hexdigest()[:12]
+def marker(address: str, day: str) -> str:
+    """The name of ``address``'s digest of ``day`` (ISO): its event's, its
+    mail's and its marker's in ``handled/``."""
+    return f"{DIGEST}-{hashlib.sha256(address.lower().encode()).hexdigest()[:12]}-{day}"
 
 
 class Digests:
@@ -66,6 +70,7 @@ class Digests:
     clock: Callable[[], datetime]
     handled_keys: set[str]
     outside: OutsideMail
+    digest_time: time
 
     def digests_due(self, now: datetime) -> int:
         """Spool the digest event of each player in ``digest`` mode whose day's digest fell due."""
@@ -73,8 +78,8 @@ class Digests:
         for address, settings in all_settings(self.store).items():
             if settings.reminders != DIGEST:
                 continue
-            day, moment = latest_due(settings, now)
-            name = f"{DIGEST}-{_id(address)}-{day.isoformat()}"
+            day, moment = latest_due(settings, now, self.digest_time)
+            name = marker(address, day.isoformat())
             key = spool_key(moment, "clock", name)
             if name in self.store.handled or key in self.store.spool or key in self.handled_keys:
                 continue
@@ -85,15 +90,15 @@ class Digests:
 
     def next_digest(self, now: datetime) -> datetime | None:
         """When the next digest falls due, if any player chose them."""
-        moments = [latest_due(settings, now)[1] + timedelta(days=1) for settings in all_settings(self.store).values()
-                   if settings.reminders == DIGEST]
+        moments = [latest_due(settings, now, self.digest_time)[1] + timedelta(days=1)
+                   for settings in all_settings(self.store).values() if settings.reminders == DIGEST]
         return min(moments) if moments else None
 
     def send_digest(self, key: str, message: EmailMessage) -> None:
         """A digest event: the mail, if any game waits for the player, and the marker."""
         fields = parse_fields(message.get_content())
         address, day = fields["address"], fields["day"]
-        name = f"{DIGEST}-{_id(address)}-{day}"
+        name = marker(address, day)
         if name in self.store.handled:
             return
         waiting = [g for g in self.outside.games_of(address) if g["phase"] != ENDED and g["waiting"]]

@@ -56,6 +56,7 @@ import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from datetime import time as time_of_day
 from email.message import EmailMessage
 
 from ...kernel import engine
@@ -82,10 +83,11 @@ from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
+from ..writing.lists import OBSERVER, observer_secret, unsubscribe_path, with_one_click
 from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
-from .digests import DIGEST, Digests
+from .digests import DIGEST, DIGEST_TIME, Digests
 from .keeping import Keeping
 from .robots import RobotSeats
 from .screening import SCREENING, Incoming, Rule, Screening
@@ -121,8 +123,10 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
                  catch_up: timedelta = timedelta(0), owner: str | None = None, capacity: int = CAPACITY,
-                 web_url: str | None = None, vacation_bank: timedelta = BANK):
+                 web_url: str | None = None, vacation_bank: timedelta = BANK, digest_time: time_of_day = DIGEST_TIME):
         self.store = store
+        self.digest_time = digest_time
+        """When a player's daily digest is due, in their own time (`gm.pbem.master.digests`)."""
         self.web_url = web_url
         """The web archive's public address, for one-click unsubscribe links (`gm.pbem.writing.lists`)."""
         self.catch_up = catch_up
@@ -450,9 +454,22 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
             # it into sent/, so one of the two holds it whenever we look.
             if key in self.store.outbox or key in self.store.sent:
                 continue
+            if player == OBSERVER:  # an observer's way out of the game (`gm.pbem.writing.lists`)
+                self.store.outbox.add(self._observer_mail(game_id, data), key)
+                log_event("mail queued", game=game_id, player=player, key=key)
+                continue
             subject = game.secret_subject_of(player)
             if archive_key.endswith(DEPUTY_COPY):  # the deputy's copy: their own secret
                 subject = deputy_subject(subject, recipient(data).decode())
             self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
+
+    def _observer_mail(self, game_id: str, data: bytes) -> bytes:
+        """An observer's message as sent: their own token for the game, and
+        the one-click URL where the web archive's address is configured."""
+        address = recipient(data).decode()
+        secret = observer_secret(self.store.key, game_id, address)
+        if self.web_url:
+            data = with_one_click(data, self.web_url.rstrip("/") + unsubscribe_path(game_id, address, secret))
+        return reveal(data, secret)

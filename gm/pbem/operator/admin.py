@@ -14,6 +14,7 @@ from typing import Any
 from ...kernel.addresses import is_mail_address
 from ...kernel.clock import utc_minute
 from ...kernel.model import MailGame
+from ...kernel.observers import watching
 from ...kernel.protocol import GameRules, game_named
 from ...kernel.values import DEFAULT_GAME, Options, Seat
 from ...mail.reading import parse_message
@@ -176,7 +177,7 @@ def describe_game(game: MailGame) -> dict:
         "bouncing": [game.seat(p).alias for p in sorted(game.bouncing)],
         "paused": None if game.paused is None else utc_minute(game.paused),
         "absent": {game.seat(p).alias: utc_minute(until) for p, (_, until) in sorted(game.absent.items())},
-        "observers": list(game.observers),
+        "observers": [address for _, address in watching(game)],
         "awaiting_operator": game.rules.awaiting_operator(game),
         "outcome": None if game.outcome is None else {
             "reason": game.outcome.reason,

@@ -3,6 +3,8 @@
 An observer's mail goes to the observer's own address, from the GM, with no
 Reply-To token (an observer cannot act in the game: their mail is a
 stranger's) and no X-GM-Player header, so no player's mailbox ever holds it.
+In games of `OBSERVERS_EDITION` on it carries the list headers of the game's
+observers, with the observer's own way out (`gm.pbem.writing.lists`).
 It names the players by alias only. The records attached at the end are the
 game's own ``history`` sheets, rendered as each seat is sent them, with any
 token placeholder masked. Like every message of the GM's it is the notice
@@ -17,6 +19,7 @@ from email.utils import format_datetime
 from ...kernel.model import MailGame
 from ...kernel.values import SHEETS_EDITION, Notice
 from ..data.tokens import MASK, PLACEHOLDER
+from .lists import OBSERVER, OBSERVERS_EDITION, add_list_headers, observer_list, unsubscribe_tag
 from .mailer import GAME_HEADER, Identity, fitted, message_id, record_name, render_text
 from .writer import Mail, with_attachments
 
@@ -57,6 +60,9 @@ def build_observer(notice: Notice, game: MailGame, identity: Identity, event: in
     message["Auto-Submitted"] = "auto-generated"
     message[GAME_HEADER] = game.id
     message[OBSERVER_HEADER] = str(notice.observer)
+    if game.edition >= OBSERVERS_EDITION:
+        add_list_headers(message, identity.domain, observer_list(game.id),
+                         identity.reply_address(unsubscribe_tag(game.id), OBSERVER))
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
     fit = fitted if game.edition >= SHEETS_EDITION else str
     records = [(record_name(game, record["player"]),
