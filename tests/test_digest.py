@@ -14,6 +14,7 @@ import urllib.request
 from datetime import timedelta
 
 from gm.pbem.data.settings import settings_of
+from gm.pbem.master.digests import digest_subject
 from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, BOB, GM, START, World, run, shunt_reasons, text
 
@@ -170,3 +171,8 @@ def test_one_click_on_the_web_archive_unsubscribes_and_a_get_does_not(tmp_path):
             assert str(world.alice.latest()["To"]) == ALICE and GM in str(world.alice.latest()["From"])
 
     run(scenario())
+
+
+def test_a_digest_of_one_game_says_so_in_the_singular() -> None:
+    assert digest_subject(1) == "[gm] 1 game waits for you"
+    assert digest_subject(3) == "[gm] 3 games wait for you"

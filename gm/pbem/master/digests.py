@@ -56,6 +56,11 @@ def latest_due(settings: PlayerSettings, now: datetime, at: time = DIGEST_TIME) 
     return day, moment
 
 
+def digest_subject(count: int) -> str:
+    """The subject of a digest of ``count`` waiting games ("1 game waits for you")."""
+    return "[gm] 1 game waits for you" if count == 1 else f"[gm] {count} games wait for you"
+
+
 def marker(address: str, day: str) -> str:
     """The name of ``address``'s digest of ``day`` (ISO): its event's, its
     mail's and its marker's in ``handled/``."""
@@ -103,7 +108,7 @@ class Digests:
             return
         waiting = [g for g in self.outside.games_of(address) if g["phase"] != ENDED and g["waiting"]]
         if waiting:
-            self.outside.send(name, address, f"[gm] {len(waiting)} game{'s' * (len(waiting) != 1)} wait for you",
+            self.outside.send(name, address, digest_subject(len(waiting)),
                               datetime.fromisoformat(str(message[AT_HEADER])), "digest", {"games": waiting},
                               "auto-generated",
                               reply_to=None, listed="reminders")
