@@ -173,6 +173,29 @@ def test_one_click_on_the_web_archive_unsubscribes_and_a_get_does_not(tmp_path):
     run(scenario())
 
 
+def test_a_games_reminder_carries_the_one_click_url_where_the_web_archive_is_known(tmp_path):
+    async def scenario():
+        async with World(tmp_path, http=("127.0.0.1", 0), web_url="https://games.example.org/") as world:
+            await world.new_game()
+            await until(world, START + timedelta(hours=60, seconds=1))
+            reminder = next(m for m in world.bob.inbox() if "Reminder" in str(m["Subject"]))
+            assert str(reminder["List-Unsubscribe-Post"]) == "List-Unsubscribe=One-Click"
+            url, mailto = unsubscribe_ways(reminder)
+            assert url and url.startswith("https://games.example.org/unsubscribe/reminders/")
+            assert re.fullmatch(r"gm\+ug1\.2\.[a-z2-7]{16}@example\.org", mailto)
+            local = f"http://127.0.0.1:{world.daemon.bound['http'][1]}" + url[len("https://games.example.org"):]
+            status, _ = await asyncio.to_thread(_http, local, b"List-Unsubscribe=One-Click")
+            assert status == 200
+            await world.settle()
+            assert settings_of(world.daemon.store, BOB).reminders == "off"
+            count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
+            assert count > 0 and differences == []  # the archive keeps the mailto alone
+            invitation = next(m for m in world.bob.inbox() if "List-Unsubscribe" not in m)
+            assert "List-Unsubscribe-Post" not in invitation
+
+    run(scenario())
+
+
 def test_a_digest_of_one_game_says_so_in_the_singular() -> None:
     assert digest_subject(1) == "[gm] 1 game waits for you"
     assert digest_subject(3) == "[gm] 3 games wait for you"

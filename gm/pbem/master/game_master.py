@@ -83,7 +83,7 @@ from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
-from ..writing.lists import OBSERVER, observer_secret, unsubscribe_path, with_one_click
+from ..writing.lists import OBSERVER, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
 from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
@@ -461,9 +461,21 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
             subject = game.secret_subject_of(player)
             if archive_key.endswith(DEPUTY_COPY):  # the deputy's copy: their own secret
                 subject = deputy_subject(subject, recipient(data).decode())
+            elif self.web_url:
+                data = self._reminders_one_click(data)
             self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
+
+    def _reminders_one_click(self, data: bytes) -> bytes:
+        """A player's reminder as sent where the web archive's address is
+        configured: the one-click URL of the ``reminders`` list beside the
+        archived mailto (RFC 8058). Mail without list headers, every game's
+        own turn mail, is returned as it is. The archive keeps the mailto
+        alone, which is what the game alone gives."""
+        address = recipient(data).decode()
+        secret = unsubscribe_secret(self.store.key, "reminders", address)
+        return with_one_click(data, self.web_url.rstrip("/") + unsubscribe_path("reminders", address, secret))
 
     def _observer_mail(self, game_id: str, data: bytes) -> bytes:
         """An observer's message as sent: their own token for the game, and
