@@ -11,6 +11,7 @@ import email.policy
 import os
 from email.headerregistry import HeaderRegistry
 
+import jinja2
 import pytest
 
 from gm.kernel.values import Notice
@@ -82,3 +83,33 @@ def test_a_notice_is_rendered_again_without_looking_at_a_template_file(monkeypat
     assert render() == first and first[1] is None
     assert looked == []
 
+
+
+def test_a_field_of_a_notices_data_is_looked_up_without_asking_for_an_attribute(monkeypatch):
+    asked: list[str] = []
+    monkeypatch.setattr(jinja2.Environment, "getattr",
+                        lambda environment, obj, name, real=jinja2.Environment.getattr:
+                        asked.append(name) or real(environment, obj, name))
+    for environment in (mailer._text_environment(mailer.KERNEL), mailer._html_environment(mailer.KERNEL)):
+        page = environment.from_string("{{ game.title }} {{ game.seat.alias }}: {{ game.turns }}")
+        assert page.render(game={"title": "Spaceships", "seat": {"alias": "Ann"}, "turns": 3}) == "Spaceships Ann: 3"
+    assert asked == []
+
+
+class _Dict(dict):
+    colour = "red"
+
+
+@pytest.mark.parametrize(("obj", "name"), [
+    ({"alias": "Ann"}, "alias"), ({"items": 3}, "items"), ({"get": 1}, "get"), ({}, "__class__"),
+    ({"a": 1}, "missing"), ({}, "keys"), (_Dict(colour="blue"), "colour"), (_Dict(size=2), "size"),
+    ("text", "upper"), ("text", "alias"), (None, "alias"), ([1], "append"), (3, "real"),
+])
+def test_a_name_resolves_as_jinja_resolves_it(obj, name):
+    for make in (mailer._text_environment, mailer._html_environment):
+        environment = make(mailer.KERNEL)
+        ours, jinjas = environment.getattr(obj, name), jinja2.Environment.getattr(environment, obj, name)
+        if isinstance(jinjas, jinja2.Undefined):
+            assert type(ours) is type(jinjas) and (ours._undefined_obj, ours._undefined_name) == (obj, name)
+        else:
+            assert ours == jinjas

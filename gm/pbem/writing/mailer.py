@@ -82,6 +82,28 @@ def _loader(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.B
     return jinja2.ChoiceLoader([*(jinja2.PackageLoader(package, folder) for folder in folders), TEMPLATES])
 
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+"""What ``getattr`` finds on a plain dict: its methods and object's."""
+
+
+class _Environment(jinja2.Environment):
+    """Jinja's environment, but ``data.name`` on a plain dict (what every
+    notice's data is) looks up the key straight away. Jinja asks for an
+    attribute first and catches the AttributeError before it looks up the
+    key: a raised error for every field a template shows (some 18,000 in a
+    Spaceships game of 40 turns), about 4% of `gm replay`'s time. Anything
+    else (a dict's own method, another object, a missing key) goes as
+    Jinja's own ``getattr`` goes, so each name resolves to what it did."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 @functools.cache
 def _text_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
     """The environment of a game's text templates. Like the HTML one, it
@@ -89,7 +111,7 @@ def _text_environment(package: str, folders: tuple[str, ...] = ("templates",)) -
     gm's package data, which do not change while it runs, and looking at
     each file's time whenever a template (or one it imports) was used was a
     tenth of the time of rendering a sheet."""
-    environment = jinja2.Environment(
+    environment = _Environment(
         loader=_loader(package, folders),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -103,7 +125,7 @@ def _text_environment(package: str, folders: tuple[str, ...] = ("templates",)) -
 
 @functools.cache
 def _html_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
-    return jinja2.Environment(loader=_loader(package, folders), undefined=jinja2.StrictUndefined, autoescape=True,
+    return _Environment(loader=_loader(package, folders), undefined=jinja2.StrictUndefined, autoescape=True,
                               auto_reload=False)
 
 
