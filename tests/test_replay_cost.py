@@ -17,7 +17,7 @@ import pytest
 from gm.kernel.values import Notice
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
-from gm.pbem.writing import mailer
+from gm.pbem.writing import mailer, writer
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
           b"Message-ID: <b3@example.org>\r\nMIME-Version: 1.0\r\n"
@@ -113,3 +113,15 @@ def test_a_name_resolves_as_jinja_resolves_it(obj, name):
             assert type(ours) is type(jinjas) and (ours._undefined_obj, ours._undefined_name) == (obj, name)
         else:
             assert ours == jinjas
+
+
+def test_a_field_the_last_message_had_is_not_folded_again(monkeypatch):
+    folded: list[str] = []
+    real = writer._fold_words
+    monkeypatch.setattr(writer, "_fold_words", lambda name, value: folded.append(name) or real(name, value))
+    value = f"gm-{os.getpid()}-{id(folded)} <gm@example.org>"  # a value no earlier test wrote
+    for _ in range(3):
+        message = writer.Mail()
+        message["X-GM-Game"] = value
+        assert message.as_bytes() == f"X-GM-Game: {value}\r\n\r\n".encode()
+    assert folded == ["X-GM-Game"]

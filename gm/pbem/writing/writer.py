@@ -276,9 +276,12 @@ _DATE = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Ju
 _BOUNDARY = re.compile(r'multipart/(alternative|mixed); boundary="[A-Za-z0-9=_.+-]+"')
 
 
+@functools.lru_cache(maxsize=4096)
 def _field(name: str, value: str) -> str:
     """``name: value`` folded, CRLF-ended, exactly as ``EmailMessage(policy=SMTP)``
-    writes a field set as ``message[name] = value``.
+    writes a field set as ``message[name] = value``. Kept for the next
+    message: most of a message's fields are the same in the game's every
+    mail (From, To, Reply-To, the commitments, the parts' MIME fields).
 
     The email package parses each value into a structured header and folds
     it again on output: the cost issue 12 measured. Plain values (printable
