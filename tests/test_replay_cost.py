@@ -17,6 +17,7 @@ import pytest
 from gm.kernel.values import Notice
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
+from gm.pbem.archive.replay import field_text, to_event
 from gm.pbem.writing import mailer, writer
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
@@ -125,3 +126,28 @@ def test_a_field_the_last_message_had_is_not_folded_again(monkeypatch):
         message["X-GM-Game"] = value
         assert message.as_bytes() == f"X-GM-Game: {value}\r\n\r\n".encode()
     assert folded == ["X-GM-Game"]
+
+
+ACCEPTED = (b"X-GM-Accepted: game=g1; player=1; at=2026-11-26T23:19:36.917702+00:00; format=2\r\n" + ORDERS)
+
+
+def test_an_archived_players_mail_is_read_without_parsing_its_plain_fields_again(monkeypatch):
+    parsed: list[str] = []
+    registry_call = HeaderRegistry.__call__
+    monkeypatch.setattr(HeaderRegistry, "__call__",
+                        lambda registry, name, value: parsed.append(name.lower()) or registry_call(registry, name, value))
+    event = to_event(ACCEPTED, "g1")
+    assert (event.player, event.text, event.subject) == (1, "Rv1 Rw1 Gx3", "Re: [gm g1] Turn 3")
+    assert not {"subject", "x-gm-accepted"} & set(parsed), parsed
+
+
+@pytest.mark.parametrize("value", [
+    b"Re: [gm g1] Turn 3", b"a  two  spaces", b"tab\there", b" leading", b"trailing ", b"folded\r\n over lines",
+    b"=?utf-8?q?Z=C3=B6e?= wrote", b"Zo\xc3\xab", b"Zo\xeb", b"(a comment) \"quoted\" back\\slash", b"", b"=?",
+    b"a=?b", b"x" * 200, b"semi; colon: <angle@brackets>",
+])
+def test_a_field_reads_as_the_email_package_reads_it(value):
+    raw = b"Subject: " + value + b"\r\nX-GM-Accepted: player=2; " + value + b"\r\nSubject: second\r\n\r\nbody\r\n"
+    message, plain = parse_message(raw), email.message_from_bytes(raw, policy=email.policy.default)
+    for name in ("Subject", "subject", "X-GM-Accepted", "X-Absent"):
+        assert field_text(message, name) == str(plain.get(name, ""))
