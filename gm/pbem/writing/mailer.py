@@ -101,7 +101,10 @@ class _Environment(jinja2.Environment):
                 return obj[attribute]
             except KeyError:
                 return self.undefined(obj=obj, name=attribute)
-        return super().getattr(obj, attribute)
+        try:  # as Jinja's own (without the call to it: most names are a grid cell's attributes)
+            return getattr(obj, attribute)
+        except AttributeError:
+            return super().getattr(obj, attribute)
 
 
 @functools.cache
