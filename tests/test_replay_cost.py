@@ -134,8 +134,8 @@ ACCEPTED = (b"X-GM-Accepted: game=g1; player=1; at=2026-11-26T23:19:36.917702+00
 def test_an_archived_players_mail_is_read_without_parsing_its_plain_fields_again(monkeypatch):
     parsed: list[str] = []
     registry_call = HeaderRegistry.__call__
-    monkeypatch.setattr(HeaderRegistry, "__call__",
-                        lambda registry, name, value: parsed.append(name.lower()) or registry_call(registry, name, value))
+    monkeypatch.setattr(HeaderRegistry, "__call__", lambda registry, name, value:
+                        parsed.append(name.lower()) or registry_call(registry, name, value))
     event = to_event(ACCEPTED, "g1")
     assert (event.player, event.text, event.subject) == (1, "Rv1 Rw1 Gx3", "Re: [gm g1] Turn 3")
     assert not {"subject", "x-gm-accepted"} & set(parsed), parsed
