@@ -14,11 +14,14 @@ from email.headerregistry import HeaderRegistry
 import jinja2
 import pytest
 
-from gm.kernel.values import Notice
+from gm.kernel import commitments, engine
+from gm.kernel.values import FINISH_EDITION, Created, Notice, Options, Seat
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
-from gm.pbem.archive.replay import field_text, to_event
+from gm.pbem.archive.replay import Threads, field_text, notice_messages, to_event
 from gm.pbem.writing import mailer, writer
+from gm.pbem.writing.mailer import Identity, build
+from gmtest import START
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
           b"Message-ID: <b3@example.org>\r\nMIME-Version: 1.0\r\n"
@@ -151,3 +154,17 @@ def test_a_field_reads_as_the_email_package_reads_it(value):
     message, plain = parse_message(raw), email.message_from_bytes(raw, policy=email.policy.default)
     for name in ("Subject", "subject", "X-GM-Accepted", "X-Absent"):
         assert field_text(message, name) == str(plain.get(name, ""))
+
+
+def test_an_events_messages_make_the_games_commitment_fields_once(monkeypatch):
+    seats = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bob@example.net", "Bob"))
+    game, notices = engine.create(Created(START, "g1", seats, "2.6.1", Options(), edition=FINISH_EDITION,
+                                          instance="x"))
+    identity = Identity("gm@example.org")
+    alone = [build(n, game, identity, 1, k, START, []).as_bytes() for k, n in enumerate(notices, 1)]
+    made: list[str] = []
+    real = commitments.headers
+    monkeypatch.setattr(commitments, "headers", lambda game: made.append(game.id) or real(game))
+    messages = notice_messages(game, notices, identity, 1, START, Threads())
+    assert len(notices) == 2 and made == ["g1"]
+    assert [data for _, _, data in messages] == alone

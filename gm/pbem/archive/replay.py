@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parseaddr
 
-from ...kernel import engine
+from ...kernel import commitments, engine
 from ...kernel.deputies import deputy_of
 from ...kernel.model import MailGame
 from ...kernel.values import SHEETS_EDITION, Bouncing, Created, Event, Notice, PlayerMail
@@ -320,8 +320,12 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
                     pending: bytes | None = None, legacy: bool = False) -> list[tuple[str, int, bytes]]:
     """The GM's messages for one event's notices, with their archive keys and
     the token still a placeholder (`gm.pbem.data.tokens`); the threads are brought
-    up to date whether or not the messages are rendered."""
+    up to date whether or not the messages are rendered. The game's
+    commitment fields are made once for all the event's messages (after
+    the end they hold its record: Grid Fighters plays the whole game again
+    to write it)."""
     out: list[tuple[str, int, bytes]] = []
+    committed: list[tuple[str, str]] | None = None
     for position, notice in enumerate(notices, 1):
         who = notice.player or -notice.observer  # an observer's thread is their own
         threads.add(who, notice.answers)
@@ -337,11 +341,14 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
             if notice.observer:
                 message = build_observer(notice, game, identity, number, position, at, threads.of(who))
             else:
-                message = build(notice, game, identity, number, position, at, threads.of(who), attachment)
+                if committed is None:
+                    committed = commitments.headers(game)
+                message = build(notice, game, identity, number, position, at, threads.of(who), attachment,
+                                committed=committed)
             data = as_bytes(message)
             if deputy is not None:
                 copy = as_bytes(build(notice, game, identity, number, position, at, threads.of(who), attachment,
-                                      deputy_message_id(identity, game, number, position), deputy))
+                                      deputy_message_id(identity, game, number, position), deputy, committed))
         threads.add(who, message_id(identity, game, number, position))
         out.append((f"{number:06d}.out.{position}", notice.player, data))
         if deputy is not None:

@@ -312,6 +312,7 @@ def build(
     archive: bytes | None = None,
     given_id: str | None = None,
     to: str | None = None,
+    committed: list[tuple[str, str]] | None = None,
 ) -> Mail:
     """The message for a notice to a player (an observer's is
     `gm.pbem.writing.observers.build_observer`). ``thread`` is the Message-IDs of
@@ -321,6 +322,10 @@ def build(
     `own_record`); ``given_id`` is the Message-ID of a message that answers no
     event (an event's is `message_id`), or of a deputy's copy, which ``to``
     sends to the deputy's address instead of the seat's (`deputy_message_id`).
+    ``committed`` is the game's commitment fields (`commitments.headers`)
+    when the caller has them already: they are the same in every message
+    of one event, and after the end they hold the game's record, which
+    some rules make by playing the whole game again.
 
     A notice that carries the seat's deadline as a calendar event
     (`Notice.calendar`) has it as an iCalendar alternative
@@ -349,7 +354,7 @@ def build(
     if notice.template in NOTICE_TEMPLATES and game.edition >= LIST_HEADERS_EDITION:
         add_list_headers(message, identity.domain, "reminders",
                          identity.reply_address(unsubscribe_tag(game.id), notice.player))
-    for name, value in commitments.headers(game):
+    for name, value in commitments.headers(game) if committed is None else committed:
         message[name] = value
     notice = _with_data(notice, commitments.sheet_fields(game))
     package, folders = game.rules.templates, game.rules.template_folders(game.edition)
