@@ -129,6 +129,11 @@ def test_a_field_the_last_message_had_is_not_folded_again(monkeypatch):
         message["X-GM-Game"] = value
         assert message.as_bytes() == f"X-GM-Game: {value}\r\n\r\n".encode()
     assert folded == ["X-GM-Game"]
+    record = " ".join([value.replace(" ", "-")] * (writer.MAX_KEPT_FIELD // len(value) + 1))  # a game's record
+    for _ in range(2):
+        message = writer.Mail()
+        message["X-GM-Record"] = record
+    assert folded == ["X-GM-Game", "X-GM-Record", "X-GM-Record"]  # not kept: the memory stays small
 
 
 ACCEPTED = (b"X-GM-Accepted: game=g1; player=1; at=2026-11-26T23:19:36.917702+00:00; format=2\r\n" + ORDERS)
