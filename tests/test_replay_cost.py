@@ -11,12 +11,17 @@ import email.policy
 import os
 from email.headerregistry import HeaderRegistry
 
+import jinja2
 import pytest
 
-from gm.kernel.values import Notice
+from gm.kernel import commitments, engine
+from gm.kernel.values import FINISH_EDITION, Created, Notice, Options, Seat
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
-from gm.pbem.writing import mailer
+from gm.pbem.archive.replay import Threads, field_text, notice_messages, to_event
+from gm.pbem.writing import mailer, writer
+from gm.pbem.writing.mailer import Identity, build
+from gmtest import START
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
           b"Message-ID: <b3@example.org>\r\nMIME-Version: 1.0\r\n"
@@ -82,3 +87,89 @@ def test_a_notice_is_rendered_again_without_looking_at_a_template_file(monkeypat
     assert render() == first and first[1] is None
     assert looked == []
 
+
+
+def test_a_field_of_a_notices_data_is_looked_up_without_asking_for_an_attribute(monkeypatch):
+    asked: list[str] = []
+    monkeypatch.setattr(jinja2.Environment, "getattr",
+                        lambda environment, obj, name, real=jinja2.Environment.getattr:
+                        asked.append(name) or real(environment, obj, name))
+    for environment in (mailer._text_environment(mailer.KERNEL), mailer._html_environment(mailer.KERNEL)):
+        page = environment.from_string("{{ game.title }} {{ game.seat.alias }}: {{ game.turns }}")
+        assert page.render(game={"title": "Spaceships", "seat": {"alias": "Ann"}, "turns": 3}) == "Spaceships Ann: 3"
+    assert asked == []
+
+
+class _Dict(dict):
+    colour = "red"
+
+
+@pytest.mark.parametrize(("obj", "name"), [
+    ({"alias": "Ann"}, "alias"), ({"items": 3}, "items"), ({"get": 1}, "get"), ({}, "__class__"),
+    ({"a": 1}, "missing"), ({}, "keys"), (_Dict(colour="blue"), "colour"), (_Dict(size=2), "size"),
+    ("text", "upper"), ("text", "alias"), (None, "alias"), ([1], "append"), (3, "real"),
+])
+def test_a_name_resolves_as_jinja_resolves_it(obj, name):
+    for make in (mailer._text_environment, mailer._html_environment):
+        environment = make(mailer.KERNEL)
+        ours, jinjas = environment.getattr(obj, name), jinja2.Environment.getattr(environment, obj, name)
+        if isinstance(jinjas, jinja2.Undefined):
+            assert type(ours) is type(jinjas) and (ours._undefined_obj, ours._undefined_name) == (obj, name)
+        else:
+            assert ours == jinjas
+
+
+def test_a_field_the_last_message_had_is_not_folded_again(monkeypatch):
+    folded: list[str] = []
+    real = writer._fold_words
+    monkeypatch.setattr(writer, "_fold_words", lambda name, value: folded.append(name) or real(name, value))
+    value = f"gm-{os.getpid()}-{id(folded)} <gm@example.org>"  # a value no earlier test wrote
+    for _ in range(3):
+        message = writer.Mail()
+        message["X-GM-Game"] = value
+        assert message.as_bytes() == f"X-GM-Game: {value}\r\n\r\n".encode()
+    assert folded == ["X-GM-Game"]
+    record = " ".join([value.replace(" ", "-")] * (writer.MAX_KEPT_FIELD // len(value) + 1))  # a game's record
+    for _ in range(2):
+        message = writer.Mail()
+        message["X-GM-Record"] = record
+    assert folded == ["X-GM-Game", "X-GM-Record", "X-GM-Record"]  # not kept: the memory stays small
+
+
+ACCEPTED = (b"X-GM-Accepted: game=g1; player=1; at=2026-11-26T23:19:36.917702+00:00; format=2\r\n" + ORDERS)
+
+
+def test_an_archived_players_mail_is_read_without_parsing_its_plain_fields_again(monkeypatch):
+    parsed: list[str] = []
+    registry_call = HeaderRegistry.__call__
+    monkeypatch.setattr(HeaderRegistry, "__call__", lambda registry, name, value:
+                        parsed.append(name.lower()) or registry_call(registry, name, value))
+    event = to_event(ACCEPTED, "g1")
+    assert (event.player, event.text, event.subject) == (1, "Rv1 Rw1 Gx3", "Re: [gm g1] Turn 3")
+    assert not {"subject", "x-gm-accepted"} & set(parsed), parsed
+
+
+@pytest.mark.parametrize("value", [
+    b"Re: [gm g1] Turn 3", b"a  two  spaces", b"tab\there", b" leading", b"trailing ", b"folded\r\n over lines",
+    b"=?utf-8?q?Z=C3=B6e?= wrote", b"Zo\xc3\xab", b"Zo\xeb", b"(a comment) \"quoted\" back\\slash", b"", b"=?",
+    b"a=?b", b"x" * 200, b"semi; colon: <angle@brackets>",
+])
+def test_a_field_reads_as_the_email_package_reads_it(value):
+    raw = b"Subject: " + value + b"\r\nX-GM-Accepted: player=2; " + value + b"\r\nSubject: second\r\n\r\nbody\r\n"
+    message, plain = parse_message(raw), email.message_from_bytes(raw, policy=email.policy.default)
+    for name in ("Subject", "subject", "X-GM-Accepted", "X-Absent"):
+        assert field_text(message, name) == str(plain.get(name, ""))
+
+
+def test_an_events_messages_make_the_games_commitment_fields_once(monkeypatch):
+    seats = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bob@example.net", "Bob"))
+    game, notices = engine.create(Created(START, "g1", seats, "2.6.1", Options(), edition=FINISH_EDITION,
+                                          instance="x"))
+    identity = Identity("gm@example.org")
+    alone = [build(n, game, identity, 1, k, START, []).as_bytes() for k, n in enumerate(notices, 1)]
+    made: list[str] = []
+    real = commitments.headers
+    monkeypatch.setattr(commitments, "headers", lambda game: made.append(game.id) or real(game))
+    messages = notice_messages(game, notices, identity, 1, START, Threads())
+    assert len(notices) == 2 and made == ["g1"]
+    assert [data for _, _, data in messages] == alone

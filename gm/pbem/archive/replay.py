@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parseaddr
 
-from ...kernel import engine
+from ...kernel import commitments, engine
 from ...kernel.deputies import deputy_of
 from ...kernel.model import MailGame
 from ...kernel.values import SHEETS_EDITION, Bouncing, Created, Event, Notice, PlayerMail
@@ -70,10 +70,32 @@ def prepend_header(raw: bytes, name: str, value: str) -> bytes:
     return f"{name}: {value}".encode() + eol + raw
 
 
+_PLAIN_TEXT = re.compile(r"[!-~]+(?: [!-~]+)*")
+"""Printable ASCII words, one space between them: a field's value that
+reads as it is written."""
+
+
+def field_text(message: Message, name: str) -> str:
+    """``str(message.get(name, ""))``: the first ``name`` field's text as the
+    email package reads an unstructured field (Subject, gm's own X-GM-*).
+    A value of plain words (`_PLAIN_TEXT`, no encoded word) reads as it is
+    written, so it is taken as written: the package parses a field anew
+    each time it is read, which was most of the cost of reading an archived
+    player's mail besides parsing it. Any other value is the package's to
+    read."""
+    wanted = name.lower()
+    for field, value in message.raw_items():
+        if field.lower() == wanted:
+            if isinstance(value, str) and _PLAIN_TEXT.fullmatch(value) and "=?" not in value:
+                return value
+            break
+    return str(message.get(name, ""))
+
+
 def accepted_fields(message: Message, header: str = ACCEPTED_HEADER) -> dict[str, str]:
     """The X-GM-Accepted header gm put on top of a player's mail (or another
     of gm's ``name=value; ...`` headers)."""
-    value = str(message.get(header, ""))
+    value = field_text(message, header)
     return dict(part.strip().split("=", 1) for part in value.split(";") if "=" in part)
 
 
@@ -169,7 +191,7 @@ def answering(message: Message) -> tuple[str | None, str]:
     In-Reply-To (when it is a well-formed one) and its Subject. The master
     and replay both read it here, so a game is rebuilt as it was played."""
     replied = message_id_of(message, "In-Reply-To")
-    return replied, str(message.get("Subject", ""))[:200]
+    return replied, field_text(message, "Subject")[:200]
 
 
 @dataclass
@@ -298,8 +320,12 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
                     pending: bytes | None = None, legacy: bool = False) -> list[tuple[str, int, bytes]]:
     """The GM's messages for one event's notices, with their archive keys and
     the token still a placeholder (`gm.pbem.data.tokens`); the threads are brought
-    up to date whether or not the messages are rendered."""
+    up to date whether or not the messages are rendered. The game's
+    commitment fields are made once for all the event's messages (after
+    the end they hold its record: Grid Fighters plays the whole game again
+    to write it)."""
     out: list[tuple[str, int, bytes]] = []
+    committed: list[tuple[str, str]] | None = None
     for position, notice in enumerate(notices, 1):
         who = notice.player or -notice.observer  # an observer's thread is their own
         threads.add(who, notice.answers)
@@ -315,11 +341,14 @@ def notice_messages(game: MailGame, notices: list[Notice], identity: Identity, n
             if notice.observer:
                 message = build_observer(notice, game, identity, number, position, at, threads.of(who))
             else:
-                message = build(notice, game, identity, number, position, at, threads.of(who), attachment)
+                if committed is None:
+                    committed = commitments.headers(game)
+                message = build(notice, game, identity, number, position, at, threads.of(who), attachment,
+                                committed=committed)
             data = as_bytes(message)
             if deputy is not None:
                 copy = as_bytes(build(notice, game, identity, number, position, at, threads.of(who), attachment,
-                                      deputy_message_id(identity, game, number, position), deputy))
+                                      deputy_message_id(identity, game, number, position), deputy, committed))
         threads.add(who, message_id(identity, game, number, position))
         out.append((f"{number:06d}.out.{position}", notice.player, data))
         if deputy is not None:

@@ -276,9 +276,27 @@ _DATE = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Ju
 _BOUNDARY = re.compile(r'multipart/(alternative|mixed); boundary="[A-Za-z0-9=_.+-]+"')
 
 
+MAX_KEPT_FIELD = 1000
+"""The longest value whose folded field is kept for the next message
+(`_field`); a longer one (a game's record) is folded each time."""
+
+
 def _field(name: str, value: str) -> str:
     """``name: value`` folded, CRLF-ended, exactly as ``EmailMessage(policy=SMTP)``
-    writes a field set as ``message[name] = value``.
+    writes a field set as ``message[name] = value`` (`_folded`). Kept for
+    the next message when short: most of a message's fields are the same
+    in the game's every mail (From, To, Reply-To, the commitments, the
+    parts' MIME fields)."""
+    return _kept_field(name, value) if len(value) <= MAX_KEPT_FIELD else _folded(name, value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_field(name: str, value: str) -> str:
+    return _folded(name, value)
+
+
+def _folded(name: str, value: str) -> str:
+    """`_field`'s text, written now.
 
     The email package parses each value into a structured header and folds
     it again on output: the cost issue 12 measured. Plain values (printable
