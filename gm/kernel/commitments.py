@@ -105,7 +105,7 @@ def headers(game: MailGame) -> list[tuple[str, str]]:
     fields = [(COMMITMENT_HEADER, f"{c.label} {c.digest}") for c in made]
     if made and game.phase == ENDED:
         fields += [(REVEAL_HEADER, f"{c.label} {c.salt.hex()} {pieces(c.value)}") for c in made]
-        record = game.rules.record_text(game)
+        record = game.rules.revealed_record(game)
         if record is not None:
             fields.append((RECORD_HEADER, pieces(record.encode("utf-8"))))
     return fields
