@@ -16,11 +16,19 @@ and ``gm verify`` fails naming it.
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
 from random import Random
 
 import pytest
 
+from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.robot import robot_mail
+from gm.games.celestial_empire.state import Cargo, Empire, GameState, Market, Planet, Ship, new_game
+from gm.games.celestial_empire.verification import plain_value, canonical_state, state_digest
 from gm.kernel.commitments import COMMITMENT_HEADER, RECORD_HEADER, REVEAL_HEADER
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
@@ -180,3 +188,36 @@ def test_two_mails_in_the_wrong_order_fail_check_2_naming_them(celestial, tmp_pa
 
     status, said = checked(tampered(tmp_path, celestial[0], change))
     assert status == FAILED and "FAILED check 2 (order)" in said and "Turn 2 results" in said
+
+
+# The documented format (docs/verification.md)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "verification.md"
+
+
+def test_the_docs_name_every_member_of_the_canonical_state_and_show_a_hold_as_it_is_written():
+    docs = " ".join(DOCS.read_text().split())
+    section = docs.split("### The canonical serialisation of a Celestial Empire state", 1)[1].split("###", 1)[0]
+    kinds = {"the state: an object with the members": GameState, "an empire:": Empire, "Earth's market:": Market,
+             "a planet:": Planet, "a ship:": Ship, "a hold:": Cargo}
+    for lead, kind in kinds.items():
+        item = section.split(f"- {lead}", 1)[1].split(" - ", 1)[0]
+        named = re.findall(r"(?:^|[\s(,])`([a-z_]+)`", item)
+        assert sorted(set(named) & {f.name for f in fields(kind)}) == sorted(f.name for f in fields(kind)), lead
+    hold = Cargo()
+    hold.ore[0] = 4
+    example = canonical_state_of(hold)
+    assert f"`{example}`" in section
+
+
+def canonical_state_of(value) -> str:
+    """``value`` (a hold, here) written as the state's canonical serialisation writes it."""
+    return json.dumps(plain_value(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_a_state_is_serialised_with_its_members_sorted_and_a_line_feed_at_the_end():
+    state = new_game(generate(7, 2), ["Grok", "Winter"])
+    data = canonical_state(state)
+    assert data.endswith(b"}\n") and b" " not in data.replace(b"Grok", b"").replace(b"Winter", b"")[:200]
+    assert data.startswith(b'{"earth":') and json.loads(data)["empires"]["2"]["name"] == "Winter"
+    assert state_digest(state) == hashlib.sha256(data).hexdigest()

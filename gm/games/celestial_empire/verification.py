@@ -52,27 +52,27 @@ class Ran:
     state: str = ""
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """``value`` as JSON holds it: a dataclass as an object of its fields,
     an enumeration by its name, a mapping with its keys as text, tuples and
     lists as arrays."""
     if isinstance(value, enum.Enum):
         return value.name
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {f.name: plain_value(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):
-        return {(k.name if isinstance(k, enum.Enum) else str(k)): _plain(v) for k, v in value.items()}
+        return {(k.name if isinstance(k, enum.Enum) else str(k)): plain_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     if isinstance(value, set | frozenset):
-        return [_plain(v) for v in sorted(value)]
+        return [plain_value(v) for v in sorted(value)]
     return value
 
 
 def canonical_state(state: GameState) -> bytes:
     """The whole state's canonical serialisation: JSON, keys sorted, no
     white space, UTF-8, one line feed at the end (docs/verification.md)."""
-    text = json.dumps(_plain(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(plain_value(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return (text + "\n").encode("utf-8")
 
 
