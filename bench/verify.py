@@ -12,7 +12,7 @@ run on the same game: ``gm replay`` of its archive
 message the GM sent. The issue's target: a 100-turn game in seconds.
 
 ``--game celestial-empire``: a Celestial Empire game of E empires (4 by
-default) and T turns (``standard+turns=T``), each empire's mail of orders
+default) and T turns (``standard+turns=T``, no other condition ends it), each empire's mail of orders
 chosen by the easy robot from its own sheet (seeded), played through the
 daemon's own code to its end; player 1's mailbox is verified (the game
 played again from the revealed galaxy and orders, every turn's state
@@ -92,8 +92,9 @@ def played_celestial(data: Path, turns: int, seed: int, empires: int) -> tuple[S
 
     clock[0] += STEP
     key, game_id = request_game(store, master.identity, [player_address("g1", p) for p in range(1, empires + 1)],
-                                f"standard+turns={turns}", Options(deadline=timedelta(days=30)), clock[0],
-                                game="celestial-empire", name="g1create")
+                                f"standard+turns={turns}+earth=no+score=no+planets=no",  # played to the last turn
+                                Options(deadline=timedelta(days=30)), clock[0], game="celestial-empire",
+                                name="g1create")
     handle(key)
     game = master.games[game_id]
     rng = random.Random(seed)

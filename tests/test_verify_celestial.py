@@ -20,17 +20,21 @@ import hashlib
 import json
 import re
 from dataclasses import fields
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 
 import pytest
 
+from celestial_fuzz import mail_for
 from gm.games.celestial_empire.galaxy import generate
+from gm.games.celestial_empire.mail import Terms
 from gm.games.celestial_empire.robot import robot_mail
 from gm.games.celestial_empire.state import Cargo, Empire, GameState, Market, Planet, Ship, new_game
-from gm.games.celestial_empire.verification import plain_value, canonical_state, state_digest
+from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
+from gm.kernel import engine
 from gm.kernel.commitments import COMMITMENT_HEADER, RECORD_HEADER, REVEAL_HEADER
-from gm.kernel.values import Options
+from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.mail.reading import parse_message
 from gm.pbem.archive.verifying import FAILED, PASSED
 from gm.pbem.operator.admin import request_game, verify_replay
@@ -221,3 +225,41 @@ def test_a_state_is_serialised_with_its_members_sorted_and_a_line_feed_at_the_en
     assert data.endswith(b"}\n") and b" " not in data.replace(b"Grok", b"").replace(b"Winter", b"")[:200]
     assert data.startswith(b'{"earth":') and json.loads(data)["empires"]["2"]["name"] == "Winter"
     assert state_digest(state) == hashlib.sha256(data).hexdigest()
+
+
+# The record plays every turn again: random but plausible orders, by the engine
+
+@pytest.mark.parametrize("variant, seed", [("standard", 3), ("standard+voted=40", 11), ("standard+turns=60", 29)])
+def test_the_revealed_record_plays_again_to_every_committed_state(variant, seed):
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
+    seats = tuple(Seat(n, f"p{n}@example.org", name) for n, name in enumerate(("Grok", "Winter", "Master"), 1))
+    game, _ = engine.create(Created(at, "g1", seats, variant, Options(), Terms(seed), game="celestial-empire",
+                                    commit_key=COMMIT_KEY))
+    rng = Random(seed)
+    for turn in range(1, 13):
+        for empire in (1, 2, 3):
+            at += timedelta(minutes=1, microseconds=250_000)
+            engine.apply(game, PlayerMail(at, empire, mail_for(game.play.state, empire, rng)))
+        if game.phase == "ended":  # the empires voted an early end
+            break
+        assert game.play.state.turn == turn + 1
+    played = len(game.play.ran)
+    assert played >= 6 and any(ran.research for ran in game.play.ran) and any(ran.orders for ran in game.play.ran)
+    record = game.rules.revealed_record(game)
+    for player in (1, 2, 3):
+        again = game.rules.replayed(record, player)
+        assert list(again.values) == game.rules.committed(game)
+        assert [name for name, _ in again.turns] == [f"turn {n}" for n in range(1, played + 1) for _ in range(2)]
+
+
+def test_a_game_made_before_edition_7_commits_to_its_galaxy_alone_and_reveals_no_record():
+    at = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
+    seats = tuple(Seat(n, f"p{n}@example.org", name) for n, name in enumerate(("Grok", "Winter"), 1))
+    game, _ = engine.create(Created(at, "g1", seats, "standard", Options(), Terms(5), game="celestial-empire",
+                                    commit_key=COMMIT_KEY, edition=6))
+    rng = Random(5)
+    for empire in (1, 2):
+        engine.apply(game, PlayerMail(at + timedelta(minutes=empire), empire, mail_for(game.play.state, empire, rng)))
+    assert game.play.state.turn == 2 and game.play.ran == []
+    assert [label for label, _ in game.rules.committed(game)] == ["galaxy"]
+    assert game.rules.revealed_record(game) is None

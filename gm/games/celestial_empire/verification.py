@@ -116,7 +116,7 @@ def record_text(variant: str, seed: int, names: list[str], turns: list[Ran]) -> 
     return "".join(f"{line}\n" for line in lines)
 
 
-_LINE = re.compile(r"^(variant|seed|empire|turn|research|order) (.*)$")
+_LINE = re.compile(r"^(game|variant|seed|empire|turn|research|order) (.*)$")
 
 
 @dataclass
@@ -138,7 +138,10 @@ def _read(record: str) -> _Record:
             raise RecordError(f"line {number}: not a line of a Celestial Empire record: {line[:40]!r}")
         word, rest = found.groups()
         try:
-            if word == "variant":
+            if word == "game":  # blanked where gm.kernel.records.game_of_record read it first
+                if rest != RECORD_GAME:
+                    raise ValueError(f"the record is of {rest}, not of {RECORD_GAME}")
+            elif word == "variant":
                 read.variant = rest
             elif word == "seed":
                 read.seed = int(rest)
