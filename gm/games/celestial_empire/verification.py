@@ -52,21 +52,31 @@ class Ran:
     state: str = ""
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""The field names of each dataclass met, once each: the state holds thousands."""
+
+
 def plain_value(value: Any) -> Any:
     """``value`` as JSON holds it: a dataclass as an object of its fields,
     an enumeration by its name, a mapping with its keys as text, tuples and
     lists as arrays."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
+    if kind is list or kind is tuple:
+        return [item if type(item) is int else plain_value(item) for item in value]
+    if kind is dict:
+        return {(k.name if isinstance(k, enum.Enum) else str(k)): plain_value(v) for k, v in value.items()}
     if isinstance(value, enum.Enum):
         return value.name
-    if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain_value(getattr(value, f.name)) for f in fields(value)}
-    if isinstance(value, dict):
-        return {(k.name if isinstance(k, enum.Enum) else str(k)): plain_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain_value(v) for v in value]
     if isinstance(value, set | frozenset):
-        return [plain_value(v) for v in sorted(value)]
-    return value
+        return [plain_value(item) for item in sorted(value)]
+    names = _FIELDS.get(kind)
+    if names is None:
+        if not is_dataclass(value):
+            return value
+        names = _FIELDS[kind] = tuple(f.name for f in fields(value))
+    return {name: plain_value(getattr(value, name)) for name in names}
 
 
 def canonical_state(state: GameState) -> bytes:
