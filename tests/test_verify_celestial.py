@@ -33,8 +33,8 @@ from gm.games.celestial_empire.robot import robot_mail
 from gm.games.celestial_empire.state import Cargo, Empire, GameState, Market, Planet, Ship, new_game
 from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
 from gm.kernel import engine
-from gm.kernel.commitments import COMMITMENT_HEADER, RECORD_HEADER, REVEAL_HEADER
-from gm.kernel.values import Created, Options, PlayerMail, Seat
+from gm.kernel.commitments import COMMITMENT_HEADER, RECORD_HEADER, RECORD_PIECES, REVEAL_HEADER, record_fields
+from gm.kernel.values import FINISH_EDITION, Created, Options, PlayerMail, Seat
 from gm.mail.reading import parse_message
 from gm.pbem.archive.verifying import FAILED, PASSED
 from gm.pbem.operator.admin import request_game, verify_replay
@@ -263,3 +263,32 @@ def test_a_game_made_before_edition_7_commits_to_its_galaxy_alone_and_reveals_no
     assert game.play.state.turn == 2 and game.play.ran == []
     assert [label for label, _ in game.rules.committed(game)] == ["galaxy"]
     assert game.rules.revealed_record(game) is None
+
+
+# A long record: several X-GM-Record fields, each under what mail servers keep of one
+
+def test_a_long_record_goes_on_field_after_field_from_edition_7_on_and_stays_one_field_before():
+    record = "".join(f"order 1 S{n}J{n + 1}\n" for n in range(100, 9100))
+    assert len(record) > 48 * RECORD_PIECES  # more than one field's base64
+    fields_7 = record_fields(record, FINISH_EDITION)
+    assert len(fields_7) > 1 and all(len(value.split()) <= RECORD_PIECES for value in fields_7)
+    assert base64.b64decode("".join(" ".join(fields_7).split())).decode() == record
+    (field_6,) = record_fields(record, FINISH_EDITION - 1)
+    assert field_6 == " ".join(fields_7)
+    short = "game celestial-empire\n"
+    assert record_fields(short, FINISH_EDITION) == record_fields(short, FINISH_EDITION - 1)
+
+
+def test_gm_verify_reads_a_record_in_several_fields(celestial, tmp_path):
+    def change(messages):
+        head, sep, body = messages[-1].partition(b"\n\n")
+        lines = re.sub(rb"\n[ \t]+", b" ", head).split(b"\n")
+        at = next(k for k, line in enumerate(lines) if line.startswith(b"X-GM-Record: "))
+        cut = lines[at].split(b": ", 1)[1].split()
+        parts = [b"X-GM-Record: " + b" ".join(cut[i:i + 3]) for i in range(0, len(cut), 3)]
+        assert len(parts) > 3
+        return [*messages[:-1], b"\n".join([*lines[:at], *parts, *lines[at + 1:]]) + sep + body]
+
+    status, said = checked(tampered(tmp_path, celestial[1], change))
+    assert status == PASSED, said
+    assert "check 3 passed" in said and f"({TURNS} turns)" in said

@@ -251,7 +251,7 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
         verdict.limited = True
         return
     try:
-        record = _unpieces(pieces[0]).decode("utf-8")
+        record = _unpieces(" ".join(pieces)).decode("utf-8")  # a long record goes on field after field
         name, body = game_of_record(record)
         rules = game_named(name or "")
         player = int(str(final.message.get("X-GM-Player", "")).strip())
