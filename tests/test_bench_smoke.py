@@ -122,6 +122,15 @@ def test_verify_benchmark_quick():
                      re.MULTILINE), output
 
 
+def test_verify_benchmark_of_a_celestial_empire_game_quick():
+    done = subprocess.run([sys.executable, str(BENCH / "verify.py"), "--quick", "--game", "celestial-empire"],
+                          capture_output=True, text=True, timeout=120, cwd=BENCH.parent)
+    assert done.returncode == 0, done.stdout + done.stderr  # gm verify passed: all three checks
+    assert done.stdout.startswith("game: Celestial Empire of 4 empires, 4 turns played to the end;"), done.stdout
+    for label in ("seconds gm verify", "cpu seconds gm verify", "ratio verify/replay time"):
+        assert re.search(rf"^{label}[^:]*: [0-9.]+$", done.stdout, re.MULTILINE), label
+
+
 def test_mail_size_benchmark_quick():
     output = run_quick("mail_size.py")
     for label in ("turn sheets sent", "bytes per turn-sheet mail", "bytes of its HTML part as sent",

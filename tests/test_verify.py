@@ -25,6 +25,7 @@ from gm.games.spaceships.mail import Spaceships
 from gm.kernel.commitments import COMMITMENT_HEADER, RECORD_HEADER, REVEAL_HEADER, commitment_digest
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
+from gm.pbem.archive import creation
 from gm.pbem.archive.verifying import FAILED, PASSED, UNCHECKABLE, verify
 from gm.pbem.operator.admin import export_mbox, request_game, verify_replay
 from gmtest import ALICE, BOB, COMMIT_KEY, SETUP_ALICE, SETUP_BOB, World, run, text
@@ -180,7 +181,9 @@ def test_a_game_against_the_robot_commits_to_its_seed_from_the_first_mail(tmp_pa
     assert "(robot-seed, setup-1, setup-2)" in result.stdout and "(1 turn)" in result.stdout
 
 
-def test_celestial_empire_verifies_the_galaxy_and_says_it_cannot_replay_the_game(tmp_path):
+def test_celestial_empire_verifies_the_galaxy_and_says_it_cannot_replay_the_game(tmp_path, monkeypatch):
+    monkeypatch.setattr(creation, "EDITION", 6)  # a game of edition 6: from edition 7 on it replays
+
     async def scenario():
         async with World(tmp_path) as world:
             request_game(world.daemon.store, world.config.identity, [ALICE, BOB], "standard", Options(),

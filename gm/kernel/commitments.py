@@ -28,7 +28,7 @@ import hmac
 from dataclasses import dataclass
 
 from .model import MailGame
-from .values import ENDED, TIME_EDITION
+from .values import ENDED, FINISH_EDITION, TIME_EDITION
 
 COMMITMENT_EDITION = TIME_EDITION
 """The first edition whose players' mail carries the commitments and, at the
@@ -42,9 +42,20 @@ REVEAL_HEADER = "X-GM-Reveal"
 the salt in hex, the value in base64 (in pieces separated by spaces)."""
 RECORD_HEADER = "X-GM-Record"
 """The whole record of the finished game (``gm referee``'s format), in base64
-pieces separated by spaces, on every mail after the end."""
+pieces separated by spaces, on every mail after the end; a long record goes
+on in the next such field (`record_fields`)."""
 
 KEY_BYTES = 32
+
+RECORD_PIECES = 1000
+"""The most base64 pieces (of 64 characters) one ``X-GM-Record`` field
+holds in games of `SPLIT_RECORD_EDITION` on: a longer record goes on in the
+next field. 64 kilobytes a field stay under what mail servers keep of one
+header field (Postfix's ``header_size_limit``, 100 kilobytes by default,
+discards the rest); a Celestial Empire game of many turns reveals more."""
+SPLIT_RECORD_EDITION = FINISH_EDITION
+"""The first edition whose record may take several ``X-GM-Record`` fields;
+games before keep it in one, as their mail always had it."""
 
 
 @dataclass(frozen=True)
@@ -94,8 +105,22 @@ def sealed(game: MailGame) -> list[Commitment]:
 def pieces(data: bytes) -> str:
     """``data`` in base64, in pieces of 64 characters separated by spaces, so
     that a header field folds between them."""
+    return " ".join(_cut(data)) or "="
+
+
+def _cut(data: bytes) -> list[str]:
     text = base64.b64encode(data).decode("ascii")
-    return " ".join(text[i:i + 64] for i in range(0, len(text), 64)) or "="
+    return [text[i:i + 64] for i in range(0, len(text), 64)]
+
+
+def record_fields(record: str, edition: int) -> list[str]:
+    """The values of the ``X-GM-Record`` fields that carry ``record``, in
+    order: one, or in games of `SPLIT_RECORD_EDITION` on one for each
+    `RECORD_PIECES` pieces."""
+    if edition < SPLIT_RECORD_EDITION:
+        return [pieces(record.encode("utf-8"))]
+    cut = _cut(record.encode("utf-8"))
+    return [" ".join(cut[i:i + RECORD_PIECES]) for i in range(0, len(cut), RECORD_PIECES)] or ["="]
 
 
 def headers(game: MailGame) -> list[tuple[str, str]]:
@@ -105,9 +130,9 @@ def headers(game: MailGame) -> list[tuple[str, str]]:
     fields = [(COMMITMENT_HEADER, f"{c.label} {c.digest}") for c in made]
     if made and game.phase == ENDED:
         fields += [(REVEAL_HEADER, f"{c.label} {c.salt.hex()} {pieces(c.value)}") for c in made]
-        record = game.rules.record_text(game)
+        record = game.rules.revealed_record(game)
         if record is not None:
-            fields.append((RECORD_HEADER, pieces(record.encode("utf-8"))))
+            fields += [(RECORD_HEADER, value) for value in record_fields(record, game.edition)]
     return fields
 
 

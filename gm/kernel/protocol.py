@@ -434,6 +434,12 @@ class GameRules(ABC, Generic[S]):
         stay the same to the end of the game. None by default."""
         return []
 
+    def revealed_record(self, game: Table[S]) -> str | None:
+        """The whole game that the mail ending it reveals (``X-GM-Record``),
+        for ``gm verify`` to play again (`replayed`): `record_text`, by
+        default; a game may reveal a record where it has no download."""
+        return self.record_text(game)
+
     def replayed(self, record: str, player: int) -> Replayed | None:
         """A whole record of the game (`record_text`) played again under the
         rules, as ``player`` was told it: the committed values the record

@@ -553,4 +553,6 @@ class Replayed:
     """The committed values the record implies (each side's setup), by label."""
     turns: tuple[tuple[str, tuple[str, ...]], ...]
     """Each turn (or move) in order: its name ("turn 3") and the lines the
-    seat's sheet for it shows."""
+    seat's sheet for it shows, as one block of consecutive lines; a turn
+    whose sheet shows several such blocks has one entry for each, in the
+    order the sheet shows them."""

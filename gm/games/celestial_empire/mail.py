@@ -22,10 +22,9 @@ from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.commitments import text_value
 from ...kernel.engine import late_for, syntax_data, unexpected_in
 from ...kernel.protocol import GameRules, Table, TurnPolicy
-from ...kernel.schema import Step
+from ...kernel.schema import REPLAY, Step
 from ...kernel.values import (
     ENDED,
     PLAY,
@@ -35,6 +34,7 @@ from ...kernel.values import (
     GameEnd,
     Notice,
     PlayerMail,
+    Replayed,
     Reply,
     Submitted,
     Turn,
@@ -50,6 +50,8 @@ from .robot import LEVELS, robot_mail
 from .state import GameState, new_game
 from .turn import Report, run_turn
 from .variants import Variant, variant_named
+from .verification import TURN_STATE_EDITION, Ran, galaxy_value, ran, record_text, turn_label, turn_value
+from .verification import replayed as replayed_record
 from .winning import Length
 
 NAMES = ("Altair", "Boreas", "Cygnus", "Draco", "Eridani", "Fornax", "Gemini", "Hydra", "Indus")
@@ -96,14 +98,18 @@ class Play:
     awaiting: list[tuple[int, str]] = field(default_factory=list)
     """What waits for the operator's answer (`gm answer`): research orders
     the rules leave to the GM (R-66, R-67), by empire."""
+    ran: list[Ran] = field(default_factory=list)
+    """Each turn run, with the orders it ran with and its state's digest, in
+    games of `TURN_STATE_EDITION` on: the record their end reveals."""
 
 
-SCHEMA = 1
+SCHEMA = 2
 """The number of `Play`'s shape (its fields, and theirs): bump it when they
 change, and say in `MIGRATIONS` how a `Play` of the number before is read
 (`gm.kernel.schema`)."""
-MIGRATIONS: dict[int, Step] = {}
-"""How a `Play` of each earlier `SCHEMA` becomes one of the next."""
+MIGRATIONS: dict[int, Step] = {1: REPLAY}
+"""How a `Play` of each earlier `SCHEMA` becomes one of the next: a `Play`
+of 1 kept no `Play.ran`, which only a replay of its archive fills in."""
 
 
 def _received(turn: int, reply: Reply) -> str:
@@ -270,6 +276,8 @@ class CelestialEmpire(GameRules[Play]):
         standing orders, defences, mining and score go on (R-84)."""
         play: Play = game.play
         after, report = run_turn(play.state, play.pending, play.research)
+        if game.edition >= TURN_STATE_EDITION:
+            play.ran.append(ran(report.turn, play.pending, play.research, after))
         play.state = after
         play.reports.append(report)
         play.awaiting += [(empire, what) for empire, what in report.operator]
@@ -330,8 +338,25 @@ class CelestialEmpire(GameRules[Play]):
     def committed(self, game: Table[Play]) -> list[tuple[str, bytes]]:
         """The galaxy, from the game's first mail on: the seed it (and every
         draw of the game) derives from, and how many empires it was made
-        for, as the lines ``seed N`` and ``empires N`` (docs/verification.md)."""
-        return [("galaxy", text_value([f"seed {game.play.terms.seed}", f"empires {len(game.seats)}"]))]
+        for, as the lines ``seed N`` and ``empires N``; in games of
+        `TURN_STATE_EDITION` on, also each turn's state, from the sheets of
+        that turn on, as ``turn N`` and ``state DIGEST`` (docs/verification.md)."""
+        play: Play = game.play
+        turns = [(turn_label(t.turn), turn_value(t.turn, t.state)) for t in play.ran]
+        return [("galaxy", galaxy_value(play.terms.seed, len(game.seats))), *turns]
+
+    def revealed_record(self, game: Table[Play]) -> str | None:
+        """In games of `TURN_STATE_EDITION` on, the whole game: the variant,
+        the seed, the empires and each turn's orders and research lines."""
+        play: Play = game.play
+        if game.edition < TURN_STATE_EDITION:
+            return None
+        return record_text(play.variant.name, play.terms.seed, [s.alias for s in game.seats], play.ran)
+
+    def replayed(self, record: str, player: int) -> Replayed:
+        """The record played again from its galaxy, turn by turn, as empire
+        ``player`` was told it (`verification.replayed`)."""
+        return replayed_record(record, player)
 
     def end(self, game: Table[Play], at: datetime, end: GameEnd) -> Turn:
         """A resignation leaves the empire in play, run by its standing

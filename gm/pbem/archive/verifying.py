@@ -246,12 +246,12 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
     pieces = final.fields(RECORD_HEADER)
     if not pieces:
         verdict.say(f"game {game}: check 3 is not made: {final.name()} carries no record of the game "
-                    f"({RECORD_HEADER}): one player's mail cannot replay a Celestial Empire game, nor a Grid Fighters "
-                    "game in which a deadline passed a move over (docs/verification.md)")
+                    f"({RECORD_HEADER}): one player's mail cannot replay a Celestial Empire game made before "
+                    "edition 7, nor a Grid Fighters game in which a deadline passed a move over (docs/verification.md)")
         verdict.limited = True
         return
     try:
-        record = _unpieces(pieces[0]).decode("utf-8")
+        record = _unpieces(" ".join(pieces)).decode("utf-8")  # a long record goes on field after field
         name, body = game_of_record(record)
         rules = game_named(name or "")
         player = int(str(final.message.get("X-GM-Player", "")).strip())
@@ -272,8 +272,11 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
     for label, value in replayed.values:
         same = [known for known in revealed if known == label or known.endswith(f"-{label}")]
         if not same or revealed[same[-1]] != value:  # in a match, the last game's: game-N-setup-1
-            verdict.say(f"game {game}: FAILED check 3 (replay): the record {final.name()} carries does not hold "
-                        f"the committed {label}", FAILED)
+            made = next((m for m in mails if any(f.split(" ", 1)[0] == label for f in m.fields(COMMITMENT_HEADER))),
+                        None)
+            where = f" (committed first on {made.name()})" if made is not None else ""
+            verdict.say(f"game {game}: FAILED check 3 (replay): the record {final.name()} carries, played again "
+                        f"under the rules, does not give the committed {label}{where}", FAILED)
             return
     texts = [" ".join(m.text().split()) for m in mails]
     start = 0
@@ -290,6 +293,6 @@ def _check_replay(game: str, mails: list[_Mail], final: _Mail, revealed: dict[st
                         FAILED)
             return
         start = found
-    count = len(replayed.turns)
+    count = len({turn for turn, _ in replayed.turns})
     verdict.say(f"game {game}: check 3 passed: the record holds the committed values, and played again under "
                 f"the rules it gives what the mail said of each turn ({count} turn{'s' * (count != 1)})")

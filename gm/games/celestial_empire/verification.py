@@ -1,0 +1,230 @@
+"""What the GM commits to in a game of Celestial Empire each turn, the
+record it reveals at the end, and that record played again as one empire
+was told it, for ``gm verify`` (docs/verification.md).
+
+From `TURN_STATE_EDITION` on, every turn's whole state (the galaxy and every
+empire in it, after the turn ran) is committed on every player's mail of
+that turn and kept on every later mail, as ``turn-N``: its value is the
+SHA-256 of the state's canonical serialisation (`canonical_state`), so that
+the reveal stays a line a turn however large the galaxy. The record the
+final mail reveals (`record_text`) holds the seed, the empires and every
+order and research line each turn ran with (the robot's included: they came
+by the robot's mail as any player's orders do), from which the rules alone
+rebuild every turn.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
+
+from ...kernel.commitments import text_value
+from ...kernel.errors import NotationError, RecordError
+from ...kernel.values import FINISH_EDITION, Replayed
+from .galaxy import generate
+from .notation import parse_order
+from .report import Report
+from .sheets import history, own_ship
+from .state import GameState, new_game
+from .turn import run_turn
+from .variants import variant_named
+from .winning import Length
+
+TURN_STATE_EDITION = FINISH_EDITION
+"""The first edition whose games commit to each turn's state and reveal
+their whole record at the end; earlier games commit to the galaxy alone."""
+
+RECORD_GAME = "celestial-empire"
+
+
+@dataclass
+class Ran:
+    """One turn as it ran: the orders and research lines of each empire, as
+    text, and the SHA-256 (hex) of the state it left (`canonical_state`)."""
+
+    turn: int
+    orders: dict[int, list[str]] = field(default_factory=dict)
+    research: dict[int, list[str]] = field(default_factory=dict)
+    state: str = ""
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""The field names of each dataclass met, once each: the state holds thousands."""
+
+
+def plain_value(value: Any) -> Any:
+    """``value`` as JSON holds it: a dataclass as an object of its fields,
+    an enumeration by its name, a mapping with its keys as text, tuples and
+    lists as arrays."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bool or value is None:
+        return value
+    if kind is list or kind is tuple:
+        return [item if type(item) is int else plain_value(item) for item in value]
+    if kind is dict:
+        return {(k.name if isinstance(k, enum.Enum) else str(k)): plain_value(v) for k, v in value.items()}
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, set | frozenset):
+        return [plain_value(item) for item in sorted(value)]
+    names = _FIELDS.get(kind)
+    if names is None:
+        if not is_dataclass(value):
+            return value
+        names = _FIELDS[kind] = tuple(f.name for f in fields(value))
+    return {name: plain_value(getattr(value, name)) for name in names}
+
+
+def canonical_state(state: GameState) -> bytes:
+    """The whole state's canonical serialisation: JSON, keys sorted, no
+    white space, UTF-8, one line feed at the end (docs/verification.md)."""
+    text = json.dumps(plain_value(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return (text + "\n").encode("utf-8")
+
+
+def state_digest(state: GameState) -> str:
+    """SHA-256 of `canonical_state`, as 64 lower-case hex digits."""
+    return hashlib.sha256(canonical_state(state)).hexdigest()
+
+
+def turn_label(turn: int) -> str:
+    """The label of turn ``turn``'s commitment."""
+    return f"turn-{turn}"
+
+
+def turn_value(turn: int, digest: str) -> bytes:
+    """Turn ``turn``'s committed value: ``turn N`` and ``state DIGEST``."""
+    return text_value([f"turn {turn}", f"state {digest}"])
+
+
+def galaxy_value(seed: int, empires: int) -> bytes:
+    """The galaxy's committed value: ``seed N`` and ``empires N``."""
+    return text_value([f"seed {seed}", f"empires {empires}"])
+
+
+def ran(turn: int, orders: dict[int, list[Any]], research: dict[int, list[str]], after: GameState) -> Ran:
+    """What the record keeps of turn ``turn``, which ran with ``orders`` and
+    ``research`` and left ``after``."""
+    return Ran(turn, {e: [str(o) for o in found] for e, found in sorted(orders.items()) if found},
+               {e: list(lines) for e, lines in sorted(research.items()) if lines}, state_digest(after))
+
+
+def record_text(variant: str, seed: int, names: list[str], turns: list[Ran]) -> str:
+    """The whole game as ``gm verify`` replays it (docs/verification.md)."""
+    lines = [f"game {RECORD_GAME}", f"variant {variant}", f"seed {seed}"]
+    lines += [f"empire {number} {name}" for number, name in enumerate(names, 1)]
+    for turn in turns:
+        lines.append(f"turn {turn.turn}")
+        for empire, research in turn.research.items():
+            lines += [f"research {empire} {line}" for line in research]
+        for empire, orders in turn.orders.items():
+            lines += [f"order {empire} {order}" for order in orders]
+    return "".join(f"{line}\n" for line in lines)
+
+
+_LINE = re.compile(r"^(game|variant|seed|empire|turn|research|order) (.*)$")
+
+
+@dataclass
+class _Record:
+    variant: str = ""
+    seed: int | None = None
+    names: list[str] = field(default_factory=list)
+    turns: list[tuple[int, dict[int, list[str]], dict[int, list[str]]]] = field(default_factory=list)
+
+
+def _read(record: str) -> _Record:
+    """The record's lines; RecordError naming the first that does not read."""
+    read = _Record()
+    for number, line in enumerate(record.split("\n"), 1):
+        if not line.strip():
+            continue
+        found = _LINE.match(line)
+        if found is None:
+            raise RecordError(f"line {number}: not a line of a Celestial Empire record: {line[:40]!r}")
+        word, rest = found.groups()
+        try:
+            if word == "game":  # blanked where gm.kernel.records.game_of_record read it first
+                if rest != RECORD_GAME:
+                    raise ValueError(f"the record is of {rest}, not of {RECORD_GAME}")
+            elif word == "variant":
+                read.variant = rest
+            elif word == "seed":
+                read.seed = int(rest)
+            elif word == "empire":
+                empire, name = rest.split(" ", 1)
+                if int(empire) != len(read.names) + 1:
+                    raise ValueError("the empires are numbered 1, 2, ... in order")
+                read.names.append(name)
+            elif word == "turn":
+                read.turns.append((int(rest), {}, {}))
+            else:
+                empire, text = rest.split(" ", 1)
+                if not read.turns or not 1 <= int(empire) <= len(read.names):
+                    raise ValueError("an order of no turn, or of no empire")
+                _, orders, research = read.turns[-1]
+                (orders if word == "order" else research).setdefault(int(empire), []).append(text)
+        except ValueError as error:
+            raise RecordError(f"line {number}: {error}") from None
+    if read.seed is None or len(read.names) < 2 or not read.variant:
+        raise RecordError("a Celestial Empire record names its variant, its seed and two empires or more")
+    return read
+
+
+def told(state: GameState, report: Report, empire: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The blocks of ``empire``'s sheet for ``report``'s turn (``state`` the
+    state it left) that a replay can say, word for word (turn_sheet.txt):
+    its summary of ships, and its command history with what it saw."""
+    lines = ["SUMMARY OF SHIPS"]
+    for ship in (own_ship(state, s) for s in state.ships_of(empire)):
+        units = (f"S{ship['number']} f={ship['fighters']:<2d} c={ship['cargo_units']}({ship['empty']:2d}) "
+                 f"t={ship['tractors']:<2d} s={ship['shields']}({ship['absorbed']}) "
+                 f"eff={ship['efficiency']}({ship['effective']}) shots={ship['shots']}")
+        lines += [f"{units} {ship['name']}".rstrip(),
+                  f"Planet {ship['planet']} {ship['type']}"
+                  + (f"  Standing Order:{ship['standing']}" if ship["standing"] else ""),
+                  ".".join(ship["cargo"]) + "." if ship["cargo"] else "hold empty"]
+    if len(lines) == 1:
+        lines.append("You have no ships.")
+    done = [f"COMMAND HISTORY OF TURN {report.turn}"]
+    entries = history(report, empire)
+    for h in entries:
+        done.append(f"{h['written']} " + ("(standing order) " if h["standing"] else "")
+                    + (h["done"] if h["done"] else f"NOT DONE: {h['why']}"))
+    if not entries:
+        done.append("No orders.")
+    return tuple(lines), (*done, *report.seen.get(empire, []))
+
+
+def replayed(record: str, player: int) -> Replayed:
+    """``record`` played again under the rules from its galaxy, turn by
+    turn, as empire ``player`` was told it: the committed values it implies
+    (the galaxy, each turn's state) and what each turn's sheet said."""
+    read = _read(record)
+    if not 1 <= player <= len(read.names):
+        raise RecordError(f"the record has no empire {player}")
+    try:
+        variant = variant_named(read.variant)
+    except ValueError as error:
+        raise RecordError(str(error)) from None
+    seed = read.seed if read.seed is not None else 0  # _read refused a record without one
+    state = new_game(generate(seed, len(read.names)), read.names)
+    state.voting = variant.conditions.length is Length.VOTED
+    state.routes_before_fuel = True  # every game of TURN_STATE_EDITION is of SHEETS_EDITION on
+    values = [("galaxy", galaxy_value(seed, len(read.names)))]
+    turns = []
+    for turn, texts, research in read.turns:
+        if turn != state.turn:
+            raise RecordError(f"turn {turn} comes where turn {state.turn} should")
+        try:
+            orders = {e: [parse_order(t) for t in found] for e, found in texts.items()}
+        except NotationError as error:
+            raise RecordError(f"turn {turn}: an order does not read: {error}") from None
+        state, report = run_turn(state, orders, research)
+        values.append((turn_label(turn), turn_value(turn, state_digest(state))))
+        turns += [(f"turn {turn}", block) for block in told(state, report, player)]
+    return Replayed(tuple(values), tuple(turns))
