@@ -7,7 +7,7 @@ canonical serialisation (`GameRules.committed`); the kernel adds the robot's
 seed. Each value's commitment is SHA-256 over a salt of 32 bytes and the
 value's bytes, written as 64 lower-case hex digits. Every mail of the game's
 players carries every commitment made so far (``X-GM-Commitment`` headers and
-a section of the sheet); once the game is over, every mail also carries each
+a section of the sheet), of those made anew each turn the latest; once the game is over, every mail also carries each
 salt and value (``X-GM-Reveal``), and the whole record of the game
 (``X-GM-Record``), from which ``gm verify`` checks it all
 (docs/verification.md).
@@ -102,6 +102,21 @@ def sealed(game: MailGame) -> list[Commitment]:
     return [Commitment(label, value, salt_for(game.commit_key, label)) for label, value in values]
 
 
+PER_TURN = "turn-"
+"""The label prefix of a commitment a game makes anew each turn (``turn-N``):
+a mail carries the latest only, since each turn's commitment is on the mail
+of that turn already (`carried`); the reveal at the end names them all."""
+
+
+def carried(made: list[Commitment]) -> list[Commitment]:
+    """The commitments a mail shows: every one made, but of those made anew
+    each turn (`PER_TURN`) only the latest, so that a long game's mail does
+    not grow by a field and two lines of its sheet every turn."""
+    turns = [c for c in made if c.label.startswith(PER_TURN)]
+    latest = turns[-1] if turns else None
+    return [c for c in made if not c.label.startswith(PER_TURN) or c is latest]
+
+
 def pieces(data: bytes) -> str:
     """``data`` in base64, in pieces of 64 characters separated by spaces, so
     that a header field folds between them."""
@@ -127,7 +142,7 @@ def headers(game: MailGame) -> list[tuple[str, str]]:
     """The fields a player's mail of ``game`` carries: every commitment, and
     after the end every reveal and the game's record."""
     made = sealed(game)
-    fields = [(COMMITMENT_HEADER, f"{c.label} {c.digest}") for c in made]
+    fields = [(COMMITMENT_HEADER, f"{c.label} {c.digest}") for c in carried(made)]
     if made and game.phase == ENDED:
         fields += [(REVEAL_HEADER, f"{c.label} {c.salt.hex()} {pieces(c.value)}") for c in made]
         record = game.rules.revealed_record(game)
@@ -145,4 +160,4 @@ def sheet_fields(game: MailGame) -> dict[str, object]:
         return {}
     revealed = game.phase == ENDED
     return {"commitments": [{"label": c.label, "digest": c.digest, "salt": c.salt.hex() if revealed else None}
-                            for c in made]}
+                            for c in carried(made)]}

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from ...kernel.commitments import text_value
+from ...kernel.commitments import PER_TURN, text_value
 from ...kernel.errors import NotationError, RecordError
 from ...kernel.values import FINISH_EDITION, Replayed
 from .galaxy import generate
@@ -93,7 +93,7 @@ def state_digest(state: GameState) -> str:
 
 def turn_label(turn: int) -> str:
     """The label of turn ``turn``'s commitment."""
-    return f"turn-{turn}"
+    return f"{PER_TURN}{turn}"
 
 
 def turn_value(turn: int, digest: str) -> bytes:
