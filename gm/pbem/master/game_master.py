@@ -86,6 +86,7 @@ from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
 from .digests import DIGEST, Digests
+from .fills import FILL, Fills
 from .keeping import Keeping
 from .robots import RobotSeats
 from .screening import SCREENING, Incoming, Rule, Screening
@@ -116,7 +117,7 @@ BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
+class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -168,14 +169,15 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         """Why the last pass over the spool stopped early (a temporary fault)."""
 
     def due(self, now: datetime | None = None) -> int:
-        """Spool the deadlines, reminders and digests whose time has come."""
+        """Spool the deadlines, reminders, digests and seeks' fills whose time has come."""
         now = now or self.clock()
-        return super().due(now) + self.digests_due(now)
+        return super().due(now) + self.digests_due(now) + self.fills_due(now)
 
     def next_wakeup(self) -> datetime | None:
-        """When the next deadline, reminder or digest falls due, or a tournament's sign-up closes, if any."""
-        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start(), self.next_digest(self.clock()))
-                   if m is not None]
+        """When the next deadline, reminder, digest or seek's fill falls due, or a tournament's sign-up
+        closes, if any."""
+        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start(), self.next_digest(self.clock()),
+                               self.next_fill()) if m is not None]
         return min(moments) if moments else None
 
     # The spool
@@ -354,6 +356,9 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
             return
         if kind == DIGEST:
             self.send_digest(key, message)
+            return
+        if kind == FILL:
+            self.run_fill(message)
             return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
