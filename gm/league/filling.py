@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from ..kernel.clock import parse_duration
 from ..kernel.protocol import GameRules
@@ -47,12 +48,12 @@ class FillTerms:
     """The level of the robot that takes over a silent empire ("" for the default)."""
 
 
-def wants_fill(rules: GameRules) -> bool:
+def wants_fill(rules: GameRules[Any]) -> bool:
     """Whether a seek for this game is a filling one (a game of more than two seats, with robots)."""
     return max(rules.seats) > 2
 
 
-def parse_fill(rules: GameRules, text: str, at: datetime, zone: str | None) -> FillTerms:
+def parse_fill(rules: GameRules[Any], text: str, at: datetime, zone: str | None) -> FillTerms:
     """The filling terms of a seek for ``rules``' game posted at ``at`` by a
     seeker in ``zone`` (None: UTC); ValueError with the reason, in words for
     the seeker."""
@@ -96,7 +97,7 @@ def fill_moment(text: str, at: datetime, zone: str | None) -> datetime:
     return moment
 
 
-def _level(rules: GameRules, pattern: re.Pattern[str], text: str, what: str) -> str | None:
+def _level(rules: GameRules[Any], pattern: re.Pattern[str], text: str, what: str) -> str | None:
     found = pattern.search(text)
     if not found:
         return None

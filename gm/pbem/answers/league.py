@@ -164,8 +164,9 @@ class LeagueMail:
 
     def _shown(self, seek: Seek, ratings: Ratings | None = None) -> dict[str, Any]:
         """A seek as players see it, with its seeker's rating (from ``ratings``, read once per
-        answer however many seeks it lists; None: read now)."""
-        return shown(seek, public_names(self.master.store), self._ratings(seek.game, ratings))
+        answer however many seeks it lists; None: read now), and for a filling seek how many joined."""
+        about = shown(seek, public_names(self.master.store), self._ratings(seek.game, ratings))
+        return about | ({"joined": len(joiners(self.master.store, seek.id))} if seek.filling else {})
 
     def _ratings(self, game: str, ratings: Ratings | None = None) -> dict[str, float]:
         """The rating table of ``game``, player key to rating (`gm.league.seeks.rating_of`)."""

@@ -78,7 +78,8 @@ def open_seeks(store: Store, at: datetime) -> list[Seek]:
     """The seeks open at ``at`` (confirmed, neither taken nor withdrawn, not lapsed), oldest first."""
     found = []
     for seek_id in store.seeks.keys():
-        if not _SEEK_ID.fullmatch(seek_id) or status_of(store, seek_id) is not Status.OPEN:  # its markers say so: its mail is not read
+        # Its markers say whether it is open: its mail is not read. A joining's record is no seek.
+        if not _SEEK_ID.fullmatch(seek_id) or status_of(store, seek_id) is not Status.OPEN:
             continue
         seek = stored_seek(store, seek_id)
         if seek is not None and not seek.lapsed(at):
