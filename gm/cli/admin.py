@@ -31,6 +31,8 @@ def add_new(commands: Any) -> None:
     new.add_argument("--take-over-after", type=int, metavar="N",
                      help="the GM's robot plays a person's seat once it missed N deadlines in a row, until "
                      "its player sends orders again; 0 never (default: 2 for Celestial Empire, else 0)")
+    new.add_argument("--take-over-level", choices=("easy", "normal", "hard"),
+                     help="the level of the robot that takes over such a seat (default normal)")
     new.add_argument("--alias", action="append", metavar="NAME",
                      help="a player's alias (once for each seat, in player order)")
     new.add_argument("--observer", action="append", metavar="ADDR",
@@ -81,11 +83,16 @@ def _new(args: argparse.Namespace) -> int:
         take_over = rules.take_over_after if args.take_over_after is None else args.take_over_after
         if take_over < 0:
             raise ValueError("--take-over-after: give 0 (never) or more missed deadlines")
+        take_over_level = args.take_over_level or Options.take_over_level
+        if args.take_over_level and not (take_over and take_over_level in rules.robot_levels):
+            raise ValueError(f"--take-over-level: no robot takes over a seat in this game of {rules.title} "
+                             "(give --take-over-after N too)")
         options = Options(deadline=args.deadline, wait_for_deadline=args.wait_for_deadline,
                           reminder_before=min(args.remind_before, args.deadline / 2),
                           forfeit_after=args.forfeit_after, absence_max=args.absence_max,
                           absence_total=args.absence_total, public_each_turn=args.public_each_turn,
-                          rated=args.rated, take_over_after=take_over if rules.robot_levels else 0)
+                          rated=args.rated, take_over_after=take_over if rules.robot_levels else 0,
+                          take_over_level=take_over_level)
         asked = {"match": args.match, "match-games": args.match_games, "match-target": args.match_target}
         given = {name: str(value) for name, value in asked.items() if value is not None} if args.match else {}
         match = rules.creation_terms(given) if given else None  # the game reads its own terms

@@ -19,14 +19,15 @@ from .settings import PlayerSettings
 from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
 
-SCHEMA = 2
+SCHEMA = 3
 """The number of `MailGame`'s shape (its fields and theirs, but not
 ``play``, which its game numbers): bump it when they change
 (`gm.kernel.schema` says how), and say in `MIGRATIONS` how to read the last."""
-MIGRATIONS: dict[int, Step] = {1: fill_defaults}
+MIGRATIONS: dict[int, Step] = {1: fill_defaults, 2: fill_defaults}
 """How a `MailGame` of each earlier `SCHEMA` becomes one of the next: 2
 added the players' ``settings``, the robots' ``stand_ins`` and the
-commitments' ``commit_key`` (issues 24 to 26), each with its default."""
+commitments' ``commit_key`` (issues 24 to 26), each with its default; 3
+the options' ``take_over_level`` (issue 25), ``normal`` as before it."""
 
 
 @dataclass

@@ -26,8 +26,9 @@ from .model import MailGame
 from .values import TIME_EDITION, Notice, PlayerMail, Reply, SeatHanded
 
 STAND_IN_LEVEL = "normal"
-"""The level of the robot that stands in for a silent person (the game's
-weakest, where it has no such level)."""
+"""The level of the robot that stands in for a silent person unless the
+game's `Options.take_over_level` names another (the game's weakest, where it
+has neither)."""
 
 
 def takes_over(game: MailGame) -> bool:
@@ -37,8 +38,11 @@ def takes_over(game: MailGame) -> bool:
 
 
 def stand_in_level(game: MailGame) -> str:
-    """The level the robot stands in at, in ``game``."""
+    """The level the robot stands in at, in ``game``: its option's, which its
+    creation event recorded, so that a replay hands the seat alike."""
     levels = game.rules.robot_levels
+    if game.options.take_over_level in levels:
+        return game.options.take_over_level
     return STAND_IN_LEVEL if STAND_IN_LEVEL in levels else levels[0]
 
 

@@ -120,6 +120,9 @@ class Options:
     """Deadlines a person's seat may miss in a row before the GM's robot
     plays it until they send orders again (`gm.kernel.takeover`); 0: never,
     the seat's standing orders (or nothing) run as before."""
+    take_over_level: str = "normal"
+    """The level of the robot that takes over such a seat (one of the game's
+    robot levels); the creation event says it only when not ``normal``."""
 
 
 class EndKind(enum.Enum):

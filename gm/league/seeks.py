@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from ..kernel.clock import parse_duration, utc_minute
 from ..kernel.protocol import GameRules, game_named
+from .filling import FillTerms, parse_fill, wants_fill
 from .glicko2 import START_RATING
 
 LAPSE = timedelta(days=7)
@@ -30,6 +31,7 @@ _PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
 _DEADLINE = re.compile(r"^\s*deadline\s+(\S+)\s*$", re.I | re.M)
 _LAPSE = re.compile(r"^\s*lapse\s+(\S+)\s*$", re.I | re.M)
 _UNRATED = re.compile(r"^\s*unrated\s*$", re.I | re.M)
+_FILL = re.compile(r"^\s*fill\s", re.I | re.M)
 _RATING = re.compile(r"^\s*rating\s+(\d{1,4})\s*-\s*(\d{1,4})\s*$", re.I | re.M)
 
 
@@ -65,6 +67,11 @@ class Seek:
     rating: tuple[int, int] | None = None
     """Who may take it, by their rating in its game (``rating 1400-1800``,
     bounds included); None: anyone."""
+    filling: FillTerms | None = None
+    """A seek for a game of more than two seats: its empires, fill time and
+    robots (`gm.league.filling`); those who take it join, and the game begins
+    when every seat is taken or at the fill time. None: a two-player seek,
+    whose first taker begins the game."""
 
     def fields(self) -> dict[str, str]:
         """As ``name=value`` fields, for the header that keeps it."""
@@ -74,6 +81,9 @@ class Seek:
                 "lapses": self.lapses.isoformat(), "gm": self.gm}
         if self.rating:
             kept["rating"] = f"{self.rating[0]}-{self.rating[1]}"
+        if self.filling:
+            kept |= {"seats": str(self.filling.seats), "fill": self.filling.fill.isoformat(),
+                     "level": self.filling.level, "take-over": self.filling.take_over}
         return kept | {f"t.{name}": value for name, value in self.terms}
 
     @classmethod
@@ -83,7 +93,9 @@ class Seek:
                    fields["rated"] == "yes", fields.get("public") == "yes", datetime.fromisoformat(fields["at"]),
                    datetime.fromisoformat(fields["lapses"]),
                    tuple((name[2:], value) for name, value in fields.items() if name.startswith("t.") and value),
-                   fields.get("gm", ""), _bounds(fields.get("rating", "")))
+                   fields.get("gm", ""), _bounds(fields.get("rating", "")),
+                   FillTerms(int(fields["seats"]), datetime.fromisoformat(fields["fill"]), fields["level"],
+                             fields.get("take-over", "")) if "fill" in fields else None)
 
     @property
     def rules(self) -> GameRules[Any]:
@@ -101,14 +113,20 @@ class Seek:
         return at >= self.lapses
 
 
-def parse_seek(seek_id: str, seeker: str, gm: str, at: datetime, game: str, text: str) -> Seek:
+def parse_seek(seek_id: str, seeker: str, gm: str, at: datetime, game: str, text: str,
+               zone: str | None = None) -> Seek:
     """The seek ``seek GAME`` and the lines of ``text`` ask for, posted at
-    ``at``; ValueError with the reason, in words for the seeker."""
+    ``at`` by a seeker in time zone ``zone`` (None: UTC, which a filling
+    seek's date is read in); ValueError with the reason, in words for the
+    seeker."""
     try:
         rules = game_named(game)
     except ValueError as error:
         raise ValueError(f"no such game: {error}") from None
-    if 2 not in rules.seats:
+    filling = parse_fill(rules, text, at, zone) if wants_fill(rules) else None
+    if filling is None and _FILL.search(text):
+        raise ValueError(f"a fill line is for games of more than two seats, and {rules.title} has two")
+    if filling is None and 2 not in rules.seats:
         raise ValueError(f"a seek is for two players, and a game of {rules.title} is not")
     found = _VARIANT.search(text)
     variant = found.group(1) if found else rules.default_variant
@@ -119,6 +137,8 @@ def parse_seek(seek_id: str, seeker: str, gm: str, at: datetime, game: str, text
     if not SHORTEST <= parse_duration(deadline, "3d") <= LONGEST:
         raise ValueError(f"deadline {deadline}: give between 1h and 30d")
     found = _LAPSE.search(text)
+    if found and filling:
+        raise ValueError("a seek that fills its seats with robots is open until its fill time: give no lapse")
     lapse = parse_duration(found.group(1), "3d") if found else LAPSE
     if not SHORTEST <= lapse <= LONGEST:
         raise ValueError(f"lapse {found.group(1) if found else ''}: give between 1h and 30d")
@@ -128,8 +148,8 @@ def parse_seek(seek_id: str, seeker: str, gm: str, at: datetime, game: str, text
         raise ValueError(f"rating {rating[0]}-{rating[1]}: give the lower rating first")
     fields = [line.partition(":") for line in rules.creation_fields(terms)]
     return Seek(seek_id, seeker, rules.name, variant, deadline, not _UNRATED.search(text),
-                bool(_PUBLIC.search(text)), at, at + lapse,
-                tuple((name.strip(), value.strip()) for name, _, value in fields), gm, rating)
+                bool(_PUBLIC.search(text)), at, filling.fill if filling else at + lapse,
+                tuple((name.strip(), value.strip()) for name, _, value in fields), gm, rating, filling)
 
 
 def _bounds(text: str) -> tuple[int, int] | None:
@@ -145,12 +165,21 @@ def rating_of(ratings: Mapping[str, float], address: str) -> float:
 
 
 def why_untakable(seek_id: str, seek: Seek | None, status: Status, taker: str, at: datetime,
-                  named: bool, taker_rating: float = START_RATING) -> str | None:
+                  named: bool, taker_rating: float = START_RATING, joined: Sequence[str] = ()) -> str | None:
     """Why ``taker`` (who has a public name if ``named``, and the rating
     ``taker_rating`` in the seek's game) cannot take seek ``seek_id``
-    (``seek``; None: there is no such seek) at ``at``, or None if they can."""
+    (``seek``; None: there is no such seek, ``joined``: who joined it if it
+    fills its seats with robots) at ``at``, or None if they can."""
     if seek is None or status is Status.UNCONFIRMED:
         return f"there is no open seek {seek_id}"
+    if seek.filling and status is Status.TAKEN:
+        return f"seek {seek.id} is closed: its game has begun"
+    if seek.filling and seek.lapsed(at):
+        return f"seek {seek.id} closed at {utc_minute(seek.lapses)}: the robots take the seats nobody took"
+    if seek.filling and taker in joined:
+        return f"you joined seek {seek.id} already"
+    if seek.filling and 1 + len(joined) >= seek.filling.seats:
+        return f"every seat of seek {seek.id} is taken"
     if status is Status.TAKEN:
         return f"seek {seek.id} was taken by someone else first"
     if status is Status.CANCELLED:
@@ -179,4 +208,7 @@ def shown(seek: Seek, names: Mapping[str, str], ratings: Mapping[str, float] | N
             "match": rules.describe_terms(seek.match()), "deadline": seek.deadline, "rated": seek.rated,
             "public": seek.public, "lapses": utc_minute(seek.lapses), "gm": seek.gm,
             "rating": None if ratings is None else round(rating_of(ratings, seek.seeker)),
+            "fill": utc_minute(seek.filling.fill) if seek.filling else None,
+            "empires": seek.filling.seats if seek.filling else None,
+            "level": seek.filling.level if seek.filling else None,
             "range": f"{seek.rating[0]}-{seek.rating[1]}" if seek.rating else None}

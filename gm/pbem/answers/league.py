@@ -35,12 +35,14 @@ from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, rating_of, sho
 from ...mail.reading import parse_message
 from ..archive.replay import orders_text, prepend_header
 from ..data.names import name_record, public_names
-from ..data.seeks import open_seeks, seek_record, status_of, stored_seek
+from ..data.seeks import joiners, open_seeks, seek_record, status_of, stored_seek
+from ..data.settings import settings_of
 from ..data.store import time_of
 from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state.ratings import Ratings
+from .filling import Filling
 from .outside import Master, fields_of
 from .ratings import tables
 
@@ -77,6 +79,7 @@ class LeagueMail:
 
     def __init__(self, master: Master):
         self.master = master
+        self.filling = Filling(master)
 
     def handle(self, key: str, raw: bytes, sender: str, text: str) -> str | None:
         """A command about names or seeks (`wants`): answered, and None, or
@@ -126,7 +129,8 @@ class LeagueMail:
                                                    "yet: choose one first (write 'name' and the name)")
         seek_id = "s" + _digest(key)[:10]
         try:
-            seek = parse_seek(seek_id, sender, self.master.identity.address, at, found.group(1), text)
+            seek = parse_seek(seek_id, sender, self.master.identity.address, at, found.group(1), text,
+                              settings_of(store, sender).zone)
         except ValueError as error:
             return self._refuse(key, sender, what, str(error))
         if sum(other.seeker == sender for other in open_seeks(store, at)) >= OPEN_SEEKS:
@@ -160,8 +164,9 @@ class LeagueMail:
 
     def _shown(self, seek: Seek, ratings: Ratings | None = None) -> dict[str, Any]:
         """A seek as players see it, with its seeker's rating (from ``ratings``, read once per
-        answer however many seeks it lists; None: read now)."""
-        return shown(seek, public_names(self.master.store), self._ratings(seek.game, ratings))
+        answer however many seeks it lists; None: read now), and for a filling seek how many joined."""
+        about = shown(seek, public_names(self.master.store), self._ratings(seek.game, ratings))
+        return about | ({"joined": len(joiners(self.master.store, seek.id))} if seek.filling else {})
 
     def _ratings(self, game: str, ratings: Ratings | None = None) -> dict[str, float]:
         """The rating table of ``game``, player key to rating (`gm.league.seeks.rating_of`)."""
@@ -190,6 +195,10 @@ class LeagueMail:
         store.handled.add(f"cancelled-{seek_id}")
         self._send(f"{seek_id}.cancelled", sender, f"[gm] Seek {seek_id} withdrawn", at, "seek_cancelled",
                    {"id": seek_id})
+        for number, joiner in enumerate(joiners(store, seek_id) if seek.filling else [], 1):
+            self._send(f"{seek_id}.cancelled-{number}", joiner, f"[gm] Seek {seek_id} withdrawn", at,
+                       "seek_withdrawn", {"id": seek_id, "name": public_names(store).get(seek.seeker, "?")},
+                       listed="notices")
         return None
 
     # Taking a seek
@@ -215,7 +224,7 @@ class LeagueMail:
         seek = stored_seek(store, seek_id)
         rating = rating_of(self._ratings(seek.game), taker) if seek else 0.0
         return why_untakable(seek_id, seek, status_of(store, seek_id), taker, at, taker in public_names(store),
-                             rating)
+                             rating, joiners(store, seek_id) if seek and seek.filling else ())
 
     def _taken(self, key: str, request_id: str, fields: dict[str, str]) -> None:
         """The taker confirmed: the game starts as an accepted challenge's does."""
@@ -226,6 +235,9 @@ class LeagueMail:
             return
         seek = stored_seek(store, seek_id)
         assert seek is not None
+        if seek.filling:  # joined: its game begins when every seat is taken or at its fill time
+            self.filling.join(request_id, seek, taker, at)
+            return
         names = public_names(store)
         players = [seek.seeker, taker]
         shown_as = [names[address] for address in players]

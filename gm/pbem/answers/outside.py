@@ -54,6 +54,9 @@ _LEVEL = re.compile(r"^\s*level\s+(\S+)\s*$", re.I | re.M)
 _ROBOTS = re.compile(r"^\s*robots\s+(\d{1,2})\s*$", re.I | re.M)
 """``robots N``: in a challenge to the robot of a game of more than two
 seats, how many of them its robots take (the challenge must say)."""
+_TAKE_OVER = re.compile(r"^\s*take-over\s+(\S+)\s*$", re.I | re.M)
+"""``take-over LEVEL``: the level of the robot that takes over a seat whose
+person went silent (`Options.take_over_level`), in a game that has one."""
 _PUBLIC = re.compile(r"^\s*public\s*$", re.I | re.M)
 """``public``: the challenger agrees, and asks the challenged to agree by
 accepting, that the web archive shows the game after each turn
@@ -246,6 +249,7 @@ class OutsideMail:
         robots = _robots(rules, text) if robot else _robots_beside(rules, text)
         if (robot or robots) and level not in rules.robot_levels:
             raise Shunted(f"a challenge to the robot of {rules.title} at level {level!r}: it has no such robot")
+        take_over = take_over_level(rules, text)
         at = time_of(key)
         self._allowed(challenger, "challenge", at)
         challenge_id = "c" + _digest(key)[:10]  # the same if redone after a crash
@@ -258,6 +262,8 @@ class OutsideMail:
             header += f"; robot={level}" + (f"; robots={robots}" if robots > 1 else "")
         elif robots:
             header += f"; level={level}; robots={robots}"
+        if take_over:
+            header += f"; take-over={take_over}"
         public = bool(_PUBLIC.search(text))
         if public:
             header += "; public=yes"
@@ -269,13 +275,15 @@ class OutsideMail:
         if robot:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
                       "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
-                                                  "public": public, "rated": rated, "robots": robots},
+                                                  "public": public, "rated": rated, "robots": robots,
+                                                  "take_over": take_over},
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm",
                   {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
-                   "title": rules.title, "public": public, "rated": rated, "robots": robots, "level": level},
+                   "title": rules.title, "public": public, "rated": rated, "robots": robots, "level": level,
+                   "take_over": take_over},
                   "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
@@ -317,7 +325,8 @@ class OutsideMail:
                   {"challenger": challenger, "ruleset": rules.describe_variant(fields["variant"]),
                    "match": rules.describe_terms(terms), "title": rules.title,
                    "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes",
-                   "robots": int(fields.get("robots", 0)), "level": fields.get("level", "")},
+                   "robots": int(fields.get("robots", 0)), "level": fields.get("level", ""),
+                   "take_over": fields.get("take-over")},
                   "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
         store.handled.add(f"confirmed-{challenge_id}")
 
@@ -332,7 +341,8 @@ class OutsideMail:
         players = [fields["challenger"]] if robot else [fields["challenger"], fields["challenged"]]
         options = Options(public_each_turn=fields.get("public") == "yes",  # both agreed: one asked, one accepted
                           rated=fields.get("rated") == "yes",
-                          take_over_after=rules.take_over_after if rules.robot_levels else 0)
+                          take_over_after=rules.take_over_after if rules.robot_levels else 0,
+                          take_over_level=fields.get("take-over") or Options.take_over_level)
         beside = None if robot or "robots" not in fields else fields["level"]  # robot empires beside the two people
         request_game(self.master.store, self.master.identity, players, fields["variant"],
                      options, time_of(key), name=f"challenge-{challenge_id}", match=_terms_of(rules, fields),
@@ -383,6 +393,21 @@ def _terms_of(rules: GameRules, fields: dict[str, str]) -> Any:
         creation |= {"match": fields["match"], "match-games": fields.get("games", ""),
                      "match-target": fields.get("target", "")}
     return rules.creation_terms({name: value for name, value in creation.items() if value})
+
+
+def take_over_level(rules: GameRules, text: str) -> str | None:
+    """The level a ``take-over LEVEL`` line asks for (None without one);
+    Shunted for a game no robot takes over in, or a level it has not."""
+    found = _TAKE_OVER.search(text)
+    if not found:
+        return None
+    level = found.group(1).lower()
+    if not (rules.take_over_after and rules.robot_levels):
+        raise Shunted(f"a challenge with a take-over line: no robot takes over a seat in {rules.title}")
+    if level not in rules.robot_levels:
+        raise Shunted(f"a challenge with take-over {level[:20]!r}: the robot's levels are "
+                      f"{', '.join(rules.robot_levels)}")
+    return level
 
 
 def _robots(rules: GameRules, text: str) -> int:

@@ -42,7 +42,9 @@ def _options_lines(options: Options) -> list[str]:
             ("absence-total", options.absence_total, Options.absence_total)) if value != default
     ] + (["public-each-turn: yes"] if options.public_each_turn else []) + (  # only when agreed, as for absences
         ["rated: yes"] if options.rated else []) + (
-        [f"take-over-after: {options.take_over_after}"] if options.take_over_after else [])
+        [f"take-over-after: {options.take_over_after}"] if options.take_over_after else []) + (
+        [f"take-over-level: {options.take_over_level}"]
+        if options.take_over_after and options.take_over_level != Options.take_over_level else [])
 
 
 def fresh_terms(game: str, terms: Any) -> Any:
@@ -103,6 +105,7 @@ def seats_and_options(fields: dict[str, str]) -> tuple[tuple[Seat, ...], str, Op
         public_each_turn=fields.get("public-each-turn", "no") == "yes",
         rated=fields.get("rated", "no") == "yes",
         take_over_after=int(fields.get("take-over-after", 0)),
+        take_over_level=fields.get("take-over-level") or Options.take_over_level,
     )
     return tuple(seats), fields.get("variant") or game_named(game_of(fields)).default_variant, options
 

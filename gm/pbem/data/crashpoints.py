@@ -29,6 +29,8 @@ redo after a crash must neither lose nor repeat anything:
     mid-delivery        a message is delivered, not yet marked sent
     mid-sent            one more delivered message marked sent (its outbox
                         file renamed into sent/), the others not yet
+    mid-fill            a filling seek's game is requested, its players
+                        not yet told nor the seek marked begun
     background-loaded   a game left pending by an upgrade is loaded in the
                         daemon's idle time (`gm.pbem.master.keeping`), its
                         snapshot not yet written anew

@@ -88,6 +88,7 @@ from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
 from .digests import DIGEST, DIGEST_TIME, Digests
+from .fills import FILL, Fills
 from .keeping import Keeping
 from .robots import RobotSeats
 from .screening import SCREENING, Incoming, Rule, Screening
@@ -118,7 +119,7 @@ BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
+class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -172,14 +173,15 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         """Why the last pass over the spool stopped early (a temporary fault)."""
 
     def due(self, now: datetime | None = None) -> int:
-        """Spool the deadlines, reminders and digests whose time has come."""
+        """Spool the deadlines, reminders, digests and seeks' fills whose time has come."""
         now = now or self.clock()
-        return super().due(now) + self.digests_due(now)
+        return super().due(now) + self.digests_due(now) + self.fills_due(now)
 
     def next_wakeup(self) -> datetime | None:
-        """When the next deadline, reminder or digest falls due, or a tournament's sign-up closes, if any."""
-        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start(), self.next_digest(self.clock()))
-                   if m is not None]
+        """When the next deadline, reminder, digest or seek's fill falls due, or a tournament's sign-up
+        closes, if any."""
+        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start(), self.next_digest(self.clock()),
+                               self.next_fill()) if m is not None]
         return min(moments) if moments else None
 
     # The spool
@@ -359,6 +361,9 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         if kind == DIGEST:
             self.send_digest(key, message)
             return
+        if kind == FILL:
+            self.run_fill(message)
+            return
         game_id = str(message.get(GAME_HEADER, "")).strip()
         if game_id not in self.games:
             raise Shunted(f"GM event {kind} for unknown game {game_id!r}")
@@ -462,12 +467,12 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
             if archive_key.endswith(DEPUTY_COPY):  # the deputy's copy: their own secret
                 subject = deputy_subject(subject, recipient(data).decode())
             elif self.web_url:
-                data = self._reminders_one_click(data)
+                data = self._reminders_one_click(data, self.web_url)
             self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)
         crashpoint("after-queue")
 
-    def _reminders_one_click(self, data: bytes) -> bytes:
+    def _reminders_one_click(self, data: bytes, web_url: str) -> bytes:
         """A player's reminder as sent where the web archive's address is
         configured: the one-click URL of the ``reminders`` list beside the
         archived mailto (RFC 8058). Mail without list headers, every game's
@@ -475,7 +480,7 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         alone, which is what the game alone gives."""
         address = recipient(data).decode()
         secret = unsubscribe_secret(self.store.key, "reminders", address)
-        return with_one_click(data, self.web_url.rstrip("/") + unsubscribe_path("reminders", address, secret))
+        return with_one_click(data, web_url.rstrip("/") + unsubscribe_path("reminders", address, secret))
 
     def _observer_mail(self, game_id: str, data: bytes) -> bytes:
         """An observer's message as sent: their own token for the game, and

@@ -16,6 +16,7 @@ from ...kernel.clock import utc_minute
 from ...kernel.model import MailGame
 from ...kernel.observers import watching
 from ...kernel.protocol import GameRules, game_named
+from ...kernel.takeover import stand_in_level
 from ...kernel.values import DEFAULT_GAME, Options, Seat
 from ...mail.reading import parse_message
 from ...storage import DurableMaildir, unix_lines
@@ -163,7 +164,10 @@ def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str
 def describe_game(game: MailGame) -> dict:
     """A game's public summary, for ``gm games`` and ``gm show``: the turn
     (or move) being collected, or for a game that has ended the last one
-    played (its outcome's ``after_turn``), not the one that never came."""
+    played (its outcome's ``after_turn``), not the one that never came; for
+    a game whose robot takes over silent seats, after how many missed
+    deadlines and at which level."""
+    take_over = game.options.take_over_after
     return {
         "game": game.id,
         "players": [f"{s.alias} <{s.address}>" for s in game.seats],
@@ -185,7 +189,7 @@ def describe_game(game: MailGame) -> dict:
             "scores": game.outcome.scores,
             "winner": None if game.outcome.winner is None else game.seat(game.outcome.winner).alias,
         },
-    }
+    } | ({"take_over": {"after": take_over, "level": stand_in_level(game)}} if take_over else {})
 
 
 def export_mbox(store: Store, game_id: str, path: str, player: int | None = None) -> int:
