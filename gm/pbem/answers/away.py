@@ -35,13 +35,11 @@ from ..data.tokens import token
 from ..data.vacations import away_until, vacation_fields, vacation_spans
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
-from .confirming import confirmed_request
+from .confirming import CONFIRMING, REQUEST_HEADER, confirmed_request
 from .outside import Master
 
 BANK = timedelta(days=30)
 """How long a player's vacations may add up to in any rolling year, unless the operator says otherwise."""
-REQUEST_HEADER = "X-GM-Request"
-CONFIRMING = 1
 _ID = re.compile(r"v[0-9a-f]{10}")
 _BACK = re.compile(r"^\s*(?:back|(?:absent|vacation)\s+cancel)\s*$", re.I | re.M)
 _AWAY = re.compile(r"^\s*(?:vacation|absent)\b\s*(.*?)\s*$", re.I | re.M)

@@ -33,11 +33,10 @@ from ..data.settings import all_settings, record, settings_of
 from ..data.store import time_of
 from ..data.tokens import token
 from ..intake.decisions import Shunted
-from .confirming import confirmed_request
+from .confirming import REQUEST_HEADER, confirmed_request
 from .outside import Master, fields_of
 from .settings import SettingsDesk
 
-REQUEST_HEADER = "X-GM-Request"
 ENDED_HEADER = "X-GM-Deputies-Ended"
 """What a confirmed ``deputy off`` ends, kept before it is done: ``player=deputy; ...``."""
 PLAYER, DEPUTY = 1, 2

@@ -32,16 +32,16 @@ from ...kernel.clock import utc_minute
 from ...kernel.values import Options
 from ...league.names import refusal
 from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, rating_of, shown, why_untakable
-from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
+from ..archive.replay import prepend_header
 from ..data.names import name_record, public_names
 from ..data.seeks import open_seeks, seek_record, status_of, stored_seek
 from ..data.store import time_of
-from ..data.tokens import token, verify
+from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state.ratings import Ratings
-from .outside import Master, fields_of
+from .confirming import CONFIRMING, REQUEST_HEADER, confirmed_request
+from .outside import Master
 from .ratings import tables
 
 NAME = re.compile(r"^\s*name\s+(.+?)\s*$", re.I | re.M)
@@ -49,14 +49,10 @@ SEEK = re.compile(r"^\s*seek\s+(\S+)\s*$", re.I | re.M)
 SEEK_CANCEL = re.compile(r"^\s*seek\s+cancel\s+(\S+)\s*$", re.I | re.M)
 SEEKS = re.compile(r"^\s*seeks\s*$", re.I | re.M)
 TAKE = re.compile(r"^\s*accept\s+(\S+)\s*$", re.I | re.M)
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 _ID = re.compile(r"[nst][0-9a-f]{10}")
 """The ids of what a confirmation answers: a name (n), a seek (s), a taking (t);
 other letters are other answers' (a challenge's c, a seat's move's a, the owner's o)."""
-REQUEST_HEADER = "X-GM-Request"
 _SEEK_ID = re.compile(r"s[0-9a-f]{10}")
-CONFIRMING = 1
-"""The "player" number of a confirmation's reply address."""
 
 
 def league_tag(tags: list[list[str]]) -> tuple[str, str] | None:
@@ -248,17 +244,12 @@ class LeagueMail:
     def confirm(self, key: str, message: Message, item_id: str, secret: str) -> None:
         """A reply ``confirm`` to the confirmation of a name, a seek or a taking."""
         store = self.master.store
-        kept = store.seeks if item_id.startswith("s") else store.requests
-        if not verify(store.key, item_id, CONFIRMING, secret) or item_id not in kept:
-            raise Shunted(f"not a valid confirmation of {item_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {item_id} without 'confirm'")
-        if f"confirmed-{item_id}" in store.handled:
-            raise Shunted(f"{item_id} was confirmed already")
-        if item_id.startswith("s"):
+        seek = item_id.startswith("s")
+        _, fields = confirmed_request(store, message, item_id, CONFIRMING, secret, f"confirmed-{item_id}",
+                                      kept_in=store.seeks if seek else store.requests)
+        if seek:
             self._opened(key, item_id)
         else:
-            fields = fields_of(parse_message(kept.get_bytes(item_id)), REQUEST_HEADER)
             (self._named if fields["kind"] == "name" else self._taken)(key, item_id, fields)
         store.handled.add(f"confirmed-{item_id}")
 

@@ -42,16 +42,13 @@ from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
 from .away import VacationDesk
-from .confirming import confirmed_request
+from .confirming import CONFIRMING, REQUEST_HEADER, confirmed_request
 from .outside import Master
 
 Step = Callable[[PlayerSettings, str], PlayerSettings]
 """A setting's step: the settings with the line's argument applied, or a
 ValueError worded for the player."""
 
-REQUEST_HEADER = "X-GM-Request"
-CONFIRMING = 1
-"""The "player" number of a confirmation's reply address (as `gm.pbem.answers.league`'s)."""
 _ID = re.compile(r"p[0-9a-f]{10}")
 _LIST = re.compile(r"^\s*settings\s*$", re.I | re.M)
 _OFF = ("off", "none", "utc")

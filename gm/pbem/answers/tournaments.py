@@ -34,23 +34,21 @@ from ...kernel.protocol import game_named
 from ...kernel.values import ENDED, Options
 from ...league.glicko2 import START_RATING
 from ...league.tournaments import Played, finished_round, next_round, round_ended_at, withdrawn
-from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
+from ..archive.replay import prepend_header
 from ..data import tournaments as data
 from ..data.names import public_names
 from ..data.store import time_of
-from ..data.tokens import token, verify
+from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state import tournaments as view
 from ..state.ratings import player_key
-from .league import CONFIRMING, REQUEST_HEADER
-from .outside import Master, fields_of
+from .confirming import CONFIRMING, REQUEST_HEADER, confirmed_request
+from .outside import Master
 from .ratings import tables
 
 JOIN = re.compile(r"^\s*join\s+(\S+)\s*$", re.I | re.M)
 _JOIN_ID = re.compile(r"j[0-9a-f]{10}")
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 SHOW = re.compile(r"^\s*tournament\s+(\S+)\s*$", re.I | re.M)
 log = logging.getLogger("gm")
 
@@ -265,13 +263,7 @@ class TournamentDesk:
         """A reply ``confirm`` to the confirmation of a sign-up: the sender is
         signed up, unless the tournament started (or they joined) meanwhile."""
         store, at = self.master.store, time_of(key)
-        if not verify(store.key, item_id, CONFIRMING, secret) or item_id not in store.requests:
-            raise Shunted(f"not a valid confirmation of {item_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {item_id} without 'confirm'")
-        if f"confirmed-{item_id}" in store.handled:
-            raise Shunted(f"{item_id} was confirmed already")
-        fields = fields_of(parse_message(store.requests.get_bytes(item_id)), REQUEST_HEADER)
+        _, fields = confirmed_request(store, message, item_id, CONFIRMING, secret, f"confirmed-{item_id}")
         address, tournament_id = fields["address"], fields["tournament"]
         why = self._unjoinable(tournament_id, address, at)
         if why:
