@@ -60,7 +60,8 @@ from email.message import EmailMessage
 
 from ...kernel import engine
 from ...kernel.actions import operator_refusal
-from ...kernel.values import Created, Effect, Event, PlayerMail
+from ...kernel.effects import Effect
+from ...kernel.values import Created, Event, PlayerMail
 from ...logs import event as log_event
 from ...storage import unix_lines
 from ..answers.away import BANK, VacationDesk

@@ -28,9 +28,10 @@ from flufl.bounce import all_failures
 
 from ...kernel.clock import utc_minute
 from ...kernel.deputies import deputy_of
+from ...kernel.effects import ConfirmAddress, Effect, SendGamesList
 from ...kernel.model import MailGame
 from ...kernel.shown import resolve
-from ...kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Notice, PlayerMail, SendGamesList
+from ...kernel.values import ENDED, Bouncing, Event, Notice, PlayerMail
 from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message, sender_trouble
 from ...mail.screening import automatic_reason, is_own_mail
