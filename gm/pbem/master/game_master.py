@@ -87,9 +87,10 @@ from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
 from .digests import DIGEST, Digests
+from .incoming import Incoming
 from .keeping import Keeping
 from .robots import RobotSeats
-from .screening import SCREENING, Incoming, Rule, Screening
+from .screening import SCREENING, Rule, Screening
 
 __all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
 
@@ -375,7 +376,7 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
     def _archive_and_apply(self, game_id: str, stored: bytes, key: str, event: Event) -> tuple[Effect, ...]:
         """Apply an event and write down what follows: ``stored`` is the
         event's message as the archive keeps it, byte for byte the bytes
-        the event was read from (`gm.pbem.master.screening.Incoming.stored`),
+        the event was read from (`gm.pbem.master.incoming.Incoming.stored`),
         so that `gm replay` reads the same event from it. Everything that can
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
-from functools import cached_property
 from typing import NamedTuple
 
 from flufl.bounce import all_failures
@@ -33,9 +31,8 @@ from ...kernel.model import MailGame
 from ...kernel.shown import resolve
 from ...kernel.values import ENDED, Bouncing, Event, Notice, PlayerMail
 from ...logs import event as log_event
-from ...mail.reading import addresses, parse_message, sender_trouble
-from ...mail.screening import automatic_reason, is_own_mail
-from ...storage import unix_lines
+from ...mail.reading import sender_trouble
+from ...mail.screening import is_own_mail
 from ..answers import away, deputies, league, moving, ratings, settings, tournaments
 from ..answers.away import VacationDesk, vacation_tag
 from ..answers.deputies import DeputyDesk, deputy_tag
@@ -51,21 +48,20 @@ from ..archive.replay import (
     ACCEPTED_HEADER,
     BOUNCE_HEADER,
     FORMAT,
-    orders_text,
     player_message_id,
     prepend_header,
     to_event,
 )
 from ..data.store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..data.tokens import deputy_subject, reveal, token, verify
-from ..intake.addressing import envelope_from, plus_tags
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
-from ..intake.limits import DailyCounts, Limits, normalized, tell_capped
+from ..intake.limits import DailyCounts, Limits, tell_capped
 from ..operator.actions import released
 from ..state.loading import digest
 from ..state.resident import Games
 from ..writing.mailer import Identity, build
 from ..writing.writer import as_bytes
+from .incoming import Incoming
 
 _EFFECT_NOT_SENT = {ConfirmAddress: "move confirmation", SendGamesList: "games list"}
 """How the log names each effect of a player's mail that could not be sent."""
@@ -78,60 +74,6 @@ of this message's (a kill, a fault of the machine), so it only makes the
 message a suspect; a death while it was handled alone is its own."""
 BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)"
 """What the opponent is told of a bounce: never its text, which names the address."""
-
-
-@dataclass
-class Incoming:
-    """A spooled message as the rules see it: what is read off it once, when
-    a rule first asks, and what the rules found out (the game and seat it
-    is for, once ``no-game`` has routed it)."""
-
-    key: str
-    raw: bytes
-    """The message as spooled: what the shunt keeps of it."""
-    attempts: int
-    """Times its handling has begun, this one included."""
-    identity: Identity
-    alone: int = 0
-    """Times its handling has begun alone (`ALONE_DEATHS`), this one included."""
-    game_id: str | None = None
-    player: int = 0
-    secret: str | None = None
-    """The token of its plus-address, or its password line."""
-    deputy: bool = False
-    """Whether its token is the player's deputy's (`gm.kernel.deputies`)."""
-
-    @cached_property
-    def stored(self) -> bytes:
-        """The message as a game's archive keeps it (`gm.storage.unix_lines`),
-        which is what every rule reads: a replay reads these very bytes, so
-        it reads what the live master read, whatever the charset and the
-        line ends (a CRLF of the wire inside UTF-16 text is no line end)."""
-        return unix_lines(self.raw)
-
-    @cached_property
-    def message(self) -> EmailMessage:
-        return parse_message(self.stored)
-
-    @cached_property
-    def automatic(self) -> str | None:
-        """Why it is automatic mail (a bounce, an auto-reply), or None (`gm.mail.screening`)."""
-        return automatic_reason(self.message, envelope_from(self.message))
-
-    @cached_property
-    def sender(self) -> str:
-        """The one address of its From, normalized ("" for none)."""
-        return normalized((addresses(self.message, "From") or [""])[0]) or ""
-
-    @cached_property
-    def tags(self) -> list[list[str]]:
-        """The parts of each plus-address of the GM's it was sent to (`gm.pbem.intake.addressing`)."""
-        return plus_tags(self.message, self.identity)
-
-    @cached_property
-    def orders(self) -> tuple[str, str | None]:
-        """The player's text and password line (`gm.pbem.archive.replay.orders_text`)."""
-        return orders_text(self.message)
 
 
 class Rule(NamedTuple):
