@@ -157,25 +157,13 @@ class Screening:
         return handled("an answer to a challenge")
 
     def _league_reply(self, mail: Incoming) -> Decision | None:
-        confirming = league_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.league.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of a name or a seek")
+        return self._confirmed(mail, league_tag(mail.tags), self.league.confirm, "a confirmation of a name or a seek")
 
     def _settings_reply(self, mail: Incoming) -> Decision | None:
-        confirming = settings_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.desk.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of settings")
+        return self._confirmed(mail, settings_tag(mail.tags), self.desk.confirm, "a confirmation of settings")
 
     def _vacation_reply(self, mail: Incoming) -> Decision | None:
-        confirming = vacation_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.vacations.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of a vacation")
+        return self._confirmed(mail, vacation_tag(mail.tags), self.vacations.confirm, "a confirmation of a vacation")
 
     def _deputy_reply(self, mail: Incoming) -> Decision | None:
         answering = deputy_tag(mail.tags)
@@ -185,11 +173,8 @@ class Screening:
         return handled("a confirmation of a deputy")
 
     def _join_reply(self, mail: Incoming) -> Decision | None:
-        confirming = join_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.tournaments.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of a tournament's sign-up")
+        return self._confirmed(mail, join_tag(mail.tags), self.tournaments.confirm,
+                               "a confirmation of a tournament's sign-up")
 
     def _owner_reply(self, mail: Incoming) -> Decision | None:
         confirming = owner_tag(mail.tags)
@@ -237,45 +222,24 @@ class Screening:
         return handled("a challenge")
 
     def _league(self, mail: Incoming) -> Decision | None:
-        # Names and seeks (`gm.pbem.answers.league`): to the GM's own address,
-        # and never mail with a password line, which is a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not league.wants(text):
-            return None
-        why = self.league.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("names and seeks")
+        # Names and seeks (`gm.pbem.answers.league`).
+        return self._at_own_address(mail, league.wants, self.league.handle, "names and seeks")
 
     def _tournament(self, mail: Incoming) -> Decision | None:
-        # ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not tournaments.wants(text):
-            return None
-        why = self.tournaments.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("a tournament")
+        # ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`).
+        return self._at_own_address(mail, tournaments.wants, self.tournaments.handle, "a tournament")
 
     def _vacation(self, mail: Incoming) -> Decision | None:
-        # A vacation for all of a player's games (`gm.pbem.answers.away`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not away.wants(text):
-            return None
-        why = self.vacations.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("a vacation")
+        # A vacation for all of a player's games (`gm.pbem.answers.away`).
+        return self._at_own_address(mail, away.wants, self.vacations.handle, "a vacation")
 
     def _deputy(self, mail: Incoming) -> Decision | None:
-        # A player's deputy (`gm.pbem.answers.deputies`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not deputies.wants(text):
-            return None
-        why = self.deputies.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("a deputy")
+        # A player's deputy (`gm.pbem.answers.deputies`).
+        return self._at_own_address(mail, deputies.wants, self.deputies.handle, "a deputy")
 
     def _settings(self, mail: Incoming) -> Decision | None:
-        # A player's own settings (`gm.pbem.answers.settings`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not settings.wants(text):
-            return None
-        why = self.desk.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("settings")
+        # A player's own settings (`gm.pbem.answers.settings`).
+        return self._at_own_address(mail, settings.wants, self.desk.handle, "settings")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
         _text, password = mail.orders
@@ -371,6 +335,26 @@ class Screening:
         return handled(f"applied to {game_id}")
 
     # What the rules share
+
+    def _confirmed(self, mail: Incoming, confirming: tuple[str, str] | None,
+                   confirm: Callable[[str, EmailMessage, str, str], None], what: str) -> Decision | None:
+        """A reply to the confirmation a desk asked for (``confirming``, its
+        request's id and token, read off the plus-address), confirmed there."""
+        if confirming is None:
+            return None
+        confirm(mail.key, mail.message, *confirming)
+        return handled(what)
+
+    def _at_own_address(self, mail: Incoming, wants: Callable[[str], bool],
+                        handle: Callable[[str, bytes, str, str], str | None], what: str) -> Decision | None:
+        """A request to the GM's own address that a desk ``wants``, answered
+        by its ``handle``: never mail to a game's address, nor mail with a
+        password line, which is a game's."""
+        text, password = mail.orders
+        if mail.tags or password is not None or not wants(text):
+            return None
+        why = handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled(what)
 
     def _route(self, sender: str, tags: list[list[str]], password: bool) -> tuple[str | None, int, str | None]:
         """Which game and player a mail is for, from its plus-address
