@@ -22,7 +22,6 @@ key's), never by the wall clock.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import datetime
 from email.message import Message
@@ -32,15 +31,13 @@ from ...kernel.clock import utc_minute
 from ...kernel.values import Options
 from ...league.names import refusal
 from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, rating_of, shown, why_untakable
-from ..archive.replay import prepend_header
 from ..data.names import name_record, public_names
 from ..data.seeks import open_seeks, seek_record, status_of, stored_seek
 from ..data.store import time_of
-from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state.ratings import Ratings
-from .confirming import CONFIRMING, REQUEST_HEADER, confirmed_request
+from .confirming import CONFIRMING, Desk, confirmed_request, keep_request, key_digest, reply_address
 from .outside import Master
 from .ratings import tables
 
@@ -68,7 +65,7 @@ def wants(text: str) -> bool:
     return any(pattern.search(text) for pattern in (NAME, SEEK, SEEK_CANCEL, SEEKS, TAKE))
 
 
-class LeagueMail:
+class LeagueMail(Desk):
     """The GM's answers about names and seeks, for one `GameMaster`."""
 
     def __init__(self, master: Master):
@@ -93,10 +90,10 @@ class LeagueMail:
         why = refusal(names, sender, name)
         if why:
             return self._refuse(key, sender, f"name {name[:40]}", why)
-        request_id = "n" + _digest(key)[:10]
-        self._keep(request_id, raw, {"kind": "name", "address": sender, "name": name})
+        request_id = "n" + key_digest(key)[:10]
+        keep_request(self.master.store, raw, request_id, {"kind": "name", "address": sender, "name": name})
         self._send(f"{request_id}.confirm", sender, f"[gm] Confirm your name {name}", at, "name_confirm",
-                   {"name": name, "old": names.get(sender)}, reply_to=self._reply_to(request_id))
+                   {"name": name, "old": names.get(sender)}, reply_to=reply_address(self.master, request_id))
         return None
 
     def _named(self, key: str, request_id: str, fields: dict[str, str]) -> None:
@@ -120,7 +117,7 @@ class LeagueMail:
         if sender not in public_names(store):
             return self._refuse(key, sender, what, "a seek shows its seeker's public name, and you have none "
                                                    "yet: choose one first (write 'name' and the name)")
-        seek_id = "s" + _digest(key)[:10]
+        seek_id = "s" + key_digest(key)[:10]
         try:
             seek = parse_seek(seek_id, sender, self.master.identity.address, at, found.group(1), text)
         except ValueError as error:
@@ -131,7 +128,7 @@ class LeagueMail:
         if seek_id not in store.seeks:
             store.seeks.add(seek_record(raw, seek), seek_id)
         self._send(f"{seek_id}.confirm", sender, "[gm] Confirm your seek", at, "seek_confirm",
-                   self._shown(seek), reply_to=self._reply_to(seek_id))
+                   self._shown(seek), reply_to=reply_address(self.master, seek_id))
         return None
 
     def _opened(self, key: str, seek_id: str) -> None:
@@ -167,7 +164,7 @@ class LeagueMail:
         at = time_of(key)
         self._allowed(sender, "seeks", at)
         ratings = tables(self.master)
-        self._send(f"seeks-{_digest(key)}", sender, "[gm] Open seeks", at, "seeks",
+        self._send(f"seeks-{key_digest(key)}", sender, "[gm] Open seeks", at, "seeks",
                    {"seeks": [self._shown(seek, ratings) for seek in open_seeks(self.master.store, at)],
                     "gm": self.master.identity.address})
         return None
@@ -196,12 +193,12 @@ class LeagueMail:
         why = self._untakable(seek_id, sender, at)
         if why:
             return self._refuse(key, sender, f"accept {found.group(1)[:20]}", why)
-        request_id = "t" + _digest(key)[:10]
-        self._keep(request_id, raw, {"kind": "take", "address": sender, "seek": seek_id})
+        request_id = "t" + key_digest(key)[:10]
+        keep_request(self.master.store, raw, request_id, {"kind": "take", "address": sender, "seek": seek_id})
         seek = stored_seek(self.master.store, seek_id)
         assert seek is not None
         self._send(f"{request_id}.confirm", sender, f"[gm] Confirm you take seek {seek_id}", at, "take_confirm",
-                   self._shown(seek), reply_to=self._reply_to(request_id))
+                   self._shown(seek), reply_to=reply_address(self.master, request_id))
         return None
 
     def _untakable(self, seek_id: str, taker: str, at: datetime) -> str | None:
@@ -260,29 +257,3 @@ class LeagueMail:
         limit = self.master.limits.league_answers_per_day
         if self.master.counts.add(at, f"league {address}") > limit:
             raise Shunted(f"{what}: {address} was sent {limit} mails about names and seeks today already")
-
-    def _refuse(self, key: str, address: str, what: str, why: str) -> str:
-        """Tell ``address`` why ``what`` was refused; the reason, for the shunt."""
-        self._send(f"refused-{_digest(key)}", address, "[gm] Refused: " + what, time_of(key), "league_refused",
-                   {"what": what, "why": why})
-        return f"{what}: {why}"
-
-    def _keep(self, item_id: str, raw: bytes, fields: dict[str, Any]) -> None:
-        folder = self.master.store.requests
-        if item_id not in folder:
-            values = "; ".join(f"{k}={v}" for k, v in {"id": item_id, **fields}.items())
-            folder.add(prepend_header(raw, REQUEST_HEADER, values), item_id)
-
-    def _reply_to(self, item_id: str) -> str:
-        master = self.master
-        return master.identity.reply_address(item_id, CONFIRMING, token(master.store.key, item_id, CONFIRMING))
-
-    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-              reply_to: str | None = None, listed: str | None = None) -> None:
-        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to,
-                                 listed=listed)
-
-
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
-

@@ -34,16 +34,14 @@ from ...kernel.protocol import game_named
 from ...kernel.values import ENDED, Options
 from ...league.glicko2 import START_RATING
 from ...league.tournaments import Played, finished_round, next_round, round_ended_at, withdrawn
-from ..archive.replay import prepend_header
 from ..data import tournaments as data
 from ..data.names import public_names
 from ..data.store import time_of
-from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state import tournaments as view
 from ..state.ratings import player_key
-from .confirming import CONFIRMING, REQUEST_HEADER, confirmed_request
+from .confirming import CONFIRMING, confirmed_request, keep_request, key_digest, reply_address
 from .outside import Master
 from .ratings import tables
 
@@ -215,7 +213,7 @@ class TournamentDesk:
         limit = self.master.limits.league_answers_per_day  # the league's allowance: names, seeks, tournaments
         if self.master.counts.add(at, f"league {sender}") > limit:
             raise Shunted(f"tournament: {sender} was sent {limit} mails about the league today already")
-        digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+        digest = key_digest(key)
         found = JOIN.search(text)
         if found:
             return self._join(digest, raw, sender, found.group(1).lower(), at)
@@ -236,16 +234,12 @@ class TournamentDesk:
         if why:
             return self._refuse(digest, sender, what, at, why)
         request_id = "j" + digest[:10]
-        requests = self.master.store.requests
-        if request_id not in requests:
-            fields = {"id": request_id, "kind": "join", "address": sender, "tournament": tournament_id}
-            requests.add(prepend_header(raw, REQUEST_HEADER, "; ".join(f"{k}={v}" for k, v in fields.items())),
-                         request_id)
-        master = self.master
-        reply_to = master.identity.reply_address(request_id, CONFIRMING,
-                                                 token(master.store.key, request_id, CONFIRMING))
-        master.outside.send(f"{request_id}.confirm", sender, f"[gm] Confirm you join tournament {tournament_id}",
-                            at, "tournament_join_confirm", {"id": tournament_id}, "auto-replied", reply_to=reply_to)
+        keep_request(self.master.store, raw, request_id,
+                     {"kind": "join", "address": sender, "tournament": tournament_id})
+        reply_to = reply_address(self.master, request_id)
+        self.master.outside.send(f"{request_id}.confirm", sender, f"[gm] Confirm you join tournament {tournament_id}",
+                                 at, "tournament_join_confirm", {"id": tournament_id}, "auto-replied",
+                                 reply_to=reply_to)
         return None
 
     def _unjoinable(self, tournament_id: str, address: str, at: datetime) -> str | None:
@@ -267,7 +261,7 @@ class TournamentDesk:
         address, tournament_id = fields["address"], fields["tournament"]
         why = self._unjoinable(tournament_id, address, at)
         if why:
-            self._refuse(hashlib.sha256(key.encode()).hexdigest()[:12], address, f"join {tournament_id}", at, why)
+            self._refuse(key_digest(key), address, f"join {tournament_id}", at, why)
         else:
             rec = data.record(store, tournament_id)
             assert rec is not None
