@@ -111,7 +111,7 @@ def unix_lines(data: bytes) -> bytes:
     """A message with the line ends mail programs expect in a Maildir on
     Unix (LF, not the CRLF of the wire). gm keeps its games and its local
     deliveries so; `gm replay` compares in this form, and the master reads
-    a player's mail in it (`gm.pbem.master.screening.Incoming.stored`)."""
+    a player's mail in it (`gm.pbem.master.incoming.Incoming.stored`)."""
     return data.replace(b"\r\n", b"\n")
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from gm.kernel import engine
+from gm.kernel.effects import SendGamesList
 from gm.kernel.model import MailGame
 from gm.kernel.protocol import REGISTRY, GameRules, Table, TurnPolicy, game_named
 from gm.kernel.registry import Registry
@@ -44,7 +45,6 @@ from gm.kernel.values import (
     Reply,
     Resumed,
     Seat,
-    SendGamesList,
     Submitted,
     Turn,
 )

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 from gm.pbem.data.store import ROUTABLE_COUNTS, Store
-from gm.pbem.operator.shards import Shard, export_game, import_game, moved_line, number_pattern, transport_lines
+from gm.pbem.operator.shards import Shard, export_game, import_game
+from gm.pbem.operator.transport import moved_line, number_pattern, transport_lines
 from gmprocess import gm, inbox, wait_for
 from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB
 from postfix import Postfix, check_prerequisites

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..pbem.data.store import MissingDataDirectory
 from ..pbem.operator import shards
+from ..pbem.operator.transport import moved_line, transport_lines
 from .options import EXIT_CONFIG, EXIT_START, data_option, identity, identity_options, store
 
 
@@ -59,11 +60,11 @@ def _shard(args: argparse.Namespace) -> int:
     gm = identity(args)
     try:
         if args.what == "transport":
-            print("\n".join(shards.transport_lines(gm.local, gm.domain, args.hops)))
+            print("\n".join(transport_lines(gm.local, gm.domain, args.hops)))
         elif args.what == "route":
             if (args.hop is None) == (not args.hold):
                 raise ValueError("give either the next hop (HOST:PORT) or --hold")
-            print(shards.moved_line(gm.local, gm.domain, args.game, args.hop))
+            print(moved_line(gm.local, gm.domain, args.game, args.hop))
         elif args.what == "init":
             shard, data = shards.Shard.parse(args.shard), store(args)
             changed = shards.init(data.root, shard)

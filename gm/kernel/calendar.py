@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .effects import CalendarEvent
 from .model import MailGame
-from .values import CALENDAR_EDITION, ENDED, SETUP, CalendarEvent, Notice
+from .values import CALENDAR_EDITION, ENDED, SETUP, Notice
 
 
 def summary(game: MailGame) -> str:

@@ -38,6 +38,7 @@ from . import absence, calendar, deputies, lifecycle, moving, press, quiet, show
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
+from .effects import SendGamesList
 from .errors import NotationError, found_phrase
 from .model import MailGame
 from .protocol import Table, TurnPolicy, game_named
@@ -64,7 +65,6 @@ from .values import (
     ReminderDue,
     Reply,
     Seat,
-    SendGamesList,
     SettingsChanged,
 )
 

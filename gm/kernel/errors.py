@@ -6,9 +6,6 @@ expected there, so that the GM's reply can point at the very place.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 
 class NotationError(ValueError):
     """Text that is not conventional notation.
@@ -63,10 +60,7 @@ def join_or(items: list[str]) -> str:
 
 AT_END = 0
 """The line of a `NotationError` found only once the whole text was read:
-`parse_notation` puts it at the end of the text."""
-
-_PLAIN_SPACE = str.maketrans({c: " " for c in "\xa0\u2007\u202f\u200b\ufeff\x0b\x0c\r\u2028\u2029\x85"})
-"""Spaces a mail program may put in (non-breaking, zero-width, ...), read as plain ones."""
+`gm.kernel.parsing.parse_notation` puts it at the end of the text."""
 
 
 def end_position(text: str) -> tuple[int, int]:
@@ -74,25 +68,3 @@ def end_position(text: str) -> tuple[int, int]:
     lines = text.rstrip("\n").split("\n")
     return len(lines), len(lines[-1]) + 1
 
-
-def parse_notation(parser: Any, text: str, start: str, explain: Callable[[Any, str], NotationError]) -> Any:
-    """Parse ``text`` from rule ``start`` with a game's Lark ``parser`` (whose
-    Transformer may raise `NotationError`), every error as a `NotationError`
-    naming its line and column: Lark's own through the game's ``explain``."""
-    from lark.exceptions import UnexpectedInput, VisitError
-
-    text = text.translate(_PLAIN_SPACE)
-    if not text.endswith("\n"):
-        text += "\n"
-    try:
-        return parser.parse(text, start=start)
-    except (VisitError, NotationError) as error:
-        found = getattr(error, "orig_exc", error)
-        if not isinstance(found, NotationError):
-            raise
-        if found.line == AT_END:
-            found.line, found.column = end_position(text)
-            found.args = (found.describe(),)
-        raise found from None
-    except UnexpectedInput as error:
-        raise explain(error, text) from None

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from .addresses import is_mail_address
 from .commands import Command
+from .effects import ConfirmAddress
 from .model import MailGame
-from .values import ConfirmAddress, Notice, PlayerMail, Reply
+from .values import Notice, PlayerMail, Reply
 
 MOVING_EDITION = 2
 KEYWORDS = ("address",)

@@ -3,7 +3,8 @@
 Plain data, no behaviour: the phases of a game, a seat, the options a game
 is run by, how a game ended, the events a game's archive holds (players'
 mail, the GM's clock, the operator's actions), and what the GM says
-(`Notice`, `Reply`). The engine (`gm.kernel.engine`) gives them meaning;
+(`Notice`, `Reply`; what they ask of the edge beside their text is in
+`gm.kernel.effects`). The engine (`gm.kernel.engine`) gives them meaning;
 games (`gm.games`) and the edge (`gm.pbem`) import them from here.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from .effects import CalendarEvent, Effect
 from .settings import PlayerSettings
 
 SETUP = "setup"
@@ -406,24 +408,6 @@ Event = (Created | PlayerMail | DeadlinePassed | ReminderDue | Bouncing | Away |
 # What the GM says
 
 @dataclass(frozen=True)
-class CalendarEvent:
-    """A seat's deadline as a calendar event (`gm.kernel.calendar`), for the
-    edge to write as an iCalendar part: one event per game and seat, moved
-    with each ``sequence`` the seat is told of.
-
-    ``start`` is the deadline; ``summary`` names the game and what is due;
-    ``alarm`` is how long before ``start`` to remind, as
-    `Options.reminder_before`. A ``cancelled`` event (the game paused or
-    over) keeps the deadline and summary the seat was last told of."""
-
-    sequence: int
-    start: datetime
-    summary: str
-    alarm: timedelta
-    cancelled: bool = False
-
-
-@dataclass(frozen=True)
 class Notice:
     """One message the GM sends: to which player, which template, what data.
 
@@ -449,28 +433,6 @@ class Notice:
     calendar: CalendarEvent | None = None
     """The seat's deadline as a calendar event, on the mail that sets, moves
     or cancels it (`CALENDAR_EDITION`)."""
-
-
-@dataclass(frozen=True)
-class SendGamesList:
-    """A player's mail asked for the list of their games (``games``): the
-    edge mails it apart, as it is no mail of this game's."""
-
-    player: int
-
-
-@dataclass(frozen=True)
-class ConfirmAddress:
-    """A player's mail asked to move their seat to ``address`` (``address
-    NEW``, `gm.kernel.moving`): the edge mails that address for its
-    confirmation, which only then moves the seat."""
-
-    player: int
-    address: str
-
-
-Effect = SendGamesList | ConfirmAddress
-"""What a player's mail asks of the edge beside the game's own mail (`Notice.effects`)."""
 
 
 @dataclass

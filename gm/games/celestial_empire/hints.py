@@ -54,7 +54,7 @@ def _described(names: set[str]) -> list[str]:
 
 def explain(error: UnexpectedInput, text: str) -> NotationError:
     """A `NotationError` for Lark's ``error`` in ``text`` (one order line
-    and its newline, as `gm.kernel.errors.parse_notation` passes it)."""
+    and its newline, as `gm.kernel.parsing.parse_notation` passes it)."""
     line, column = error.line, error.column
     at_end = False
     if isinstance(error, UnexpectedCharacters):

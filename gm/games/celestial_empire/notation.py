@@ -21,7 +21,8 @@ from typing import Any
 
 from lark import Lark, Token, Transformer
 
-from ...kernel.errors import AT_END, NotationError, parse_notation
+from ...kernel.errors import AT_END, NotationError
+from ...kernel.parsing import parse_notation
 from ..numbers import MAX_DIGITS, TOO_LARGE, too_large
 from . import orders as o
 from . import orders_empire as e

@@ -19,7 +19,8 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
+from ...kernel.errors import AT_END, NotationError, end_position
+from ...kernel.parsing import parse_notation
 from ..numbers import TOO_LARGE, whole_number
 from .board import ROWS, Square
 

@@ -17,7 +17,8 @@ from typing import Any
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from ...kernel.errors import AT_END, NotationError, end_position, parse_notation
+from ...kernel.errors import AT_END, NotationError, end_position
+from ...kernel.parsing import parse_notation
 from .geometry import COLOURS, LETTERS, Cell
 from .orders import Beam, Kamikaze, Missile, MissileSelector, Order, Placement, Scan, ShipRef, Strike
 from .ships import ShipType

@@ -19,7 +19,6 @@ rolling year, drawn once for all games.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import datetime, timedelta
 from email.message import Message
@@ -28,20 +27,16 @@ from typing import Any, Protocol
 from ...kernel.absence import USAGE, bank_used, days, end_of, vacation_end, when
 from ...kernel.absence import keywords as absence_keywords
 from ...kernel.values import ENDED, Away
-from ..archive.replay import prepend_header
 from ..data.settings import record, records_of, settings_of
 from ..data.store import time_of
-from ..data.tokens import token
 from ..data.vacations import away_until, vacation_fields, vacation_spans
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
-from .confirming import confirmed_request
+from .confirming import CONFIRMING, Desk, confirmed_request, keep_request, key_digest, reply_address
 from .outside import Master
 
 BANK = timedelta(days=30)
 """How long a player's vacations may add up to in any rolling year, unless the operator says otherwise."""
-REQUEST_HEADER = "X-GM-Request"
-CONFIRMING = 1
 _ID = re.compile(r"v[0-9a-f]{10}")
 _BACK = re.compile(r"^\s*(?:back|(?:absent|vacation)\s+cancel)\s*$", re.I | re.M)
 _AWAY = re.compile(r"^\s*(?:vacation|absent)\b\s*(.*?)\s*$", re.I | re.M)
@@ -78,8 +73,10 @@ def _ended(spans: list[tuple[datetime, datetime]], at: datetime) -> list[tuple[d
     return spans
 
 
-class VacationDesk:
+class VacationDesk(Desk):
     """The GM's answers about vacations for all games, for one `GameMaster`."""
+
+    master: AwayMaster
 
     def __init__(self, master: AwayMaster):
         self.master = master
@@ -104,17 +101,13 @@ class VacationDesk:
         until, why = self._until(sender, None if back else _AWAY.search(text).group(1), at)  # type: ignore[union-attr]
         if why:
             return self._refuse(key, sender, line, why)
-        request_id = "v" + hashlib.sha256(key.encode()).hexdigest()[:10]
-        if request_id not in store.requests:
-            fields = {"id": request_id, "kind": "vacation", "address": sender.lower(),
-                      "until": until.isoformat() if until else "back"}
-            header = "; ".join(f"{k}={v}" for k, v in fields.items())
-            store.requests.add(prepend_header(raw, REQUEST_HEADER, header), request_id)
+        request_id = "v" + key_digest(key)[:10]
+        keep_request(store, raw, request_id,
+                     {"kind": "vacation", "address": sender.lower(), "until": until.isoformat() if until else "back"})
         subject = "[gm] Confirm your vacation" if until else "[gm] Confirm you are back"
         self._send(f"{request_id}.confirm", sender, subject, at, "vacation_confirm",
                    {"until": when(until) if until else None, "line": line},
-                   reply_to=self.master.identity.reply_address(request_id, CONFIRMING,
-                                                              token(store.key, request_id, CONFIRMING)))
+                   reply_to=reply_address(self.master, request_id))
         return None
 
     def _until(self, address: str, argument: str | None, at: datetime) -> tuple[datetime | None, str | None]:
@@ -194,12 +187,3 @@ class VacationDesk:
             if until is not None:
                 request_action(master.store, master.identity, game_id, Away(at, seat.player, until),
                                name=f"away-{game_id}-{seat.player}")
-
-    def _refuse(self, key: str, address: str, what: str, why: str) -> str:
-        self._send(f"refused-{hashlib.sha256(key.encode()).hexdigest()[:12]}", address, "[gm] Refused: " + what,
-                   time_of(key), "league_refused", {"what": what, "why": why})
-        return f"{what}: {why}"
-
-    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-              reply_to: str | None = None) -> None:
-        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to)

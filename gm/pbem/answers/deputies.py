@@ -18,7 +18,6 @@ own while they stand in for someone.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import replace
 from datetime import datetime
@@ -31,13 +30,11 @@ from ...mail.reading import parse_message
 from ..archive.replay import prepend_header
 from ..data.settings import all_settings, record, settings_of
 from ..data.store import time_of
-from ..data.tokens import token
 from ..intake.decisions import Shunted
-from .confirming import confirmed_request
+from .confirming import Desk, confirmed_request, keep_request, key_digest, reply_address
 from .outside import Master, fields_of
 from .settings import SettingsDesk
 
-REQUEST_HEADER = "X-GM-Request"
 ENDED_HEADER = "X-GM-Deputies-Ended"
 """What a confirmed ``deputy off`` ends, kept before it is done: ``player=deputy; ...``."""
 PLAYER, DEPUTY = 1, 2
@@ -72,8 +69,10 @@ def stood_in_for(store: Any, deputy: str) -> list[str]:
                   if settings.deputy and settings.deputy.lower() == deputy.lower())
 
 
-class DeputyDesk:
+class DeputyDesk(Desk):
     """The GM's answers about deputies, for one `GameMaster`."""
+
+    master: DeputyMaster
 
     def __init__(self, master: DeputyMaster):
         self.master = master
@@ -98,14 +97,12 @@ class DeputyDesk:
             if why:
                 return self._refuse(key, sender, line, why)
             fields = {"kind": "deputy", "deputy": str(deputy).lower()}
-        request_id = "d" + _digest(key)[:10]
-        if request_id not in store.requests:
-            header = "; ".join(f"{k}={v}" for k, v in {"id": request_id, "address": sender.lower(), **fields}.items())
-            store.requests.add(prepend_header(raw, REQUEST_HEADER, header), request_id)
+        request_id = "d" + key_digest(key)[:10]
+        keep_request(store, raw, request_id, {"address": sender.lower(), **fields})
         self._send(f"{request_id}.confirm", sender, "[gm] Confirm your deputy", at, "deputy_confirm",
                    {"deputy": fields.get("deputy"), "now": settings_of(store, sender).deputy,
                     "for": stood_in_for(store, sender) if fields["kind"] == "off" else []},
-                   reply_to=self._reply_to(request_id, PLAYER))
+                   reply_to=reply_address(self.master, request_id, PLAYER))
         return None
 
     def _why_not(self, player: str, deputy: str | None, argument: str) -> str | None:
@@ -136,7 +133,8 @@ class DeputyDesk:
                 self._refuse(key, player, f"deputy {fields['deputy']}", why)
             else:
                 self._send(f"{request_id}.consent", fields["deputy"], "[gm] Will you be a deputy?", at,
-                           "deputy_consent", {"player": player}, reply_to=self._reply_to(request_id, DEPUTY))
+                           "deputy_consent", {"player": player},
+                           reply_to=reply_address(self.master, request_id, DEPUTY))
         else:
             if sender.lower() != fields["deputy"]:
                 raise Shunted(f"deputy {request_id} agreed from {sender}, not from the deputy's address")
@@ -179,20 +177,3 @@ class DeputyDesk:
             for to in (player, deputy):
                 self._send(f"{name}.off.{'player' if to == player else 'deputy'}", to, "[gm] Deputy ended", at,
                            "deputy_off", about | {"own": to == player})
-
-    def _refuse(self, key: str, address: str, what: str, why: str) -> str:
-        self._send(f"refused-{_digest(key)}", address, "[gm] Refused: " + what, time_of(key), "league_refused",
-                   {"what": what, "why": why})
-        return f"{what}: {why}"
-
-    def _reply_to(self, request_id: str, side: int) -> str:
-        master = self.master
-        return master.identity.reply_address(request_id, side, token(master.store.key, request_id, side))
-
-    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-              reply_to: str | None = None) -> None:
-        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to)
-
-
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:12]

@@ -22,7 +22,6 @@ key's), never by the wall clock.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import datetime
 from email.message import Message
@@ -32,18 +31,16 @@ from ...kernel.clock import utc_minute
 from ...kernel.values import Options
 from ...league.names import refusal
 from ...league.seeks import OPEN_SEEKS, Seek, Status, parse_seek, rating_of, shown, why_untakable
-from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
 from ..data.names import name_record, public_names
 from ..data.seeks import joiners, open_seeks, seek_record, status_of, stored_seek
 from ..data.settings import settings_of
 from ..data.store import time_of
-from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state.ratings import Ratings
+from .confirming import CONFIRMING, Desk, confirmed_request, keep_request, key_digest, reply_address
 from .filling import Filling
-from .outside import Master, fields_of
+from .outside import Master
 from .ratings import tables
 
 NAME = re.compile(r"^\s*name\s+(.+?)\s*$", re.I | re.M)
@@ -51,14 +48,10 @@ SEEK = re.compile(r"^\s*seek\s+(\S+)\s*$", re.I | re.M)
 SEEK_CANCEL = re.compile(r"^\s*seek\s+cancel\s+(\S+)\s*$", re.I | re.M)
 SEEKS = re.compile(r"^\s*seeks\s*$", re.I | re.M)
 TAKE = re.compile(r"^\s*accept\s+(\S+)\s*$", re.I | re.M)
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 _ID = re.compile(r"[nst][0-9a-f]{10}")
 """The ids of what a confirmation answers: a name (n), a seek (s), a taking (t);
 other letters are other answers' (a challenge's c, a seat's move's a, the owner's o)."""
-REQUEST_HEADER = "X-GM-Request"
 _SEEK_ID = re.compile(r"s[0-9a-f]{10}")
-CONFIRMING = 1
-"""The "player" number of a confirmation's reply address."""
 
 
 def league_tag(tags: list[list[str]]) -> tuple[str, str] | None:
@@ -74,7 +67,7 @@ def wants(text: str) -> bool:
     return any(pattern.search(text) for pattern in (NAME, SEEK, SEEK_CANCEL, SEEKS, TAKE))
 
 
-class LeagueMail:
+class LeagueMail(Desk):
     """The GM's answers about names and seeks, for one `GameMaster`."""
 
     def __init__(self, master: Master):
@@ -100,10 +93,10 @@ class LeagueMail:
         why = refusal(names, sender, name)
         if why:
             return self._refuse(key, sender, f"name {name[:40]}", why)
-        request_id = "n" + _digest(key)[:10]
-        self._keep(request_id, raw, {"kind": "name", "address": sender, "name": name})
+        request_id = "n" + key_digest(key)[:10]
+        keep_request(self.master.store, raw, request_id, {"kind": "name", "address": sender, "name": name})
         self._send(f"{request_id}.confirm", sender, f"[gm] Confirm your name {name}", at, "name_confirm",
-                   {"name": name, "old": names.get(sender)}, reply_to=self._reply_to(request_id))
+                   {"name": name, "old": names.get(sender)}, reply_to=reply_address(self.master, request_id))
         return None
 
     def _named(self, key: str, request_id: str, fields: dict[str, str]) -> None:
@@ -127,7 +120,7 @@ class LeagueMail:
         if sender not in public_names(store):
             return self._refuse(key, sender, what, "a seek shows its seeker's public name, and you have none "
                                                    "yet: choose one first (write 'name' and the name)")
-        seek_id = "s" + _digest(key)[:10]
+        seek_id = "s" + key_digest(key)[:10]
         try:
             seek = parse_seek(seek_id, sender, self.master.identity.address, at, found.group(1), text,
                               settings_of(store, sender).zone)
@@ -139,7 +132,7 @@ class LeagueMail:
         if seek_id not in store.seeks:
             store.seeks.add(seek_record(raw, seek), seek_id)
         self._send(f"{seek_id}.confirm", sender, "[gm] Confirm your seek", at, "seek_confirm",
-                   self._shown(seek), reply_to=self._reply_to(seek_id))
+                   self._shown(seek), reply_to=reply_address(self.master, seek_id))
         return None
 
     def _opened(self, key: str, seek_id: str) -> None:
@@ -176,7 +169,7 @@ class LeagueMail:
         at = time_of(key)
         self._allowed(sender, "seeks", at)
         ratings = tables(self.master)
-        self._send(f"seeks-{_digest(key)}", sender, "[gm] Open seeks", at, "seeks",
+        self._send(f"seeks-{key_digest(key)}", sender, "[gm] Open seeks", at, "seeks",
                    {"seeks": [self._shown(seek, ratings) for seek in open_seeks(self.master.store, at)],
                     "gm": self.master.identity.address})
         return None
@@ -209,12 +202,12 @@ class LeagueMail:
         why = self._untakable(seek_id, sender, at)
         if why:
             return self._refuse(key, sender, f"accept {found.group(1)[:20]}", why)
-        request_id = "t" + _digest(key)[:10]
-        self._keep(request_id, raw, {"kind": "take", "address": sender, "seek": seek_id})
+        request_id = "t" + key_digest(key)[:10]
+        keep_request(self.master.store, raw, request_id, {"kind": "take", "address": sender, "seek": seek_id})
         seek = stored_seek(self.master.store, seek_id)
         assert seek is not None
         self._send(f"{request_id}.confirm", sender, f"[gm] Confirm you take seek {seek_id}", at, "take_confirm",
-                   self._shown(seek), reply_to=self._reply_to(request_id))
+                   self._shown(seek), reply_to=reply_address(self.master, request_id))
         return None
 
     def _untakable(self, seek_id: str, taker: str, at: datetime) -> str | None:
@@ -260,17 +253,12 @@ class LeagueMail:
     def confirm(self, key: str, message: Message, item_id: str, secret: str) -> None:
         """A reply ``confirm`` to the confirmation of a name, a seek or a taking."""
         store = self.master.store
-        kept = store.seeks if item_id.startswith("s") else store.requests
-        if not verify(store.key, item_id, CONFIRMING, secret) or item_id not in kept:
-            raise Shunted(f"not a valid confirmation of {item_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {item_id} without 'confirm'")
-        if f"confirmed-{item_id}" in store.handled:
-            raise Shunted(f"{item_id} was confirmed already")
-        if item_id.startswith("s"):
+        seek = item_id.startswith("s")
+        _, fields = confirmed_request(store, message, item_id, CONFIRMING, secret, f"confirmed-{item_id}",
+                                      kept_in=store.seeks if seek else store.requests)
+        if seek:
             self._opened(key, item_id)
         else:
-            fields = fields_of(parse_message(kept.get_bytes(item_id)), REQUEST_HEADER)
             (self._named if fields["kind"] == "name" else self._taken)(key, item_id, fields)
         store.handled.add(f"confirmed-{item_id}")
 
@@ -281,29 +269,3 @@ class LeagueMail:
         limit = self.master.limits.league_answers_per_day
         if self.master.counts.add(at, f"league {address}") > limit:
             raise Shunted(f"{what}: {address} was sent {limit} mails about names and seeks today already")
-
-    def _refuse(self, key: str, address: str, what: str, why: str) -> str:
-        """Tell ``address`` why ``what`` was refused; the reason, for the shunt."""
-        self._send(f"refused-{_digest(key)}", address, "[gm] Refused: " + what, time_of(key), "league_refused",
-                   {"what": what, "why": why})
-        return f"{what}: {why}"
-
-    def _keep(self, item_id: str, raw: bytes, fields: dict[str, Any]) -> None:
-        folder = self.master.store.requests
-        if item_id not in folder:
-            values = "; ".join(f"{k}={v}" for k, v in {"id": item_id, **fields}.items())
-            folder.add(prepend_header(raw, REQUEST_HEADER, values), item_id)
-
-    def _reply_to(self, item_id: str) -> str:
-        master = self.master
-        return master.identity.reply_address(item_id, CONFIRMING, token(master.store.key, item_id, CONFIRMING))
-
-    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-              reply_to: str | None = None, listed: str | None = None) -> None:
-        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to,
-                                 listed=listed)
-
-
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
-

@@ -39,7 +39,7 @@ def move_tag(tags: list[list[str]]) -> tuple[str, str] | None:
 
 def asked(master: Master, key: str, game: MailGame, player: int, new: str) -> None:
     """After a player's mail that asked to move the seat to ``new`` was
-    applied (`gm.kernel.values.ConfirmAddress`): mail the new address a
+    applied (`gm.kernel.effects.ConfirmAddress`): mail the new address a
     confirmation, unless the mail ended the game."""
     if game.phase == ENDED:
         return

@@ -24,7 +24,6 @@ one entry.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -35,23 +34,18 @@ from typing import Any, Protocol
 from ...kernel.settings import NOTICES, REMINDERS, PlayerSettings, parse_quiet
 from ...kernel.values import ENDED, SettingsChanged
 from ...kernel.zones import LONGEST_QUIET, canonical, near, quiet_span
-from ..archive.replay import prepend_header
 from ..data.settings import record, settings_of
 from ..data.store import time_of
-from ..data.tokens import token
 from ..intake.decisions import Shunted
 from ..operator.actions import request_action
 from .away import VacationDesk
-from .confirming import confirmed_request
+from .confirming import CONFIRMING, Desk, confirmed_request, keep_request, key_digest, reply_address
 from .outside import Master
 
 Step = Callable[[PlayerSettings, str], PlayerSettings]
 """A setting's step: the settings with the line's argument applied, or a
 ValueError worded for the player."""
 
-REQUEST_HEADER = "X-GM-Request"
-CONFIRMING = 1
-"""The "player" number of a confirmation's reply address (as `gm.pbem.answers.league`'s)."""
 _ID = re.compile(r"p[0-9a-f]{10}")
 _LIST = re.compile(r"^\s*settings\s*$", re.I | re.M)
 _OFF = ("off", "none", "utc")
@@ -160,8 +154,10 @@ class SettingsMaster(Master, Protocol):
     vacations: VacationDesk
 
 
-class SettingsDesk:
+class SettingsDesk(Desk):
     """The GM's answers about players' settings, for one `GameMaster`."""
+
+    master: SettingsMaster
 
     def __init__(self, master: SettingsMaster):
         self.master = master
@@ -174,23 +170,20 @@ class SettingsDesk:
         now = settings_of(store, sender)
         new, done, wrong = changes_of(text, now)
         if wrong:
-            self._send(f"refused-{_digest(key)}", sender, "[gm] Your settings are unchanged", at, "settings_refused",
+            self._send(f"refused-{key_digest(key)}", sender, "[gm] Your settings are unchanged", at, "settings_refused",
                        {"wrong": wrong})
             return "settings: " + "; ".join(wrong)
         if not done or new == now:
             away = self.master.vacations.words(sender, at)
-            self._send(f"settings-{_digest(key)}", sender, "[gm] Your settings", at, "settings",
+            self._send(f"settings-{key_digest(key)}", sender, "[gm] Your settings", at, "settings",
                        {"settings": words(now), "unchanged": bool(done), "away": away})
             return None
-        request_id = "p" + _digest(key)[:10]
+        request_id = "p" + key_digest(key)[:10]
         changed = {name: new.fields().get(name, "") for name in _changed_names(now, new)}
-        if request_id not in store.requests:
-            values = "; ".join(f"{k}={v}" for k, v in {"id": request_id, "address": sender.lower(), **changed}.items())
-            store.requests.add(prepend_header(raw, REQUEST_HEADER, values), request_id)
+        keep_request(store, raw, request_id, {"address": sender.lower(), **changed})
         self._send(f"{request_id}.confirm", sender, "[gm] Confirm your settings", at, "settings_confirm",
                    {"lines": done, "settings": words(new)},
-                   reply_to=self.master.identity.reply_address(request_id, CONFIRMING,
-                                                              token(store.key, request_id, CONFIRMING)))
+                   reply_to=reply_address(self.master, request_id))
         return None
 
     def confirm(self, key: str, message: Message, request_id: str, secret: str) -> None:
@@ -229,16 +222,8 @@ class SettingsDesk:
         if self.master.counts.add(at, f"settings {address.lower()}") > limit:
             raise Shunted(f"settings: {address} was sent {limit} mails about settings today already")
 
-    def _send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-              reply_to: str | None = None) -> None:
-        self.master.outside.send(name, to, subject, at, template, data, "auto-replied", reply_to=reply_to)
-
 
 def _changed_names(before: PlayerSettings, after: PlayerSettings) -> list[str]:
     old, new = before.fields(), after.fields()
     return [name for name in dict.fromkeys([*old, *new]) if old.get(name) != new.get(name)]
-
-
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
 

@@ -34,23 +34,19 @@ from ...kernel.protocol import game_named
 from ...kernel.values import ENDED, Options
 from ...league.glicko2 import START_RATING
 from ...league.tournaments import Played, finished_round, next_round, round_ended_at, withdrawn
-from ...mail.reading import parse_message
-from ..archive.replay import orders_text, prepend_header
 from ..data import tournaments as data
 from ..data.names import public_names
 from ..data.store import time_of
-from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..operator.admin import request_game, seat_aliases
 from ..state import tournaments as view
 from ..state.ratings import player_key
-from .league import CONFIRMING, REQUEST_HEADER
-from .outside import Master, fields_of
+from .confirming import CONFIRMING, confirmed_request, keep_request, key_digest, reply_address
+from .outside import Master
 from .ratings import tables
 
 JOIN = re.compile(r"^\s*join\s+(\S+)\s*$", re.I | re.M)
 _JOIN_ID = re.compile(r"j[0-9a-f]{10}")
-_CONFIRM = re.compile(r"^\s*confirm\s*$", re.I | re.M)
 SHOW = re.compile(r"^\s*tournament\s+(\S+)\s*$", re.I | re.M)
 log = logging.getLogger("gm")
 
@@ -217,7 +213,7 @@ class TournamentDesk:
         limit = self.master.limits.league_answers_per_day  # the league's allowance: names, seeks, tournaments
         if self.master.counts.add(at, f"league {sender}") > limit:
             raise Shunted(f"tournament: {sender} was sent {limit} mails about the league today already")
-        digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+        digest = key_digest(key)
         found = JOIN.search(text)
         if found:
             return self._join(digest, raw, sender, found.group(1).lower(), at)
@@ -238,16 +234,12 @@ class TournamentDesk:
         if why:
             return self._refuse(digest, sender, what, at, why)
         request_id = "j" + digest[:10]
-        requests = self.master.store.requests
-        if request_id not in requests:
-            fields = {"id": request_id, "kind": "join", "address": sender, "tournament": tournament_id}
-            requests.add(prepend_header(raw, REQUEST_HEADER, "; ".join(f"{k}={v}" for k, v in fields.items())),
-                         request_id)
-        master = self.master
-        reply_to = master.identity.reply_address(request_id, CONFIRMING,
-                                                 token(master.store.key, request_id, CONFIRMING))
-        master.outside.send(f"{request_id}.confirm", sender, f"[gm] Confirm you join tournament {tournament_id}",
-                            at, "tournament_join_confirm", {"id": tournament_id}, "auto-replied", reply_to=reply_to)
+        keep_request(self.master.store, raw, request_id,
+                     {"kind": "join", "address": sender, "tournament": tournament_id})
+        reply_to = reply_address(self.master, request_id)
+        self.master.outside.send(f"{request_id}.confirm", sender, f"[gm] Confirm you join tournament {tournament_id}",
+                                 at, "tournament_join_confirm", {"id": tournament_id}, "auto-replied",
+                                 reply_to=reply_to)
         return None
 
     def _unjoinable(self, tournament_id: str, address: str, at: datetime) -> str | None:
@@ -265,17 +257,11 @@ class TournamentDesk:
         """A reply ``confirm`` to the confirmation of a sign-up: the sender is
         signed up, unless the tournament started (or they joined) meanwhile."""
         store, at = self.master.store, time_of(key)
-        if not verify(store.key, item_id, CONFIRMING, secret) or item_id not in store.requests:
-            raise Shunted(f"not a valid confirmation of {item_id}")
-        if not _CONFIRM.search(orders_text(message)[0]):
-            raise Shunted(f"answer to {item_id} without 'confirm'")
-        if f"confirmed-{item_id}" in store.handled:
-            raise Shunted(f"{item_id} was confirmed already")
-        fields = fields_of(parse_message(store.requests.get_bytes(item_id)), REQUEST_HEADER)
+        _, fields = confirmed_request(store, message, item_id, CONFIRMING, secret, f"confirmed-{item_id}")
         address, tournament_id = fields["address"], fields["tournament"]
         why = self._unjoinable(tournament_id, address, at)
         if why:
-            self._refuse(hashlib.sha256(key.encode()).hexdigest()[:12], address, f"join {tournament_id}", at, why)
+            self._refuse(key_digest(key), address, f"join {tournament_id}", at, why)
         else:
             rec = data.record(store, tournament_id)
             assert rec is not None

@@ -61,7 +61,8 @@ from email.message import EmailMessage
 
 from ...kernel import engine
 from ...kernel.actions import operator_refusal
-from ...kernel.values import Created, Effect, Event, PlayerMail
+from ...kernel.effects import Effect
+from ...kernel.values import Created, Event, PlayerMail
 from ...logs import event as log_event
 from ...storage import unix_lines
 from ..answers.away import BANK, VacationDesk
@@ -89,9 +90,10 @@ from . import faults
 from .clockwork import Clockwork
 from .digests import DIGEST, DIGEST_TIME, Digests
 from .fills import FILL, Fills
+from .incoming import Incoming
 from .keeping import Keeping
 from .robots import RobotSeats
-from .screening import SCREENING, Incoming, Rule, Screening
+from .screening import SCREENING, Rule, Screening
 
 __all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
 
@@ -383,7 +385,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
     def _archive_and_apply(self, game_id: str, stored: bytes, key: str, event: Event) -> tuple[Effect, ...]:
         """Apply an event and write down what follows: ``stored`` is the
         event's message as the archive keeps it, byte for byte the bytes
-        the event was read from (`gm.pbem.master.screening.Incoming.stored`),
+        the event was read from (`gm.pbem.master.incoming.Incoming.stored`),
         so that `gm replay` reads the same event from it. Everything that can
         fail (the engine, the templates) runs first; only then is anything
         written, so a failure leaves the game as it was. A write that fails

@@ -18,23 +18,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from email.message import EmailMessage
-from functools import cached_property
 from typing import NamedTuple
 
 from flufl.bounce import all_failures
 
 from ...kernel.clock import utc_minute
 from ...kernel.deputies import deputy_of
+from ...kernel.effects import ConfirmAddress, Effect, SendGamesList
 from ...kernel.model import MailGame
 from ...kernel.shown import resolve
-from ...kernel.values import ENDED, Bouncing, ConfirmAddress, Effect, Event, Notice, PlayerMail, SendGamesList
+from ...kernel.values import ENDED, Bouncing, Event, Notice, PlayerMail
 from ...logs import event as log_event
-from ...mail.reading import addresses, parse_message, sender_trouble
-from ...mail.screening import automatic_reason, is_own_mail
-from ...storage import unix_lines
+from ...mail.reading import sender_trouble
+from ...mail.screening import is_own_mail
 from ..answers import away, deputies, league, moving, ratings, settings, tournaments
 from ..answers.away import VacationDesk, vacation_tag
 from ..answers.deputies import DeputyDesk, deputy_tag
@@ -50,21 +48,20 @@ from ..archive.replay import (
     ACCEPTED_HEADER,
     BOUNCE_HEADER,
     FORMAT,
-    orders_text,
     player_message_id,
     prepend_header,
     to_event,
 )
 from ..data.store import TRUSTED_ORIGINS, Store, origin_of, time_of
 from ..data.tokens import deputy_subject, reveal, token, verify
-from ..intake.addressing import envelope_from, plus_tags
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
-from ..intake.limits import DailyCounts, Limits, normalized, tell_capped
+from ..intake.limits import DailyCounts, Limits, tell_capped
 from ..operator.actions import released
 from ..state.loading import digest
 from ..state.resident import Games
 from ..writing.mailer import Identity, build
 from ..writing.writer import as_bytes
+from .incoming import Incoming
 
 _EFFECT_NOT_SENT = {ConfirmAddress: "move confirmation", SendGamesList: "games list"}
 """How the log names each effect of a player's mail that could not be sent."""
@@ -77,60 +74,6 @@ of this message's (a kill, a fault of the machine), so it only makes the
 message a suspect; a death while it was handled alone is its own."""
 BOUNCED = "their mail server refused the GM's mail for good (a bounce came back)"
 """What the opponent is told of a bounce: never its text, which names the address."""
-
-
-@dataclass
-class Incoming:
-    """A spooled message as the rules see it: what is read off it once, when
-    a rule first asks, and what the rules found out (the game and seat it
-    is for, once ``no-game`` has routed it)."""
-
-    key: str
-    raw: bytes
-    """The message as spooled: what the shunt keeps of it."""
-    attempts: int
-    """Times its handling has begun, this one included."""
-    identity: Identity
-    alone: int = 0
-    """Times its handling has begun alone (`ALONE_DEATHS`), this one included."""
-    game_id: str | None = None
-    player: int = 0
-    secret: str | None = None
-    """The token of its plus-address, or its password line."""
-    deputy: bool = False
-    """Whether its token is the player's deputy's (`gm.kernel.deputies`)."""
-
-    @cached_property
-    def stored(self) -> bytes:
-        """The message as a game's archive keeps it (`gm.storage.unix_lines`),
-        which is what every rule reads: a replay reads these very bytes, so
-        it reads what the live master read, whatever the charset and the
-        line ends (a CRLF of the wire inside UTF-16 text is no line end)."""
-        return unix_lines(self.raw)
-
-    @cached_property
-    def message(self) -> EmailMessage:
-        return parse_message(self.stored)
-
-    @cached_property
-    def automatic(self) -> str | None:
-        """Why it is automatic mail (a bounce, an auto-reply), or None (`gm.mail.screening`)."""
-        return automatic_reason(self.message, envelope_from(self.message))
-
-    @cached_property
-    def sender(self) -> str:
-        """The one address of its From, normalized ("" for none)."""
-        return normalized((addresses(self.message, "From") or [""])[0]) or ""
-
-    @cached_property
-    def tags(self) -> list[list[str]]:
-        """The parts of each plus-address of the GM's it was sent to (`gm.pbem.intake.addressing`)."""
-        return plus_tags(self.message, self.identity)
-
-    @cached_property
-    def orders(self) -> tuple[str, str | None]:
-        """The player's text and password line (`gm.pbem.archive.replay.orders_text`)."""
-        return orders_text(self.message)
 
 
 class Rule(NamedTuple):
@@ -214,25 +157,13 @@ class Screening:
         return handled("an answer to a challenge")
 
     def _league_reply(self, mail: Incoming) -> Decision | None:
-        confirming = league_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.league.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of a name or a seek")
+        return self._confirmed(mail, league_tag(mail.tags), self.league.confirm, "a confirmation of a name or a seek")
 
     def _settings_reply(self, mail: Incoming) -> Decision | None:
-        confirming = settings_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.desk.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of settings")
+        return self._confirmed(mail, settings_tag(mail.tags), self.desk.confirm, "a confirmation of settings")
 
     def _vacation_reply(self, mail: Incoming) -> Decision | None:
-        confirming = vacation_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.vacations.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of a vacation")
+        return self._confirmed(mail, vacation_tag(mail.tags), self.vacations.confirm, "a confirmation of a vacation")
 
     def _deputy_reply(self, mail: Incoming) -> Decision | None:
         answering = deputy_tag(mail.tags)
@@ -242,11 +173,8 @@ class Screening:
         return handled("a confirmation of a deputy")
 
     def _join_reply(self, mail: Incoming) -> Decision | None:
-        confirming = join_tag(mail.tags)
-        if confirming is None:
-            return None
-        self.tournaments.confirm(mail.key, mail.message, *confirming)
-        return handled("a confirmation of a tournament's sign-up")
+        return self._confirmed(mail, join_tag(mail.tags), self.tournaments.confirm,
+                               "a confirmation of a tournament's sign-up")
 
     def _owner_reply(self, mail: Incoming) -> Decision | None:
         confirming = owner_tag(mail.tags)
@@ -294,45 +222,24 @@ class Screening:
         return handled("a challenge")
 
     def _league(self, mail: Incoming) -> Decision | None:
-        # Names and seeks (`gm.pbem.answers.league`): to the GM's own address,
-        # and never mail with a password line, which is a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not league.wants(text):
-            return None
-        why = self.league.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("names and seeks")
+        # Names and seeks (`gm.pbem.answers.league`).
+        return self._at_own_address(mail, league.wants, self.league.handle, "names and seeks")
 
     def _tournament(self, mail: Incoming) -> Decision | None:
-        # ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not tournaments.wants(text):
-            return None
-        why = self.tournaments.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("a tournament")
+        # ``join`` and ``tournament`` (`gm.pbem.answers.tournaments`).
+        return self._at_own_address(mail, tournaments.wants, self.tournaments.handle, "a tournament")
 
     def _vacation(self, mail: Incoming) -> Decision | None:
-        # A vacation for all of a player's games (`gm.pbem.answers.away`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not away.wants(text):
-            return None
-        why = self.vacations.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("a vacation")
+        # A vacation for all of a player's games (`gm.pbem.answers.away`).
+        return self._at_own_address(mail, away.wants, self.vacations.handle, "a vacation")
 
     def _deputy(self, mail: Incoming) -> Decision | None:
-        # A player's deputy (`gm.pbem.answers.deputies`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not deputies.wants(text):
-            return None
-        why = self.deputies.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("a deputy")
+        # A player's deputy (`gm.pbem.answers.deputies`).
+        return self._at_own_address(mail, deputies.wants, self.deputies.handle, "a deputy")
 
     def _settings(self, mail: Incoming) -> Decision | None:
-        # A player's own settings (`gm.pbem.answers.settings`): to the GM's own address, never a game's.
-        text, password = mail.orders
-        if mail.tags or password is not None or not settings.wants(text):
-            return None
-        why = self.desk.handle(mail.key, mail.raw, mail.sender, text)
-        return shunted(why) if why else handled("settings")
+        # A player's own settings (`gm.pbem.answers.settings`).
+        return self._at_own_address(mail, settings.wants, self.desk.handle, "settings")
 
     def _no_game(self, mail: Incoming) -> Decision | None:
         _text, password = mail.orders
@@ -428,6 +335,26 @@ class Screening:
         return handled(f"applied to {game_id}")
 
     # What the rules share
+
+    def _confirmed(self, mail: Incoming, confirming: tuple[str, str] | None,
+                   confirm: Callable[[str, EmailMessage, str, str], None], what: str) -> Decision | None:
+        """A reply to the confirmation a desk asked for (``confirming``, its
+        request's id and token, read off the plus-address), confirmed there."""
+        if confirming is None:
+            return None
+        confirm(mail.key, mail.message, *confirming)
+        return handled(what)
+
+    def _at_own_address(self, mail: Incoming, wants: Callable[[str], bool],
+                        handle: Callable[[str, bytes, str, str], str | None], what: str) -> Decision | None:
+        """A request to the GM's own address that a desk ``wants``, answered
+        by its ``handle``: never mail to a game's address, nor mail with a
+        password line, which is a game's."""
+        text, password = mail.orders
+        if mail.tags or password is not None or not wants(text):
+            return None
+        why = handle(mail.key, mail.raw, mail.sender, text)
+        return shunted(why) if why else handled(what)
 
     def _route(self, sender: str, tags: list[list[str]], password: bool) -> tuple[str | None, int, str | None]:
         """Which game and player a mail is for, from its plus-address

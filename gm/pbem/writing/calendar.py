@@ -1,7 +1,7 @@
 """A seat's deadline as an iCalendar object (RFC 5545, sent as RFC 5546's
 PUBLISH or CANCEL), the part that lets a mail client add it to a calendar.
 
-The kernel says what to tell (`gm.kernel.values.CalendarEvent`); this
+The kernel says what to tell (`gm.kernel.effects.CalendarEvent`); this
 writes it with the ``icalendar`` package. Everything in it comes from the
 game and the event being answered (``at`` is the event's time), so a
 replay writes the same bytes. The event's UID is one per game and seat,
@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 
 import icalendar
 
+from ...kernel.effects import CalendarEvent
 from ...kernel.model import MailGame
-from ...kernel.values import CalendarEvent
 
 PRODID = "-//gm-pbem//Game master deadlines//EN"
 
