@@ -7,8 +7,13 @@ strike, sent to the game's reply address with the player's real token) is
 sent over real SMTP as soon as the listener is open. The figure is the time
 from constructing the daemon until that mail's acknowledgement is queued
 (in outbox/ or delivered/): gm listens at once, but handles mail only once
-every game is opened (from its snapshot's head where that is current, else
-rebuilt from its archive), so this is start-up as a player sees it.
+every game is opened (from the start-up index where a game's entry still
+holds, else from its archive's listing and its snapshot's head where that
+is current, else rebuilt from its archive), so this is start-up as a
+player sees it. Each run's copy is opened once before it is measured
+(`prime_index`), as a data directory is that gm ran on and stopped, so
+that the start-up index is there; ``--no-index`` measures without it (the
+first start of a gm that writes one: every archive listed).
 ``--drop-snapshots`` measures the start without them (every game is rebuilt
 before mail is handled). ``--upgrade`` also measures, in the same run, the
 first start after an upgrade of gm that leaves no snapshot current: each
@@ -32,7 +37,7 @@ one, a small one is built in a temporary directory. gm never rewrites an
 archive file, but start-up may add to the data directory (the mail, its
 reply), so the run works on a hard-linked copy, removed afterwards.
 
-    python bench/startup.py [--data DIR] [--games N --turns T] [--repeat R] [--upgrade] [--quick]
+    python bench/startup.py [--data DIR] [--games N --turns T] [--repeat R] [--upgrade] [--no-index] [--quick]
 """
 
 from __future__ import annotations
