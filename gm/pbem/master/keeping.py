@@ -69,17 +69,17 @@ class Keeping:
         known = index.read(root)
         entries = known.entries if known is not None else {}
         self._entries = {}
-        listed = 0
         for game_id in self.store.game_ids():
             entry = entries.get(game_id)
             if entry is not None and entry.stamp != index.stamp(root, game_id):
                 entry = None
-            listed += entry is None
             self._open_game(game_id, spooled, entry)
         if known is not None:  # archived and still spooled when it was written: handled before
             self.handled_keys |= known.spooled & spooled
         self._index_file = known
-        log_event("games opened", games=len(self.games), listed=listed, seconds=f"{time.monotonic() - began:.2f}")
+        from_index = sum(entries.get(game_id) is entry for game_id, entry in self._entries.items())
+        log_event("games opened", games=len(self.games), listed=len(self.games) - from_index,
+                  seconds=f"{time.monotonic() - began:.2f}")
         self.save_snapshots()
         self.save_index()
 
