@@ -11,9 +11,14 @@ replies the archive holds, and the clock's events of the turn being
 collected (`Entry`). The index keeps one entry per game, each with the
 *stamp* of what it was read from: the inode, modification and change times
 of the archive's ``new/`` and ``cur/`` folders (any file added, renamed or
-removed there changes them) and of the snapshot's file (written by a rename,
-so a new inode). A start uses an entry only when the stamp is still the
-same; any other game is opened from its archive, as without an index.
+removed there changes them), and the inode, size and modification time of
+the snapshot's file (written by a rename, so a new inode; not its change
+time, which a hard-linked copy or backup of the file changes). A start uses
+an entry only when the stamp is still the same; any other game is opened
+from its archive, as without an index. What an entry says of the game rests
+on the archive's folders alone (the head it keeps was of the archive's last
+event); the snapshot's part of the stamp only keeps the entry as fresh as
+the snapshot (one written anew after an upgrade is no longer pending).
 
 A stamp is taken before what it vouches for is read, so a change made while
 reading shows as a different stamp next time; and an entry is made only of
@@ -116,7 +121,7 @@ def stamp(root: Path, game_id: str) -> Stamp | None:
     except OSError:
         return None
     return (new.st_dev, new.st_ino, cur.st_ino, snapshot.st_ino, snapshot.st_size,
-            *_times(new), *_times(cur), *_times(snapshot))
+            *_times(new), *_times(cur), snapshot.st_mtime_ns)
 
 
 def settled_stamp(root: Path, game_id: str) -> Stamp | None:
