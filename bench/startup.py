@@ -125,7 +125,7 @@ def child(data: str, timeout: float) -> int:
                 opened.append(record.getMessage())
 
     logging.getLogger("gm").addHandler(Opened())
-    logging.getLogger("gm").setLevel(logging.INFO)
+    logging.getLogger("gm").setLevel(logging.DEBUG)
 
     async def run() -> dict:
         start = time.perf_counter()

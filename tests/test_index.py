@@ -94,7 +94,7 @@ def _known(master: GameMaster) -> tuple:
 
 
 def test_a_start_with_the_index_knows_what_a_start_without_it_knows_and_lists_no_archive(data, monkeypatch, caplog):
-    caplog.set_level(logging.INFO, logger="gm")
+    caplog.set_level(logging.DEBUG, logger="gm")
     without = _master(data)
     without.load()
     assert "games opened games=6 listed=6" in caplog.text
@@ -150,7 +150,7 @@ def test_an_index_that_fails_to_read_is_ignored_and_written_anew(data, monkeypat
         path.write_bytes(b"")
     else:
         monkeypatch.setattr(snapshots, "SCHEMA", snapshots.SCHEMA + 1)
-    caplog.set_level(logging.INFO, logger="gm")
+    caplog.set_level(logging.DEBUG, logger="gm")
     listed = _listing(monkeypatch)
     master = _master(data)
     master.load()

@@ -159,7 +159,7 @@ def test_an_index_over_the_previous_release_s_snapshots_opens_every_game_pending
     listed: list[str] = []
     real_keys = loading.archive_keys
     monkeypatch.setattr(loading, "archive_keys", lambda store, g: listed.append(g) or real_keys(store, g))
-    caplog.set_level(logging.INFO, logger="gm")
+    caplog.set_level(logging.DEBUG, logger="gm")
 
     async def scenario() -> None:
         daemon = _daemon(data)

@@ -78,7 +78,7 @@ class Keeping:
             self.handled_keys |= known.spooled & spooled
         self._index_file = known
         from_index = sum(entries.get(game_id) is entry for game_id, entry in self._entries.items())
-        log_event("games opened", games=len(self.games), listed=len(self.games) - from_index,
+        log_event("games opened", logging.DEBUG, games=len(self.games), listed=len(self.games) - from_index,
                   seconds=f"{time.monotonic() - began:.2f}")
         self.save_snapshots()
         self.save_index()
