@@ -7,8 +7,13 @@ strike, sent to the game's reply address with the player's real token) is
 sent over real SMTP as soon as the listener is open. The figure is the time
 from constructing the daemon until that mail's acknowledgement is queued
 (in outbox/ or delivered/): gm listens at once, but handles mail only once
-every game is opened (from its snapshot's head where that is current, else
-rebuilt from its archive), so this is start-up as a player sees it.
+every game is opened (from the start-up index where a game's entry still
+holds, else from its archive's listing and its snapshot's head where that
+is current, else rebuilt from its archive), so this is start-up as a
+player sees it. Each run's copy is opened once before it is measured
+(`prime_index`), as a data directory is that gm ran on and stopped, so
+that the start-up index is there; ``--no-index`` measures without it (the
+first start of a gm that writes one: every archive listed).
 ``--drop-snapshots`` measures the start without them (every game is rebuilt
 before mail is handled). ``--upgrade`` also measures, in the same run, the
 first start after an upgrade of gm that leaves no snapshot current: each
@@ -32,7 +37,7 @@ one, a small one is built in a temporary directory. gm never rewrites an
 archive file, but start-up may add to the data directory (the mail, its
 reply), so the run works on a hard-linked copy, removed afterwards.
 
-    python bench/startup.py [--data DIR] [--games N --turns T] [--repeat R] [--upgrade] [--quick]
+    python bench/startup.py [--data DIR] [--games N --turns T] [--repeat R] [--upgrade] [--no-index] [--quick]
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import resource
 import shutil
@@ -109,6 +115,18 @@ def child(data: str, timeout: float) -> int:
     del with_store
     places = [root / "outbox" / "new" / ack, root / "delivered" / "new" / ack]
 
+    opened: list[str] = []
+
+    class Opened(logging.Handler):
+        """Keeps the daemon's ``games opened`` line (how many were listed, how long it took)."""
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.getMessage().startswith("games opened"):
+                opened.append(record.getMessage())
+
+    logging.getLogger("gm").addHandler(Opened())
+    logging.getLogger("gm").setLevel(logging.DEBUG)
+
     async def run() -> dict:
         start = time.perf_counter()
         # No daily cap: the games the build played for real sent their mail today.
@@ -136,7 +154,8 @@ def child(data: str, timeout: float) -> int:
         result = {"seconds": seconds, "listening": listening, "accepted": answered[0] if answered else None,
                   "games": len(games), "turns_played": sum(max(0, g.turn - 1) for g in games.all()),
                   "whole": sum(games.is_loaded(g) for g in games), "pending": len(games.pending),
-                  "rss": vm_rss(), "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+                  "opened": opened[0] if opened else "", "rss": vm_rss(),
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
         await daemon.stop()
         return result
 
@@ -162,6 +181,23 @@ def as_before_schema_numbers(data: Path) -> None:
         del head.schemas
         head.fingerprint = "the gm before schema numbers"
         snapshots.write_pickled(data, path.name, pickle.dumps(head, protocol=5), body_bytes or b"")
+
+
+def prime_index(data: Path) -> float:
+    """Open every game once, as a start of gm does, which leaves the start-up
+    index (`gm.pbem.state.index`) that the next start reads: what a data
+    directory holds after gm ran on it and stopped. Waits first until what
+    was just written has settled, as an index entry asks. Returns how long
+    the opening took (every game listed: a start without the index)."""
+    from gm.pbem.data.store import Store
+    from gm.pbem.master.game_master import GameMaster
+    from gm.pbem.state import index
+    from gm.pbem.writing.mailer import Identity
+
+    time.sleep(index.SETTLED_NS / 1e9 + 0.1)
+    start = time.perf_counter()
+    GameMaster(Store(data, create=False), Identity(GM_ADDRESS)).load()
+    return time.perf_counter() - start
 
 
 def bare_peak() -> int:
@@ -201,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--upgrade", action="store_true",
                         help="also start after an upgrade (no snapshot current: each game pending, replayed when "
                              "its mail comes or in the background), beside the current start, in the same run")
+    parser.add_argument("--no-index", action="store_true",
+                        help="start without the start-up index (as the first start of a gm that writes one): every "
+                             "game's archive is listed and its snapshot's head read before mail is handled")
     parser.add_argument("--child", metavar="DATA", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -223,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         reference, files, size = (None, 0, 0) if args.no_read_reference else archive_read_seconds(source)
         listing = archive_list_seconds(source)
         bare = bare_peak()
-        runs, upgraded = [], []
+        runs, upgraded, primed = [], [], []
         for number in range(args.repeat):
             for kind in ("current", "upgrade") if args.upgrade else ("current",):
                 copy = work / f"run{number}-{kind}"
@@ -232,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.rmtree(copy / "snapshots", ignore_errors=True)
                 if kind == "upgrade":
                     as_before_schema_numbers(copy)
+                if not args.no_index:
+                    primed.append(prime_index(copy))
                 done = subprocess.run([sys.executable, *interpreter_flags(), __file__, "--child", str(copy),
                                        "--timeout", str(args.timeout)], capture_output=True, text=True)
                 shutil.rmtree(copy, ignore_errors=True)
@@ -261,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"games whole in memory once the mail is handled (its own, and any without a current snapshot), "
               f"of {games:,}: {runs[0]['whole']:,}"
               f"{' (snapshots dropped)' if args.drop_snapshots else ''}")
+        if primed:
+            print(f"reference: opening every game without the index (the priming start, GameMaster.load), seconds: "
+                  f"{', '.join(f'{s:.2f}' for s in primed)}")
+        print(f"start-up's own line, each run: {'; '.join(r['opened'] for r in runs + upgraded)}")
         if upgraded:
             after = [r["seconds"] for r in upgraded]
             print(f"after an upgrade, start-up seconds until the first order mail is acknowledged: "

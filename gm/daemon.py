@@ -454,8 +454,8 @@ class Daemon:
             await asyncio.gather(*self.tasks, return_exceptions=True)
             loaded = getattr(self, "_loaded", None)
             if loaded is not None and loaded.done() and not loaded.cancelled() and loaded.exception() is None:
-                # The next start reads these instead of replaying the games' history.
-                await asyncio.get_running_loop().run_in_executor(None, self.master.save_snapshots)
+                # The next start reads these instead of replaying the games' history and listing their archives.
+                await asyncio.get_running_loop().run_in_executor(None, self.master.save_for_next_start)
 
 
 def _workers() -> list[threading.Thread]:

@@ -35,7 +35,7 @@ from gm.mail.reading import parse_message
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Store, spool_key
 from gm.pbem.operator.admin import request_game
-from gm.pbem.state import snapshots
+from gm.pbem.state import index, snapshots
 from gm.pbem.writing.mailer import Identity
 from gm.storage import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
@@ -372,3 +372,32 @@ def test_sigkill_while_games_left_by_an_upgrade_load_in_the_background(tmp_path,
     for game in GAMES:
         head = snapshots.read_head(root, game)
         assert head is not None and snapshots.is_current(head), game
+
+
+# The start-up index (gm/pbem/state/index.py)
+
+INDEX_POINTS = ["index-saved:1", "after-batch-commit:1"]
+
+
+@pytest.mark.parametrize("spec", INDEX_POINTS)
+def test_sigkill_around_the_start_up_index(tmp_path, spec):
+    """The three games settle after their setups, so the start that finds
+    the six orders spooled writes an index entry for each; it is killed
+    once that index is written (the next start opens every game from it),
+    or once its first batch is durable, its messages still spooled (the
+    next start finds the games changed behind the index and opens them
+    from their archives). Every order is applied once."""
+    root = tmp_path / "data"
+    server, sent = games_set_up(root)
+    time.sleep(index.SETTLED_NS / 1e9 + 0.1)
+    for raw, sender, recipient in orders(root, sent):  # as the SpoolHandler writes them
+        spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
+                                 "Return-Path", f"<{sender}>")
+        Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
+    server.start(spec)
+    try:
+        wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1, f"the crash point {spec} never fired"
+    check_each_once(root, sent)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import os
 import shutil
 import smtplib
@@ -35,8 +36,9 @@ from gm.pbem.archive.replay import identity_of, replay
 from gm.pbem.data.store import Store
 from gm.pbem.data.tokens import token
 from gm.pbem.intake.limits import Limits
+from gm.pbem.master.game_master import GameMaster
 from gm.pbem.operator.admin import verify_replay
-from gm.pbem.state import loading, snapshots
+from gm.pbem.state import index, loading, snapshots
 from gm.pbem.state.resident import summary_of
 from gm.pbem.writing.mailer import Identity
 
@@ -137,6 +139,43 @@ def test_the_first_order_mail_after_an_upgrade_waits_for_its_own_game_only(previ
 
     asyncio.run(scenario())
     assert any(p.exists() for p in places)
+
+
+def test_an_index_over_the_previous_release_s_snapshots_opens_every_game_pending_without_listing(
+        previous_data, tmp_path, monkeypatch, caplog):
+    """The start-up index a release leaves for the next one holds its own
+    snapshots' heads (modelled here by this gm opening the previous
+    release's data directory once, which writes the index and leaves
+    those snapshots as they are): the first start after the upgrade opens
+    every game pending from it, listing no archive and reading no
+    snapshot, and serves the first order mail as without it."""
+    data = _copy(previous_data, tmp_path)
+    monkeypatch.setattr(index, "SETTLED_NS", 300_000_000)  # the copy's files are new: settled sooner
+    time.sleep(0.35)
+    GameMaster(Store(data, create=False), Identity(GM_ADDRESS)).load()
+    assert len(index.read(data).entries) == GAMES
+    assert snapshots.read_head(data, "g1").schemas == {}
+    game, sender, to, raw, places = _order_mail(data)
+    listed: list[str] = []
+    real_keys = loading.archive_keys
+    monkeypatch.setattr(loading, "archive_keys", lambda store, g: listed.append(g) or real_keys(store, g))
+    caplog.set_level(logging.DEBUG, logger="gm")
+
+    async def scenario() -> None:
+        daemon = _daemon(data)
+        await daemon.start(background=False)
+        try:
+            games = daemon.master.games
+            assert listed == [] and f"games opened games={GAMES} listed=0" in caplog.text
+            assert len(games) == GAMES and games.pending == set(games)
+            await asyncio.to_thread(_send, daemon, sender, to, raw)
+            await daemon.step()
+            assert any(p.exists() for p in places)
+            assert games.pending == set(games) - {game}
+        finally:
+            await daemon.stop()
+
+    asyncio.run(scenario())
 
 
 def test_an_upgrade_serves_the_first_order_mail_in_time_and_replays_every_game_identically(previous_data, tmp_path):

@@ -36,6 +36,9 @@ redo after a crash must neither lose nor repeat anything:
                         snapshot not yet written anew
     background-saved    its snapshot is written anew, under this gm's
                         schema numbers
+    index-saved         the start-up index (`gm.pbem.state.index`) is
+                        written anew: at the end of start-up, now and
+                        then while serving, and when the daemon stops
 
 In the master's batch, after-archive, after-apply and after-queue are
 passed while the batch is staged: nothing of it is on disk but staged

@@ -82,6 +82,7 @@ from ..data.store import OUTSIDE_ORIGINS, Store, origin_of, time_of
 from ..data.tokens import deputy_subject, instance_tag, mask, reveal, token
 from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
+from ..state import index
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
 from ..writing.lists import OBSERVER, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
@@ -115,6 +116,10 @@ def utc_now() -> datetime:
 SNAPSHOT_AFTER = 60.0
 """Seconds a changed game waits before its snapshot is written (at the end of
 a pass over the spool): a busy game is not pickled after every mail."""
+INDEX_AFTER = 300.0
+"""Seconds between two writes of the start-up index (`gm.pbem.state.index`)
+while the daemon serves: an index that is older only makes the next start
+open more games from their archives."""
 BATCH_MESSAGES = 64
 """Spooled messages handled in one batch (one group commit) at most."""
 BATCH_SECONDS = 0.5
@@ -162,6 +167,9 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         spool file is gone; the GM's own events for the life of the process)."""
         self._left: list[Live] = []
         """Changed games that left memory during the open batch, to be saved after its commit."""
+        self._entries: dict[str, index.Entry] = {}
+        self._index_written = float("-inf")
+        self._index_file: index.Index | None = None
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self._robot_games: set[str] = set()
@@ -232,6 +240,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
             log.info("spool resumed")
             self.fault = None
         self.save_snapshots(SNAPSHOT_AFTER)
+        self.save_index(INDEX_AFTER)
         return count
 
     def _batch(self, keys: list[str]) -> int:

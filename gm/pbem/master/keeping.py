@@ -20,10 +20,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from ...kernel.values import ENDED
+from ...logs import event as log_event
 from ...storage import current_batch
 from ..data.crashpoints import crashpoint
 from ..data.store import Store
-from ..state import loading, snapshots
+from ..state import index, loading, snapshots
 from ..state.resident import Games, Live
 from ..writing.mailer import Identity
 
@@ -44,29 +45,55 @@ class Keeping:
     _robot_games: set[str]
     _queue: list[str]
     """The pending games in the order `prepare` takes them, most urgent last."""
+    _entries: dict[str, index.Entry]
+    """Each game's entry of the start-up index, as last read or written."""
+    _index_written: float
+    """When (`time.monotonic`) the index was last looked at by `save_index`."""
+    _index_file: index.Index | None
+    """The index as last read or written (None: none)."""
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         raise NotImplementedError  # the GameMaster's
 
     def load(self) -> None:
         """Open every game (its summary; the whole game only where its
-        snapshot is not current); finish any half-done reply queueing; and
-        write the snapshots that were missing or stale, for the next start."""
+        snapshot is not current), from the start-up index where its entry
+        still holds (`gm.pbem.state.index`); finish any half-done reply
+        queueing; and write the snapshots that were missing or stale, and
+        the index, for the next start."""
+        began = time.monotonic()
         self.started = self.clock()
-        snapshots.clear_unfinished(self.store.root)
+        root = self.store.root
+        snapshots.clear_unfinished(root)
         spooled = set(self.store.spool.keys())
+        known = index.read(root)
+        entries = known.entries if known is not None else {}
+        self._entries = {}
         for game_id in self.store.game_ids():
-            self._open_game(game_id, spooled)
+            entry = entries.get(game_id)
+            if entry is not None and entry.stamp != index.stamp(root, game_id):
+                entry = None
+            self._open_game(game_id, spooled, entry)
+        if known is not None:  # archived and still spooled when it was written: handled before
+            self.handled_keys |= known.spooled & spooled
+        self._index_file = known
+        from_index = sum(entries.get(game_id) is entry for game_id, entry in self._entries.items())
+        log_event("games opened", logging.DEBUG, games=len(self.games), listed=len(self.games) - from_index,
+                  seconds=f"{time.monotonic() - began:.2f}")
         self.save_snapshots()
+        self.save_index()
 
-    def _open_game(self, game_id: str, spooled: set[str] | None = None) -> None:
-        """Open one game from its archive (and snapshot), and queue whatever
-        replies of its last event are not queued yet. Only the last event
-        can have been cut short (by a crash or a fault), and only then are
-        its messages rendered again."""
+    def _open_game(self, game_id: str, spooled: set[str] | None = None, known: index.Entry | None = None) -> None:
+        """Open one game from its archive (and snapshot), or from its entry of
+        the start-up index (``known``), and queue whatever replies of its
+        last event are not queued yet. Only the last event can have been
+        cut short (by a crash or a fault), and only then are its messages
+        rendered again."""
         if spooled is None:
             spooled = set(self.store.spool.keys())
-        opened = loading.open_game(self.store, self.identity, game_id, spooled)
+        opened = loading.open_game(self.store, self.identity, game_id, spooled, known)
+        if opened is not None and opened.entry is not None:
+            self._entries[game_id] = opened.entry
         if opened is None:
             self.games.forget(game_id)
             self.unfinished.discard(game_id)
@@ -145,6 +172,43 @@ class Keeping:
         left, self._left = self._left, []
         for live in left:
             self._save_leaving(live)
+
+    def save_for_next_start(self) -> None:
+        """Write every changed game's snapshot, then the start-up index (the daemon stops)."""
+        self.save_snapshots()
+        self.save_index()
+
+    def save_index(self, older_than: float = 0.0) -> bool:
+        """Write the start-up index (`gm.pbem.state.index`), when it was
+        written more than ``older_than`` seconds ago and some game's entry
+        changed since: each game's entry is kept while its stamp holds, and
+        read again from the disk otherwise. Not while a batch waits to be
+        committed (its removals from the spool are not done). Whether it
+        was written; one that cannot be written is only a slower next start."""
+        if time.monotonic() - self._index_written < older_than or self.store.batch_pending():
+            return False
+        root = self.store.root
+        entries: dict[str, index.Entry] = {}
+        for game_id in self.games:
+            entry = self._entries.get(game_id)
+            if entry is None or entry.stamp != index.stamp(root, game_id):
+                entry = loading.survey(self.store, game_id)
+            if entry is not None:
+                entries[game_id] = entry
+        self._entries = entries
+        spool = set(self.store.spool.keys())
+        made = index.Index(entries, frozenset(k for k in self.handled_keys if k in spool))
+        self._index_written = time.monotonic()
+        if self._index_file is not None and made == self._index_file:
+            return False
+        try:
+            index.write(root, made, self.store.spool.path)
+        except OSError as error:
+            log.warning("start-up index not written: %s", error.strerror or error)
+            return False
+        self._index_file = made
+        crashpoint("index-saved")
+        return True
 
     def save_snapshots(self, older_than: float = 0.0) -> int:
         """Write the snapshot of every game in memory changed more than

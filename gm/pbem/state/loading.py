@@ -10,7 +10,10 @@ or when that event's replies are not all queued (a crash cut it short), the
 game is *loaded*: from the snapshot's body when it holds an earlier event of
 this archive, with the later events replayed onto it, or else by replaying
 the whole archive. Either way the state is the one a replay of the archive
-gives; `tests/test_snapshots.py` holds gm to that.
+gives; `tests/test_snapshots.py` holds gm to that. What the listing and
+the head told of a game is kept in the start-up index
+(`gm.pbem.state.index`), so that the next start need not list the archive
+nor read the head while neither changed.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ...storage import current_batch
 from ..archive.replay import Replayed, is_inbound, replay, spool_key_of
 from ..data.store import Store, origin_of
 from ..writing.mailer import Identity
-from . import snapshots
+from . import index, snapshots
 from .resident import GameSummary, Live, summary_of
 
 Messages = list[tuple[str, int, bytes]]
@@ -48,6 +51,9 @@ class Opened:
     pending: bool = False
     """Whether ``summary`` is another gm's (from a snapshot of other schema
     numbers), standing for the game until it is loaded."""
+    entry: index.Entry | None = None
+    """What the start-up index keeps of it (`gm.pbem.state.index`), when it
+    was opened on its snapshot's head."""
 
 
 def digest(text: str) -> str:
@@ -83,23 +89,72 @@ def inbound_keys(keys: list[str]) -> list[str]:
     return [k for k in keys if inbound(k)]
 
 
-def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str]) -> Opened | None:
-    """Open one game for start-up (None when its archive is empty)."""
+def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str],
+              known: index.Entry | None = None) -> Opened | None:
+    """Open one game for start-up (None when its archive is empty): from
+    ``known``, its entry of the start-up index whose stamp still holds, when
+    that is enough, else from its archive and snapshot."""
+    if known is not None:
+        opened = _open_known(store, game_id, known)
+        if opened is not None:
+            return opened
+    stamped = index.settled_stamp(store.root, game_id)  # before reading: a change meanwhile shows next time
     keys = archive_keys(store, game_id)
     if not keys:
         return None
     present = set(keys)
     inbound = inbound_keys(keys)
     head = snapshots.read_head(store.root, game_id)
-    if head is not None and head.last_in == inbound[-1] and not _unfinished(store, game_id, present,
-                                                                            head.last_messages):
-        if snapshots.is_current(head):
-            return Opened(head.summary, None, handled=_handled(inbound, spooled, game_id, head.summary.turn))
-        summary = snapshots.head_summary(head)
-        if summary is not None:
-            return Opened(summary, None, handled=_handled(inbound, spooled, game_id, summary.turn), pending=True)
+    if head is not None and head.last_in == inbound[-1]:
+        entry = _entry(stamped, head, inbound, present, game_id)
+        opened = None if entry is None else _open_known(store, game_id, entry)
+        if opened is not None:
+            if spooled:
+                opened.handled |= {k for k in map(spool_key_of, inbound) if k in spooled}
+            return opened
     live, unfinished = load(store, identity, game_id, keys)
     return Opened(summary_of(live.game), live, unfinished, _handled(inbound, spooled, game_id, live.game.turn))
+
+
+def survey(store: Store, game_id: str) -> index.Entry | None:
+    """A game's entry for the start-up index, read from the disk as
+    `open_game` reads it; None when it has none to keep (its snapshot's head
+    is missing, or not of its archive's last event, or changed too lately)."""
+    stamped = index.settled_stamp(store.root, game_id)
+    if stamped is None:
+        return None
+    keys = archive_keys(store, game_id)
+    inbound = inbound_keys(keys)
+    head = snapshots.read_head(store.root, game_id)
+    if head is None or not inbound or head.last_in != inbound[-1]:
+        return None
+    return _entry(stamped, head, inbound, set(keys), game_id)
+
+
+def _entry(stamped: index.Stamp | None, head: snapshots.Head, inbound: list[str], present: set[str],
+           game_id: str) -> index.Entry | None:
+    """What opening keeps of a game whose snapshot's head is of its archive's
+    last event; None when that head's summary cannot stand for the game."""
+    summary = head.summary if snapshots.is_current(head) else snapshots.head_summary(head)
+    if summary is None:
+        return None
+    return index.Entry(stamped, head, frozenset(k for k, _ in head.last_messages if k in present),
+                       frozenset(_handled(inbound, set(), game_id, summary.turn)))
+
+
+def _open_known(store: Store, game_id: str, entry: index.Entry) -> Opened | None:
+    """A game opened on its snapshot's head alone (``entry``): None when the
+    whole game must be loaded (its last event's replies are not all queued,
+    or the head's summary cannot stand for it)."""
+    head = entry.head
+    if _unfinished(store, game_id, set(entry.present), head.last_messages):
+        return None
+    if snapshots.is_current(head):
+        return Opened(head.summary, None, handled=set(entry.clock), entry=entry)
+    summary = snapshots.head_summary(head)
+    if summary is None:
+        return None
+    return Opened(summary, None, handled=set(entry.clock), pending=True, entry=entry)
 
 
 def load(store: Store, identity: Identity, game_id: str, keys: list[str] | None = None) -> tuple[Live, Messages]:

@@ -113,7 +113,9 @@ def path_of(root: Path, game_id: str) -> Path:
     return root / "snapshots" / game_id
 
 
-def _frame(data: bytes) -> bytes:
+def frame(data: bytes) -> bytes:
+    """``data`` as one frame of the file: LENGTH, DIGEST, the bytes (the
+    start-up index, `gm.pbem.state.index`, is framed alike)."""
     return _LENGTH.pack(len(data)) + hashlib.sha256(data).digest() + data
 
 
@@ -128,7 +130,7 @@ def write_pickled(root: Path, game_id: str, head: bytes, body: bytes) -> None:
     target.parent.mkdir(exist_ok=True)
     tmp = target.with_name(f".{game_id}.{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(MAGIC + _frame(head) + _frame(body))
+        tmp.write_bytes(MAGIC + frame(head) + frame(body))
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -169,7 +171,9 @@ def _frame_length(handle: BinaryIO, size: int) -> tuple[int, bytes]:
     return length, prefix[_LENGTH.size:]
 
 
-def _read_frame(handle: BinaryIO, size: int) -> bytes:
+def read_frame(handle: BinaryIO, size: int) -> bytes:
+    """The bytes of the frame at the handle's position, checked against its
+    digest (`Damaged` when they do not match, or the frame is torn)."""
     length, digest = _frame_length(handle, size)
     data = handle.read(length)
     if len(data) != length:
@@ -186,9 +190,9 @@ def _read_file(handle: BinaryIO, body: bool) -> tuple[bytes, bytes | None]:
     size = os.fstat(handle.fileno()).st_size
     if handle.read(len(MAGIC)) != MAGIC:
         raise Damaged("not a snapshot of this format")
-    head = _read_frame(handle, size)
+    head = read_frame(handle, size)
     if body:
-        data: bytes | None = _read_frame(handle, size)
+        data: bytes | None = read_frame(handle, size)
     else:
         length, _ = _frame_length(handle, size)
         handle.seek(length, os.SEEK_CUR)
