@@ -5,8 +5,10 @@ when; and the operator's `gm shunt release` applies a capped mail."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from gm.cli import main
-from gm.pbem.intake.limits import Limits
+from gm.pbem.intake.limits import DailyCounts, Limits
 from gm.pbem.operator.admin import verify_replay
 from gmtest import ALICE, World, run, shunt_reasons, text
 
@@ -75,3 +77,18 @@ def test_each_game_and_a_game_against_the_robot_have_their_own_allowance(tmp_pat
             await world.act(world.alice.reply, "status", to=firsts[robot.id])
             assert [r for r in shunt_reasons(world) if b"more than 4 mails today" in r]
     run(scenario())
+
+
+def test_the_days_counts_survive_a_restart_and_a_line_a_crash_cut_short_counts_for_nothing(tmp_path):
+    at = datetime(2026, 11, 27, 9, 30, 0, 250_000, tzinfo=UTC)
+    counts = DailyCounts(tmp_path / "limits")
+    assert [counts.add(at, "reply g1 a@x.example") for _ in range(3)] == [1, 2, 3]
+    assert counts.add(at, "reply  g2\tb@x.example") == 1  # one line per counter, whatever the name held
+    day = tmp_path / "limits" / "2026-11-27"
+    with open(day, "a", encoding="utf-8") as file:
+        file.write("reply g1 a@x.example\t9")  # the process died inside the write of a fourth count
+    again = DailyCounts(tmp_path / "limits")  # the daemon started again
+    assert again.add(at, "reply g1 a@x.example") == 4
+    assert again.add(at, "reply g2 b@x.example") == 2
+    assert again.add(at + timedelta(days=1), "reply g1 a@x.example") == 1  # a new day counts from nothing
+    assert not day.exists()  # and yesterday's file is gone

@@ -2,10 +2,13 @@
 
 Counts are per UTC day and per normalized address, and survive a restart:
 an auto-responder must not get a fresh allowance each time the daemon
-starts. They live in ``DATA/limits/YYYY-MM-DD`` (one ``name<TAB>count``
-line each), rewritten whole and renamed into place after each change. The
+starts. They live in ``DATA/limits/YYYY-MM-DD``: each count appends one
+``name<TAB>count`` line, and reading takes each name's highest count. An
+append costs one small write where rewriting the whole file and renaming it
+into place cost a tenth of the master's time under load (bench/README). The
 file is not fsynced: a power cut may forget the last few counts, which lets
-a few more mails through once; a crash of the process forgets nothing.
+a few more mails through once; a crash of the process forgets nothing, and a
+line it cut short is read as a lower count or not at all, never a higher one.
 
 A player over the day's allowance for a game is told so once that day
 (`tell_capped`): a cap that stays silent looks like a GM that stopped
@@ -79,14 +82,18 @@ class DailyCounts:
         path.mkdir(parents=True, exist_ok=True)
         self._day: str | None = None
         self._counts: dict[str, int] = {}
+        self._file: int | None = None
+        """The day's file, open for appending."""
 
     def add(self, at: datetime, name: str) -> int:
         """Count one more ``name`` on ``at``'s day; returns the day's count."""
-        self._load(at.strftime("%Y-%m-%d"))
+        day = at.strftime("%Y-%m-%d")
+        self._load(day)
         key = " ".join(name.split())  # one line per counter, whatever the address held
-        self._counts[key] = self._counts.get(key, 0) + 1
-        self._save()
-        return self._counts[key]
+        count = self._counts[key] = self._counts.get(key, 0) + 1
+        assert self._file is not None
+        os.write(self._file, f"{key}\t{count}\n".encode())  # one write: a crash keeps it or cuts it short
+        return count
 
     def _load(self, day: str) -> None:
         if day == self._day:
@@ -96,20 +103,16 @@ class DailyCounts:
             text = (self.path / day).read_text(encoding="utf-8")
         except FileNotFoundError:
             text = ""
-        for line in text.splitlines():
-            name, _, count = line.rpartition("\t")
-            if name and count.isdigit():
-                self._counts[name] = int(count)
+        for line in text.splitlines(keepends=True):
+            name, _, count = line.rstrip("\n").rpartition("\t")
+            if name and count.isdigit() and line.endswith("\n"):  # a line a crash cut short counts for nothing
+                self._counts[name] = max(self._counts.get(name, 0), int(count))
         for old in self.path.iterdir():  # yesterday's counts are no longer needed
             if old.name < day and not old.name.startswith("."):
                 old.unlink(missing_ok=True)
-
-    def _save(self) -> None:
-        assert self._day is not None
-        temporary = self.path / f".{self._day}.tmp"
-        temporary.write_text("".join(f"{name}\t{count}\n" for name, count in sorted(self._counts.items())),
-                             encoding="utf-8")
-        os.replace(temporary, self.path / self._day)
+        if self._file is not None:
+            os.close(self._file)
+        self._file = os.open(self.path / day, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
 
 def tell_capped(store: Store, identity: Identity, game: MailGame, player: int, limit: int, now: datetime) -> None:
