@@ -4,7 +4,7 @@ Counts are per UTC day and per normalized address, and survive a restart:
 an auto-responder must not get a fresh allowance each time the daemon
 starts. They live in ``DATA/limits/YYYY-MM-DD``: each count appends one
 ``name<TAB>count`` line, and reading takes each name's highest count. An
-append costs one small write where rewriting the whole file and renaming it
+append costs one small write (no file is held open between counts) where rewriting the whole file and renaming it
 into place cost a tenth of the master's time under load (bench/README). The
 file is not fsynced: a power cut may forget the last few counts, which lets
 a few more mails through once; a crash of the process forgets nothing, and a
@@ -82,8 +82,6 @@ class DailyCounts:
         path.mkdir(parents=True, exist_ok=True)
         self._day: str | None = None
         self._counts: dict[str, int] = {}
-        self._file: int | None = None
-        """The day's file, open for appending."""
 
     def add(self, at: datetime, name: str) -> int:
         """Count one more ``name`` on ``at``'s day; returns the day's count."""
@@ -91,8 +89,11 @@ class DailyCounts:
         self._load(day)
         key = " ".join(name.split())  # one line per counter, whatever the address held
         count = self._counts[key] = self._counts.get(key, 0) + 1
-        assert self._file is not None
-        os.write(self._file, f"{key}\t{count}\n".encode())  # one write: a crash keeps it or cuts it short
+        file = os.open(self.path / day, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(file, f"{key}\t{count}\n".encode())  # one write: a crash keeps it or cuts it short
+        finally:
+            os.close(file)
         return count
 
     def _load(self, day: str) -> None:
@@ -110,9 +111,6 @@ class DailyCounts:
         for old in self.path.iterdir():  # yesterday's counts are no longer needed
             if old.name < day and not old.name.startswith("."):
                 old.unlink(missing_ok=True)
-        if self._file is not None:
-            os.close(self._file)
-        self._file = os.open(self.path / day, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
 
 def tell_capped(store: Store, identity: Identity, game: MailGame, player: int, limit: int, now: datetime) -> None:
