@@ -85,7 +85,7 @@ from ..intake.limits import DailyCounts, Limits
 from ..state import index
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
-from ..writing.lists import OBSERVER, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
+from ..writing.lists import OBSERVER, listed, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
 from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
 from . import faults
 from .clockwork import Clockwork
@@ -477,7 +477,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
             subject = game.secret_subject_of(player)
             if archive_key.endswith(DEPUTY_COPY):  # the deputy's copy: their own secret
                 subject = deputy_subject(subject, recipient(data).decode())
-            elif self.web_url:
+            elif self.web_url and listed(data):  # a reminder: no secret is made for a game's own turn mail
                 data = self._reminders_one_click(data, self.web_url)
             self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
             log_event("mail queued", game=game_id, player=player, key=key)

@@ -104,6 +104,12 @@ def is_observer_secret(key: bytes, game: str, address: str, candidate: str) -> b
     return verify(key, _observer_subject(game, address), OBSERVER, candidate)
 
 
+def listed(data: bytes) -> bool:
+    """Whether a message carries ``List-Unsubscribe`` (mail to a list, not a game's own turn mail)."""
+    end = _HEAD_END.search(data)
+    return _UNSUBSCRIBE.search(data[:end.start()] if end else data) is not None
+
+
 def with_one_click(data: bytes, url: str) -> bytes:
     """A message with ``List-Unsubscribe`` (as `add_list_headers` writes it
     without a URL) as it is sent where the web archive's address is known:
