@@ -25,7 +25,7 @@ ENDED = "ended"
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 7
+EDITION = 8
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
@@ -68,6 +68,11 @@ features each name this edition where they change what a game's mail holds):
 observers' mail carries list headers and its own unsubscribe, Celestial
 Empire commits to each turn's hidden state, and the Spaceships sheet mail is
 lighter. Games of earlier editions keep their mail as it was."""
+SETTLED_EDITION = 8
+"""The first edition of the work after issues 24 to 26 (issue 27 and what
+walking the first hour found; its features each name this edition where they
+change what a game's mail holds). Games of earlier editions keep their mail
+as it was."""
 CALENDAR_EDITION = TIME_EDITION
 """The first edition whose mail that sets or moves a player's deadline
 carries a calendar event for it (`gm.kernel.calendar`): earlier games' mail,
