@@ -20,10 +20,8 @@ is not made, and the move stays the player's.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .model import MailGame
-from .protocol import Table, TurnPolicy
+from .protocol import TurnPolicy
 from .values import PLAY, SETTLED_EDITION, Did, Reply
 
 WAIT_FOR_CORRECTION_EDITION = SETTLED_EDITION
@@ -58,7 +56,7 @@ def noted(game: MailGame, player: int, did: Did, reply: Reply) -> None:
         return
     if did in (Did.ACCEPTED, Did.REJECTED) and unreadable(reply):
         game.correcting.add(player)
-        reply.data["correction"] = {"rejected": did is Did.REJECTED}
+        reply.data["correction"] = True
     elif did is Did.ACCEPTED:
         game.correcting.discard(player)
 
@@ -68,8 +66,3 @@ def holding(game: MailGame) -> list[int]:
     playing = game.rules.playing(game)
     return [p for p in sorted(game.correcting) if p in playing]
 
-
-def names(game: Table[Any], player: int) -> list[str]:
-    """The aliases of the seats other than ``player``'s whose corrected
-    orders the turn waits for, for a game's reply to ``player``."""
-    return [game.seat(p).alias for p in sorted(game.correcting) if p != player]

@@ -22,7 +22,6 @@ from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.correction import names
 from ...kernel.engine import late_for, syntax_data, unexpected_in
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.schema import REPLAY, Step
@@ -260,7 +259,7 @@ class CelestialEmpire(GameRules[Play]):
         reply.subject = lambda: _received(turn, reply)
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         self._waiting(game, reply, [p for p in self.waiting_for(game) if p != empire])
-        correcting = names(game, empire)
+        correcting = [game.seat(p).alias for p in sorted(game.correcting) if p != empire and p in self.playing(game)]
         if correcting:  # only in games that wait for corrected orders (gm.kernel.correction)
             reply.data["correcting"] = correcting
             reply.data["correcting_names"] = _listed(correcting)
