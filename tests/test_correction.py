@@ -49,7 +49,7 @@ def test_against_the_robot_a_typo_waits_for_the_corrected_mail(tmp_path):
             assert game.turn == 1 and game.correcting == {1} and game.waiting_for == []
             assert not any("Turn 1 results" in s for s in subjects(world.alice))
             listed = await world.write_gm(world.alice, "games")
-            assert "turn 1, deadline" in text(listed) and "; waiting for your corrected orders" in text(listed)
+            assert "turn 1, deadline" in text(listed) and "; waiting for corrected orders" in text(listed)
             await world.act(world.alice.reply, "Rv1 Rw2", to=answered)  # corrected: it replaces all she sent
             assert any("Turn 1 results" in s for s in subjects(world.alice))
             assert game.turn == 2 and game.correcting == set()

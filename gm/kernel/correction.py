@@ -65,4 +65,3 @@ def holding(game: MailGame) -> list[int]:
     """The seats still playing whose corrected orders the turn waits for."""
     playing = game.rules.playing(game)
     return [p for p in sorted(game.correcting) if p in playing]
-

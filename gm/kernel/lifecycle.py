@@ -9,10 +9,9 @@ this module does the rest, the same way for every game:
 - the setup phase ends when the game waits for no seat's setup (`start`);
 - a turn of simultaneous play (`TurnPolicy.SIMULTANEOUS`) runs when the game
   waits for no seat's orders, nor for their correction (`gm.kernel.correction`),
-  unless the game waits for its deadline
-  (`Options.wait_for_deadline`); in alternating play (`ALTERNATING`) each
-  accepted move takes effect at once; at a deadline the turn runs (or the
-  move passes) without the seats missing;
+  unless the game waits for its deadline (`Options.wait_for_deadline`); in
+  alternating play (`ALTERNATING`) each accepted move takes effect at once;
+  at a deadline the turn runs (or the move passes) without the seats missing;
 - what a mail completes takes effect at once, before its later commands, in
   the editions a game says (`GameRules.completes_at_once_from`: Spaceships
   from edition 2), else after them;
