@@ -11,11 +11,12 @@ import json
 from datetime import timedelta
 
 from gm.kernel.correction import WAIT_FOR_CORRECTION_EDITION
-from gm.kernel.values import Options
+from gm.kernel.engine import apply, create
+from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.mail.reading import parse_message
 from gm.pbem.operator.admin import request_game, verify_replay
 from gmprocess import free_port, gm, inbox, serving, wait_for
-from gmtest import ALICE, SETUP_ALICE, Player, World, run, started_game, text
+from gmtest import ALICE, BOB, SETUP_ALICE, SETUP_BOB, START, Player, World, run, started_game, text
 from test_deadline_real_clock import reply
 
 TYPO = "Rv1\nRw2 rx1"
@@ -97,6 +98,19 @@ def test_the_corrected_mail_runs_the_turn_in_a_two_person_game(tmp_path):
             assert "Turn 1 results" in subjects(world.alice)[-1] and "strike Rx1" in world.bob.latest_text()
         replays(tmp_path)
     run(scenario())
+
+
+def test_the_robots_mail_is_never_held_for_a_correction_no_one_would_send():
+    """A line of the GM's robot's that could not be read (it sends none)
+    would wait for a correction that never comes: it runs as before."""
+    seats = (Seat(1, ALICE, "Player 1"), Seat(2, BOB, "Player 2", robot="easy"))
+    game, _ = create(Created(START, "g1", seats, "2.6.1", Options(), edition=WAIT_FOR_CORRECTION_EDITION))
+    for player, setup in ((1, SETUP_ALICE), (2, SETUP_BOB)):
+        apply(game, PlayerMail(START, player, setup, robot=player == 2))
+    apply(game, PlayerMail(START + timedelta(seconds=1.5), 2, "Rv1\nRw2 rx1", robot=True))
+    assert game.turn == 1 and game.correcting == set()
+    apply(game, PlayerMail(START + timedelta(seconds=2.5), 1, "Bz5"))
+    assert game.turn == 2
 
 
 def test_a_game_of_edition_7_runs_the_turn_on_a_typo_as_before(tmp_path, monkeypatch):

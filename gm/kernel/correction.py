@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .model import MailGame
 from .protocol import TurnPolicy
-from .values import PLAY, SETTLED_EDITION, Did, Reply
+from .values import PLAY, SETTLED_EDITION, Did, PlayerMail, Reply
 
 WAIT_FOR_CORRECTION_EDITION = SETTLED_EDITION
 """The first edition whose turn waits for a seat's corrected orders when
@@ -45,20 +45,21 @@ def unreadable(reply: Reply) -> bool:
     return "syntax" in reply.data
 
 
-def noted(game: MailGame, player: int, did: Did, reply: Reply) -> None:
+def noted(game: MailGame, event: PlayerMail, did: Did, reply: Reply) -> None:
     """After the game took a mail's orders (``did``): a mail that replaced
     the orders in force, or that could read none of them, with a line that
     could not be read, leaves the seat waiting for its correction, and the
     reply says so (``correction``); a mail whose orders all read ends the
     wait. A check, a mail for a turn that has run and a resigned empire's
-    orders change nothing."""
-    if not applies(game) or game.phase != PLAY:
+    orders change nothing, and nor does the GM's robot's mail: no one would
+    correct it."""
+    if not applies(game) or game.phase != PLAY or event.robot:
         return
     if did in (Did.ACCEPTED, Did.REJECTED) and unreadable(reply):
-        game.correcting.add(player)
+        game.correcting.add(event.player)
         reply.data["correction"] = True
     elif did is Did.ACCEPTED:
-        game.correcting.discard(player)
+        game.correcting.discard(event.player)
 
 
 def holding(game: MailGame) -> list[int]:

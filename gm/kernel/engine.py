@@ -267,7 +267,7 @@ def _submit(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list
     if submitted.did is Did.ACCEPTED:
         game.missed[event.player] = 0
     if phase == PLAY:
-        correction.noted(game, event.player, submitted.did, reply)
+        correction.noted(game, event, submitted.did, reply)
     later = list(submitted.notices)
     if submitted.did is Did.ACCEPTED and phase == PLAY and rules.policy is TurnPolicy.ALTERNATING:
         later += lifecycle.run(game, event.at, [])
