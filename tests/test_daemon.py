@@ -100,6 +100,8 @@ def test_syntax_error_names_line_and_column_and_the_readable_lines_stand(tmp_pat
             await world.act(world.alice.reply, "Rw2 rx1")  # nothing readable: what is in force stays
             assert "Your previous orders stay in force:\n    Rv1\n" in world.alice.latest_text()
             await world.act(world.bob.reply, "Bz5")
+            world.clock.advance(hours=72)  # her last mail had a line it could not read: the deadline runs it [v2]
+            await world.settle()
             assert "strike Rv1" in world.bob.latest_text() and "strike Rv2" not in world.bob.latest_text()
     run(scenario())
 

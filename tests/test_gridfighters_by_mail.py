@@ -15,8 +15,9 @@ from random import Random
 import pytest
 
 from gm.games.gridfighters.bot import random_move, random_setup
-from gm.pbem.operator.admin import verify_replay
-from gmtest import BOB, World, run, text
+from gm.kernel.values import Options
+from gm.pbem.operator.admin import request_game, verify_replay
+from gmtest import ALICE, BOB, World, run, text
 from test_secrecy_whole_game import leaks, texts
 
 pytestmark = pytest.mark.slow  # whole games by mail
@@ -183,4 +184,28 @@ def test_a_draw_by_agreement_by_mail_ruling_19(tmp_path):
             assert game.phase == "ended" and game.outcome.winner is None
             assert game.play.grid.result.code == "agreed"
             assert "Nobody wins." in text(world.bob.latest())
+    run(scenario())
+
+
+def test_a_move_that_cannot_be_read_against_the_robot_waits_for_its_correction_ruling_20(tmp_path):
+    """Ruling 20: against the robot, whose setup is in, a move with a line that
+    cannot be read is not made and the robot does not move; the corrected
+    mail makes the move, and the robot answers it."""
+    async def scenario():
+        rng = Random(20)
+        async with World(tmp_path) as world:
+            request_game(world.daemon.store, world.config.identity, [ALICE], "standard", Options(), world.clock(),
+                         game="gridfighters", robot="normal", robot_seed=20)
+            await world.settle()
+            await world.act(world.alice.reply, setup_text(1, rng))
+            game = world.daemon.master.games["g1"]
+            assert game.phase == "play" and game.waiting_for == [1]
+            await world.act(world.alice.reply, "; my first move\nZ2 E2 A2")
+            assert "It is still your move." in text(world.alice.latest())
+            assert game.play.grid.moves == 0 and game.waiting_for == [1]
+            move = random_move(game.play.grid, 1, rng)
+            await world.act(world.alice.reply, f"{move.piece} {move.frm}-{move.to}")
+            assert game.play.grid.moves == 2 and game.waiting_for == [1]  # hers, then the robot's
+        count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
+        assert count and not differences, differences
     run(scenario())

@@ -34,7 +34,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from . import absence, calendar, deputies, lifecycle, moving, press, quiet, shown, takeover
+from . import absence, calendar, correction, deputies, lifecycle, moving, press, quiet, shown, takeover
 from . import observers as watchers
 from .actions import clock_stopped, operator
 from .commands import ABSENCE_HELP, Command, Mail, read_mail
@@ -260,11 +260,14 @@ def _submit(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list
     """Hand the mail's notation lines to the game; a move it accepted takes
     effect at once (`TurnPolicy.ALTERNATING`), and so does the start or the
     turn it completed in editions that run those at once
-    (`lifecycle.at_once`), before the mail's later commands."""
+    (`lifecycle.at_once`), before the mail's later commands. Orders with a
+    line that could not be read complete no turn (`gm.kernel.correction`)."""
     rules, phase = game.rules, game.phase
     submitted = rules.submit(game, event, mail, reply)
     if submitted.did is Did.ACCEPTED:
         game.missed[event.player] = 0
+    if phase == PLAY:
+        correction.noted(game, event, submitted.did, reply)
     later = list(submitted.notices)
     if submitted.did is Did.ACCEPTED and phase == PLAY and rules.policy is TurnPolicy.ALTERNATING:
         later += lifecycle.run(game, event.at, [])

@@ -8,10 +8,10 @@ this module does the rest, the same way for every game:
 
 - the setup phase ends when the game waits for no seat's setup (`start`);
 - a turn of simultaneous play (`TurnPolicy.SIMULTANEOUS`) runs when the game
-  waits for no seat's orders, unless the game waits for its deadline
-  (`Options.wait_for_deadline`); in alternating play (`ALTERNATING`) each
-  accepted move takes effect at once; at a deadline the turn runs (or the
-  move passes) without the seats missing;
+  waits for no seat's orders, nor for their correction (`gm.kernel.correction`),
+  unless the game waits for its deadline (`Options.wait_for_deadline`); in
+  alternating play (`ALTERNATING`) each accepted move takes effect at once;
+  at a deadline the turn runs (or the move passes) without the seats missing;
 - what a mail completes takes effect at once, before its later commands, in
   the editions a game says (`GameRules.completes_at_once_from`: Spaceships
   from edition 2), else after them;
@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
+from .correction import holding
 from .model import MailGame
 from .protocol import TurnPolicy
 from .values import ENDED, PLAY, SETUP, Notice, PlayerMail, Reply, Turn
@@ -37,11 +38,12 @@ def at_once(game: MailGame) -> bool:
 
 def due(game: MailGame) -> bool:
     """Whether the game waits for no seat: its setup phase is over, or (in
-    simultaneous play) its turn is ready to run."""
+    simultaneous play) its turn is ready to run: every seat's orders are in,
+    none waiting for its correction."""
     if game.phase == SETUP:
         return not game.waiting_for
     return (game.phase == PLAY and game.rules.policy is TurnPolicy.SIMULTANEOUS
-            and not game.waiting_for and not game.options.wait_for_deadline)
+            and not game.waiting_for and not game.options.wait_for_deadline and not holding(game))
 
 
 def completed_by(game: MailGame, event: PlayerMail, reply: Reply, before: dict[str, object] | None) -> list[Notice]:
@@ -75,9 +77,11 @@ def run(game: MailGame, at: datetime, missing: list[int]) -> list[Notice]:
 
 def _went_on(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     """A turn ran or a move was made: offers of a draw lapse, reminders are
-    due again, and a new deadline runs, unless the game ended."""
+    due again, orders wait for no correction, and a new deadline runs,
+    unless the game ended."""
     game.reminded.clear()
     game.draw_offers.clear()
+    game.correcting.clear()
     if turn.end is not None:
         return finish(game, at, turn)
     _new_deadline(game, at)
@@ -100,6 +104,7 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     next game (`GameRules.next_game`)."""
     game.outcome = turn.end
     game.phase = ENDED
+    game.correcting.clear()
     game.ended_at = at
     game.set_deadline(None)
     notices = turn.sheets()

@@ -19,15 +19,16 @@ from .settings import PlayerSettings
 from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
 
-SCHEMA = 3
+SCHEMA = 4
 """The number of `MailGame`'s shape (its fields and theirs, but not
 ``play``, which its game numbers): bump it when they change
 (`gm.kernel.schema` says how), and say in `MIGRATIONS` how to read the last."""
-MIGRATIONS: dict[int, Step] = {1: fill_defaults, 2: fill_defaults}
+MIGRATIONS: dict[int, Step] = {1: fill_defaults, 2: fill_defaults, 3: fill_defaults}
 """How a `MailGame` of each earlier `SCHEMA` becomes one of the next: 2
 added the players' ``settings``, the robots' ``stand_ins`` and the
 commitments' ``commit_key`` (issues 24 to 26), each with its default; 3
-the options' ``take_over_level`` (issue 25), ``normal`` as before it."""
+the options' ``take_over_level`` (issue 25), ``normal`` as before it; 4
+``correcting`` (`gm.kernel.correction`), no seat."""
 
 
 @dataclass
@@ -123,6 +124,11 @@ class MailGame:
     """Each seat's calendar event as the seat was last told of it
     (`gm.kernel.calendar`): its sequence number, and its deadline and
     summary, or None once cancelled."""
+
+    correcting: set[int] = field(default_factory=set)
+    """The seats whose last mail had an order line that could not be read:
+    the turn waits for their corrected orders, or its deadline
+    (`gm.kernel.correction`, games of its edition on)."""
 
     settings: dict[int, PlayerSettings] = field(default_factory=dict)
     """Each seat's player's own settings, as the game's ``settings`` events

@@ -124,6 +124,11 @@ class Table(Protocol[S_co]):
         """The turn being collected after each event, by the event's number."""
 
     @property
+    def correcting(self) -> set[int]:
+        """The seats whose last orders had a line that could not be read:
+        the turn waits for their correction (`gm.kernel.correction`)."""
+
+    @property
     def players(self) -> list[int]: ...
 
     @property

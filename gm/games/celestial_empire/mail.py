@@ -259,6 +259,10 @@ class CelestialEmpire(GameRules[Play]):
         reply.subject = lambda: _received(turn, reply)
         reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
         self._waiting(game, reply, [p for p in self.waiting_for(game) if p != empire])
+        correcting = [game.seat(p).alias for p in sorted(game.correcting) if p != empire and p in self.playing(game)]
+        if correcting:  # only in games that wait for corrected orders (gm.kernel.correction)
+            reply.data["correcting"] = correcting
+            reply.data["correcting_names"] = _listed(correcting)
         return Submitted(did)
 
     @staticmethod
@@ -267,8 +271,7 @@ class CelestialEmpire(GameRules[Play]):
         waiting = [game.seat(p).alias for p in players]
         reply.data["waiting_for"] = waiting
         reply.data["waits_for_deadline"] = game.options.wait_for_deadline
-        reply.data["waiting_names"] = (", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1
-                                       else "".join(waiting))
+        reply.data["waiting_names"] = _listed(waiting)
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """Every empire still played has sent orders (the kernel runs the turn after the mail's
@@ -444,3 +447,8 @@ def _ranking(game: Table[Play], end: GameEnd) -> tuple[tuple[int, ...], ...]:
         for score in sorted({play.state.empires[p].score for p in rest}, reverse=True):
             ranking.append(tuple(p for p in rest if play.state.empires[p].score == score))
     return tuple(ranking)
+
+
+def _listed(aliases: list[str]) -> str:
+    """Empires named in a sentence: "Alpha", "Alpha and Beta", "Alpha, Beta and Gamma"."""
+    return ", ".join(aliases[:-1]) + " and " + aliases[-1] if len(aliases) > 1 else "".join(aliases)

@@ -487,6 +487,8 @@ def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> D
     play.pending[player] = orders
     reply.data["replaced"] = previous is not None
     reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
+    if (3 - player) in game.correcting:  # only in games that wait for corrected orders (gm.kernel.correction)
+        reply.data["opponent_correcting"] = True
     reply.done.append(f"your orders for turn {game.turn}"
                       + (", replacing all you sent before" if previous is not None else ""))
     return Did.ACCEPTED

@@ -211,7 +211,8 @@ class OutsideMail:
                           "opponent": " and ".join(other.alias for other in game.others(seat.player)),
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
                           "deadline": local_minute(game.deadline, zone) if game.deadline else None,
-                          "waiting": seat.player in game.waiting_for})
+                          "waiting": seat.player in game.waiting_for,
+                          "correcting": seat.player in game.correcting})
         return found
 
     # Challenges

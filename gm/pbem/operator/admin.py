@@ -166,7 +166,8 @@ def describe_game(game: MailGame) -> dict:
     (or move) being collected, or for a game that has ended the last one
     played (its outcome's ``after_turn``), not the one that never came; for
     a game whose robot takes over silent seats, after how many missed
-    deadlines and at which level."""
+    deadlines and at which level; and the seats whose corrected orders the
+    turn waits for, when there are any (`gm.kernel.correction`)."""
     take_over = game.options.take_over_after
     return {
         "game": game.id,
@@ -189,7 +190,8 @@ def describe_game(game: MailGame) -> dict:
             "scores": game.outcome.scores,
             "winner": None if game.outcome.winner is None else game.seat(game.outcome.winner).alias,
         },
-    } | ({"take_over": {"after": take_over, "level": stand_in_level(game)}} if take_over else {})
+    } | ({"take_over": {"after": take_over, "level": stand_in_level(game)}} if take_over else {}) | (
+        {"waiting_for_correction": [game.seat(p).alias for p in sorted(game.correcting)]} if game.correcting else {})
 
 
 def export_mbox(store: Store, game_id: str, path: str, player: int | None = None) -> int:

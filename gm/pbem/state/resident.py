@@ -49,6 +49,8 @@ class GameSummary:
     earlier_secret_subjects: tuple[str, ...]
     stand_ins: frozenset[int] = frozenset()
     """The person's seats the GM's robot plays for now (`MailGame.stand_ins`)."""
+    correcting: frozenset[int] = frozenset()
+    """The seats the turn waits for corrected orders from (`MailGame.correcting`)."""
 
     def robot_plays(self, player: int) -> bool:
         """Whether the GM's robot plays the seat now, its own or a person's."""
@@ -79,7 +81,8 @@ def summary_of(game: MailGame) -> GameSummary:
         bouncing=frozenset(game.bouncing), paused=game.paused,
         awaiting=() if game.phase == ENDED else tuple(game.rules.awaiting_operator(game)),
         secret_subjects=tuple(game.secret_subject_of(seat.player) for seat in game.seats),
-        earlier_secret_subjects=tuple(game.earlier_secret_subjects), stand_ins=frozenset(game.stand_ins))
+        earlier_secret_subjects=tuple(game.earlier_secret_subjects), stand_ins=frozenset(game.stand_ins),
+        correcting=frozenset(game.correcting))
 
 
 @dataclass

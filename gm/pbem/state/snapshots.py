@@ -65,13 +65,15 @@ from .resident import GameSummary
 MAGIC = b"gm-snapshot 1\n"
 _LENGTH = struct.Struct(">Q")
 
-SCHEMA = 2
+SCHEMA = 3
 """The number of the snapshot's own shape: `Head`, `GameSummary` and
 `gm.pbem.archive.replay.Threads`. Bump it when they change: a snapshot
 under another number is not read, so it needs no migration (its game is
 replayed: lazily while its head's summary still has `GameSummary`'s
 fields, else at start-up, as one without a snapshot). 2: the summary
-says which seats the robot stands in for (`GameSummary.stand_ins`)."""
+says which seats the robot stands in for (`GameSummary.stand_ins`); 3:
+which seats the turn waits for corrected orders from
+(`GameSummary.correcting`)."""
 
 
 @lru_cache(maxsize=1)
