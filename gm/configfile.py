@@ -89,6 +89,8 @@ SERVE = (
             "digests and notices (docs/operations.md, \"Lists and unsubscribing\")", metavar="URL"),
     Setting("vacation-bank", "how long a player's vacations for all games may add up to in any rolling year "
             "(default 30d)", Kind.DURATION, "DURATION"),
+    Setting("masters", "master processes that run the games, each its share (default 1: in the daemon's own "
+            "process; docs/operations.md, \"Several master processes\")", Kind.COUNT, "N"),
 )
 """What only `gm serve` reads, in the order ``gm serve --help`` lists it."""
 

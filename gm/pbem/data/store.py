@@ -32,6 +32,10 @@
                      (`gm.storage`): empty, but after a crash
       shard          which shard of several daemons' this one is (``K/S``,
                      `Shard`), when it is one (`gm.pbem.operator.shards`)
+      masters/       with several master processes (`gm.masters`): the
+                     generation and publishing locks, and each master's but
+                     the first's own ``K/commit``, ``K/attempts/`` and
+                     ``K/limits/`` (the first keeps the ones above)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
 the origin: ``smtp``, ``lmtp``, ``imap`` and ``web`` (a one-click unsubscribe) for mail from outside, ``admin``
@@ -46,10 +50,13 @@ import re
 import secrets
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from ...locks import PublishingLock
 from ...storage import (
     Batch,
     DurableMaildir,
@@ -146,6 +153,51 @@ def shard_of(root: str | os.PathLike[str]) -> Shard | None:
         return Shard.parse(text)
     except ValueError as error:
         raise ValueError(f"{Path(root) / SHARD_FILE}: {error}") from None
+
+
+@dataclass(frozen=True)
+class Part:
+    """Master ``index`` of ``count`` master processes of one data directory
+    (`gm.masters`): it runs the games `owns` says are its own. Games are
+    dealt out by number: a shard's numbers (N mod S = K) are counted among
+    themselves first, so that each master gets its share of any shard's."""
+
+    index: int
+    count: int
+    shards: int = 1
+    """How many shards the data directory's numbers are dealt among (1: none)."""
+
+    def owner(self, game_id: str) -> int:
+        """The master that runs ``game_id`` (the first for what is no game id)."""
+        if not GAME_ID.fullmatch(game_id):
+            return 0
+        return int(game_id[1:]) // self.shards % self.count
+
+    def owns(self, game_id: str) -> bool:
+        return self.owner(game_id) == self.index
+
+    @property
+    def front(self) -> bool:
+        """Whether this master takes the mail that names no game (the first)."""
+        return self.index == 0
+
+    def folder(self, root: Path) -> Path:
+        """Where this master keeps what is its own (the first: the data directory itself)."""
+        return root if self.index == 0 else root / MASTERS / str(self.index)
+
+
+MASTERS = "masters"
+"""The data directory's folder for several master processes (`Part`)."""
+
+
+def manifests(root: Path) -> list[Path]:
+    """Every master's batch manifest: the data directory's ``commit``, and
+    each ``masters/K/commit`` that a daemon with several masters left."""
+    found = [root / "commit"]
+    folder = root / MASTERS
+    if folder.is_dir():
+        found += sorted(p / "commit" for p in folder.iterdir() if p.name.isdigit())
+    return found
 
 
 def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
@@ -306,13 +358,16 @@ class MissingDataDirectory(FileNotFoundError):
 class Store:
     """The data directory of one gm instance."""
 
-    def __init__(self, root: str | os.PathLike[str], create: bool = True):
+    def __init__(self, root: str | os.PathLike[str], create: bool = True, part: Part | None = None):
         """Open the data directory at ``root``. With ``create`` (what the
         daemon does) a missing one is made, with a new server key; without
         it, MissingDataDirectory is raised, so that a mistyped ``--data`` in
         an administrator's command cannot quietly start a second, empty
-        installation whose key no player's address matches."""
+        installation whose key no player's address matches. ``part``: the
+        store of one of several master processes (`Part`), with its own
+        manifest and attempts, and making only game ids that are its own."""
         self.root = Path(root)
+        self.part = part
         if not create and not (self.root / "secret.key").is_file():
             raise MissingDataDirectory(self.root)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -329,7 +384,11 @@ class Store:
         self.seeks = DurableMaildir(self.root / "seeks")
         self.tournaments = DurableMaildir(self.root / "tournaments")
         self.sent = Markers(self.root / "sent")
-        self.attempts = Attempts(self.root / "attempts")
+        own = part.folder(self.root) if part is not None else self.root
+        self.attempts = Attempts(own / "attempts")
+        self.limits_path = own / "limits"
+        """Where the master counts mail per address and day (`gm.pbem.intake.limits`)."""
+        self._manifest = own / "commit"
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)
         self.key = load_key(self.root / "secret.key")
@@ -337,10 +396,20 @@ class Store:
         self._last_id: int | None = None
         self._syncers: dict[str, Syncer] = {}
         self._batch: Batch | None = None
-        self.publishing = threading.Lock()
+        self.publishing: AbstractContextManager[Any] = threading.Lock()
         """Held while the master's batch is being published (renamed into
         place and made durable): the delivery lists the outbox under it, so
-        that it never sends a message of a batch that is not yet durable."""
+        that it never sends a message of a batch that is not yet durable.
+        Between processes (`share_publishing`) a `gm.locks.PublishingLock`."""
+        if part is not None and part.count > 1:
+            self.share_publishing(exclusive=False)
+
+    def share_publishing(self, exclusive: bool) -> None:
+        """Take the publishing lock between processes: several master
+        processes publish (shared), the delivery lists the outbox (``exclusive``)."""
+        folder = self.root / MASTERS
+        folder.mkdir(exist_ok=True)
+        self.publishing = PublishingLock(folder / "publishing.lock", exclusive)
 
     # Group commit (`gm.storage`)
 
@@ -374,7 +443,7 @@ class Store:
         committed (`commit_pending`)."""
         if self._batch is not None and self._batch.unfinished:
             raise RuntimeError("the master's previous batch is not committed")
-        self._batch = Batch(self.syncer("master"), label="batch", manifest=self.root / "commit", root=self.root,
+        self._batch = Batch(self.syncer("master"), label="batch", manifest=self._manifest, root=self.root,
                             lock=self.publishing, after_commit="after-batch-commit")
         return self._batch
 
@@ -389,11 +458,15 @@ class Store:
         its files may be in place but not durable, and the delivery waits."""
         return self._batch is not None and self._batch.unfinished
 
-    def finish_interrupted(self) -> int:
+    def finish_interrupted(self, everyone: bool = True) -> int:
         """Complete a batch of the master's whose commit a crash cut short
         (see `gm.storage.finish_interrupted`); the daemon does this at start,
-        before it reads anything. Returns the number of files renamed."""
-        return finish_interrupted(self.root / "commit", self.root)
+        before it reads anything; with ``everyone``, the batches of every
+        master process a daemon with several left (`manifests`), else only
+        this store's own. Returns the number of files renamed."""
+        if not everyone:
+            return finish_interrupted(self._manifest, self.root)
+        return sum(finish_interrupted(manifest, self.root) for manifest in manifests(self.root))
 
     def mark_sent(self, key: str) -> None:
         """Record that outbox message ``key`` was delivered, and take it out
@@ -438,6 +511,8 @@ class Store:
         number = max(self._numbers(), default=0)
         while True:
             number = following(number)
+            if self.part is not None and not self.part.owns(f"g{number}"):
+                continue  # another master's
             try:
                 os.mkdir(self.games_dir / f"g{number}")
             except FileExistsError:
@@ -455,7 +530,8 @@ class Store:
         if self._last_id is None:
             self._last_id = max(self._numbers(), default=0)
         self._last_id = following(self._last_id)
-        while (self.games_dir / f"g{self._last_id}").exists():
+        while (self.games_dir / f"g{self._last_id}").exists() or (
+                self.part is not None and not self.part.owns(f"g{self._last_id}")):
             self._last_id = following(self._last_id)
         return f"g{self._last_id}"
 

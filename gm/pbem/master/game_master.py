@@ -88,6 +88,7 @@ from .clockwork import Clockwork
 from .digests import DIGEST, Digests
 from .keeping import Keeping
 from .robots import RobotSeats
+from .routing import Router
 from .screening import SCREENING, Incoming, Rule, Screening
 
 __all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
@@ -133,7 +134,9 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         self.limits = limits
         self.games = Games(self._load_whole, self._save_leaving, capacity)
         """Every game: summaries of all, the whole of those handled lately."""
-        self.counts = DailyCounts(store.root / "limits")
+        self.counts = DailyCounts(store.limits_path)
+        self.router = Router(store, store.part, identity) if store.part is not None else None
+        """Which spooled mail is this master's, when it is one of several (`gm.masters`)."""
         self.outside = OutsideMail(self)
         self.league = LeagueMail(self)
         self.desk = SettingsDesk(self)
@@ -204,9 +207,12 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
                 self._open_game(game_id)
             for _ in range(1 + MORE_ROUNDS):  # then what the pass spooled: the robot's answers, challenges' games
                 self.robots_due()
-                self.tournaments.advance(self.clock())  # a round whose games all ended: the next one's games
+                if self.front:
+                    self.tournaments.advance(self.clock())  # a round whose games all ended: the next one's games
                 # Catching up, what came after a missed deadline waits for it.
                 keys = [k for k in self.store.spool.keys() if hold is None or time_of(k) < hold]
+                if self.router is not None:
+                    keys = self.router.mine(keys)
                 if not keys:
                     break
                 while keys:
@@ -307,7 +313,15 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         was shunted through gm's own fault, where that fault can be gone (a
         game that loads cleanly now, other code: `gm.pbem.master.faults`)."""
         super().load()
-        faults.retry(self.store, self.clock(), self._loads_cleanly)
+        part = self.store.part
+        faults.retry(self.store, self.clock(), self._loads_cleanly,
+                     (lambda game: part.owner(game or "") == part.index) if part is not None else None)
+
+    @property
+    def front(self) -> bool:
+        """Whether this master takes the mail that names no game: the only
+        one, or the first of several (`gm.pbem.data.store.Part`)."""
+        return self.store.part is None or self.store.part.front
 
     def _load_whole(self, game_id: str) -> Live:
         """Load a whole game for `Games`. A failure that is no temporary

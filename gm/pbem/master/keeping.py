@@ -53,10 +53,12 @@ class Keeping:
         snapshot is not current); finish any half-done reply queueing; and
         write the snapshots that were missing or stale, for the next start."""
         self.started = self.clock()
-        snapshots.clear_unfinished(self.store.root)
+        part = self.store.part
+        snapshots.clear_unfinished(self.store.root, part.owns if part is not None else None)
         spooled = set(self.store.spool.keys())
         for game_id in self.store.game_ids():
-            self._open_game(game_id, spooled)
+            if part is None or part.owns(game_id):  # of several masters, only its own
+                self._open_game(game_id, spooled)
         self.save_snapshots()
 
     def _open_game(self, game_id: str, spooled: set[str] | None = None) -> None:
