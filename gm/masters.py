@@ -25,12 +25,14 @@ What the processes share, and why they cannot collide:
   its own under ``masters/K/``.
 - ``shunt/``: each adds under the spool key of a mail of its own; each
   retries the faults of its own games (the front those of no game).
-- ``settings/``, ``names/``, ``requests/``, ``seeks/``, ``tournaments/``,
-  ``challenges/``, ``handled/`` (but digests), vacations and deputies: written by
-  the front alone (the mail that changes them names no game); the other
-  masters only read settings, whose records are each published whole.
-- digests: each master sends one of its own games, under a name of its own
-  (`gm.pbem.master.routing.digest_suffix`).
+- ``settings/`` (vacations too), ``names/``, ``requests/``, ``seeks/``,
+  ``tournaments/``: written by the front alone (the mail that changes them
+  names no game); the other masters only read settings, whose records are
+  each published whole.
+- ``challenges/`` and ``handled/``: the front's challenges, confirmations
+  and seeks; a game's master adds its seats' address moves (under a new
+  token each) and its digests' markers (under a name of its own,
+  `gm.pbem.master.routing.digest_suffix`): no name is written by two.
 - new game ids: `gm new` reserves any (exclusively, by ``mkdir``), the front
   only its own (challenges, seeks, tournaments), so their games stay with it.
 

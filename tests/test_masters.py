@@ -254,8 +254,7 @@ MASTER_POINTS = ["master-loaded:1", "mid-handle:2", "after-archive:1", "after-qu
                  "batch-synced:1", "mid-batch-commit:3", "after-batch-commit:1", "master-told:1"]
 
 
-@pytest.mark.parametrize("spec", MASTER_POINTS)
-@pytest.mark.parametrize("master", [0, 1])
+@pytest.mark.parametrize(("spec", "master"), [(spec, number % 2) for number, spec in enumerate(MASTER_POINTS)])
 def test_a_master_killed_alone_is_started_again(tmp_path, spec, master):
     """Eight orders for four games wait in the spool when gm starts; one
     master is killed (SIGKILL) inside its first batch, its commit, or as it
