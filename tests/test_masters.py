@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from gm.kernel.values import Options
-from gm.locks import try_hold
+from gm.locks import PublishingLock, try_hold
 from gm.mail.reading import parse_message
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Part, Store, spool_key
@@ -229,6 +229,40 @@ def test_routing_by_game():
     assert game_of(key, mail(GM), identity) is None
     assert game_of(key, mail(f"{local}+g7@{domain}"), identity) is None  # no seat: no game's mail
     assert game_of(key, mail(GM, f"{local}+g12.1.x@{domain}"), identity) == "g12"  # the envelope first
+
+
+@pytest.mark.parametrize("tag", ["c0123456789.1.token", "a0123456789.1.token"])
+def test_answers_to_the_gms_questions_go_to_the_front(tag):
+    """A reply to a challenge or an address move names no game, even when
+    it also names one: the screening answers it first, so the front does."""
+    identity = Identity(GM)
+    local, domain = GM.split("@")
+    raw = (f"From: {ALICE}\r\nTo: {local}+{tag}@{domain}\r\nCc: {local}+g3.1.x@{domain}\r\n"
+           f"Subject: confirm\r\n\r\nconfirm\r\n").encode()
+    key = spool_key(datetime.now(UTC), "smtp")
+    assert game_of(key, raw, identity) is None
+    assert game_of(key, raw.replace(tag.encode(), b"not-an-answer"), identity) == "g3"
+
+
+def test_the_delivery_waits_for_a_batch_being_published(tmp_path):
+    """A master publishing holds the lock shared; the delivery, exclusive,
+    waits for it; a publication that failed half way keeps it held until
+    one succeeds."""
+    master = PublishingLock(tmp_path / "publishing.lock", exclusive=False)
+    other = PublishingLock(tmp_path / "publishing.lock", exclusive=False)
+    with master, other:  # two masters publish side by side
+        assert try_hold(tmp_path / "publishing.lock", exclusive=True) is None
+    fd = try_hold(tmp_path / "publishing.lock", exclusive=True)
+    assert fd is not None
+    os.close(fd)
+    with pytest.raises(OSError), master:
+        raise OSError(28, "No space left on device")
+    assert try_hold(tmp_path / "publishing.lock", exclusive=True) is None  # still held: not durable
+    with master:
+        pass
+    fd = try_hold(tmp_path / "publishing.lock", exclusive=True)
+    assert fd is not None
+    os.close(fd)
 
 
 def test_every_game_served_and_each_mail_once(tmp_path):
