@@ -960,13 +960,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"order mails: {count} ({count // games} a game, one or two strikes each), {len(batches)} clients, "
               f"one SMTP connection each, {statistics.mean(len(m.raw) for b in batches for m in b):.0f} bytes a mail")
 
-        built_data = work / "built"
-        os.rename(work / "data", built_data)
         before = measure_ceiling(batches, work, "ceiling-before", args.timeout)
         failures += before.failures
         for number, masters in enumerate(counts):
-            data = work / f"data-{number}"
-            subprocess.run(["cp", "-a", str(built_data), str(data)], check=True, timeout=args.timeout)
+            data = work / "data"  # one count: the games as built; several: a fresh copy for each
+            if len(counts) > 1:
+                data = work / f"data-{number}"
+                subprocess.run(["cp", "-a", str(work / "data"), str(data)], check=True, timeout=args.timeout)
             gm = measure_gm(data, batches, work, args.timeout, args.strace, masters)
             after = measure_ceiling(batches, work, f"ceiling-after-{number}", args.timeout)
             failures += gm.failures + after.failures
