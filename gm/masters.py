@@ -246,14 +246,20 @@ class Masters:
             return
         self.restarts += 1
         event("master restarted", level=logging.WARNING, master=index, signal=signal.Signals(-status).name)
-        # Its batch, if it died publishing one, before the delivery looks again and before anyone reads it.
-        with self.store.publishing:
-            done = await asyncio.get_running_loop().run_in_executor(
-                None, Store(self.store.root, part=Part(index, self.spec.count)).finish_interrupted, False)
+        done = await asyncio.get_running_loop().run_in_executor(None, self._finish, index)
         if done:
             event("batch completed", files=done, note="its commit was cut short by a crash", master=index)
         crashpoint("master-restarting")
-        await self._start(index, first=False)
+        if not self.stopping:
+            await self._start(index, first=False)
+
+    def _finish(self, index: int) -> int:
+        """Complete the batch master ``index`` was publishing when it died,
+        if it was, before the delivery looks at the outbox again (holding
+        the publishing lock, in a worker thread: another master may hold it
+        long, while a full disk keeps its batch from being published)."""
+        with self.store.publishing:
+            return Store(self.store.root, part=Part(index, self.spec.count)).finish_interrupted(everyone=False)
 
     async def stop(self) -> None:
         """Tell every master to stop after its step (SIGTERM), wait for them
