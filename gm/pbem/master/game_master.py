@@ -236,7 +236,7 @@ class GameMaster(Clockwork, Digests, Keeping, RobotSeats, Screening):
         """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
         `BATCH_SECONDS`), committed when it ends; how many it handled. A
         message during which gm died before is handled in a batch of its
-        own (`gm.pbem.data.store.Attempts.died`): the messages before it are
+        own (`gm.pbem.data.attempts.Attempts.died`): the messages before it are
         committed first, and a death now is its own doing."""
         ends = time.monotonic() + BATCH_SECONDS
         handled = 0
