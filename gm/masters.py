@@ -29,10 +29,9 @@ What the processes share, and why they cannot collide:
   ``tournaments/``: written by the front alone (the mail that changes them
   names no game); the other masters only read settings, whose records are
   each published whole.
-- ``challenges/`` and ``handled/``: the front's challenges, confirmations
-  and seeks; a game's master adds its seats' address moves (under a new
-  token each) and its digests' markers (under a name of its own,
-  `gm.pbem.master.routing.digest_suffix`): no name is written by two.
+- ``challenges/`` and ``handled/``: the front's challenges, confirmations,
+  seeks and digests' markers; a game's master adds its seats' address
+  moves (under a new token each): no name is written by two.
 - new game ids: `gm new` reserves any (exclusively, by ``mkdir``), the front
   only its own (challenges, seeks, tournaments), so their games stay with it.
 

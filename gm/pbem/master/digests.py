@@ -30,7 +30,6 @@ from ..archive.events import AT_HEADER, event_message
 from ..data.settings import all_settings
 from ..data.store import Store, spool_key
 from ..writing.mailer import Identity
-from .routing import digest_suffix
 
 DIGEST = "digest"
 """The kind of a digest's GM event."""
@@ -85,7 +84,7 @@ class Digests:
             if settings.reminders != DIGEST:
                 continue
             day, moment = latest_due(settings, now, self.digest_time)
-            name = marker(address, day.isoformat()) + digest_suffix(self.store.part)
+            name = marker(address, day.isoformat())
             key = spool_key(moment, "clock", name)
             if name in self.store.handled or key in self.store.spool or key in self.handled_keys:
                 continue
@@ -104,7 +103,7 @@ class Digests:
         """A digest event: the mail, if any game waits for the player, and the marker."""
         fields = parse_fields(message.get_content())
         address, day = fields["address"], fields["day"]
-        name = marker(address, day) + digest_suffix(self.store.part)
+        name = marker(address, day)
         if name in self.store.handled:
             return
         waiting = [g for g in self.outside.games_of(address) if g["phase"] != ENDED and g["waiting"]]

@@ -83,6 +83,7 @@ from ..data.tokens import deputy_subject, instance_tag, mask, reveal, token
 from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
 from ..state import index
+from ..state.everywhere import AllGames
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
 from ..writing.lists import OBSERVER, listed, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
@@ -146,6 +147,8 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         self.limits = limits
         self.games = Games(self._load_whole, self._save_leaving, capacity)
         """Every game: summaries of all, the whole of those handled lately."""
+        self.all_games = AllGames(self.games, store, identity)
+        """Every game, this master's and (of several) the others' read from the disk."""
         self.counts = DailyCounts(store.limits_path)
         self.router = Router(store, store.part, identity) if store.part is not None else None
         """Which spooled mail is this master's, when it is one of several (`gm.masters`)."""
@@ -188,14 +191,15 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
     def due(self, now: datetime | None = None) -> int:
         """Spool the deadlines, reminders, digests and seeks' fills whose time has come."""
         now = now or self.clock()
-        fills = self.fills_due(now) if self.front else 0  # a fill event names no game: the front's
-        return super().due(now) + self.digests_due(now) + fills
+        if not self.front:  # digests and fills name no game: the front's, which sees every game
+            return super().due(now)
+        return super().due(now) + self.digests_due(now) + self.fills_due(now)
 
     def next_wakeup(self) -> datetime | None:
         """When the next deadline, reminder, digest or seek's fill falls due, or a tournament's sign-up
         closes, if any."""
-        league = (self.tournaments.next_start(), self.next_fill()) if self.front else ()
-        moments = [m for m in (super().next_wakeup(), self.next_digest(self.clock()), *league) if m is not None]
+        front = (self.tournaments.next_start(), self.next_digest(self.clock()), self.next_fill()) if self.front else ()
+        moments = [m for m in (super().next_wakeup(), *front) if m is not None]
         return min(moments) if moments else None
 
     # The spool

@@ -7,8 +7,7 @@ screening (`gm.pbem.master.screening`) would route it, before any game is
 looked at:
 
 - a GM event (a trusted origin and ``X-GM-Event``): its game's (``X-GM-Game``,
-  or the ``id`` a creation request reserved); a digest, the master's that
-  spooled it (its name ends in ``-mK``, `digest_suffix`);
+  or the ``id`` a creation request reserved);
 - any other mail: the game of its first plus-address that names a game and a
   seat (``gm+GAME.PLAYER...``), unless one of its plus-addresses answers
   a question of the GM's that names no game (a challenge, a confirmation),
@@ -47,13 +46,6 @@ _ANSWERS = (challenge_tag, league_tag, settings_tag, vacation_tag, deputy_tag, j
 """The plus-addresses of answers to the GM's questions, which name no game."""
 
 
-def digest_suffix(part: Part | None) -> str:
-    """What ends the name of a digest a master spools: nothing for the
-    first (or the only) master, ``-mK`` for master K, so that each
-    master's digest of its own games is a mail of its own."""
-    return "" if part is None or part.index == 0 else f"-m{part.index}"
-
-
 def game_of(key: str, raw: bytes, identity: Identity) -> str | None:
     """The game a spooled mail is for, as far as routing tells (None: no game)."""
     if origin_of(key) in TRUSTED_ORIGINS:
@@ -89,18 +81,13 @@ class Router:
         """The master that handles ``key``; None when it is no longer spooled."""
         if key in self._owner:
             return self._owner[key]
-        name = key.split(".", 2)[-1]
-        if origin_of(key) == "clock" and name.startswith("digest-") and "-m" in name:
-            index = name.rsplit("-m", 1)[1]
-            owner = int(index) if index.isdigit() and int(index) < self.part.count else 0
-        else:
-            try:
-                with open(self.store.spool.file_of(key), "rb") as handle:
-                    raw = handle.read(HEAD_BYTES if origin_of(key) not in TRUSTED_ORIGINS else -1)
-            except (KeyError, FileNotFoundError):
-                return None
-            game = game_of(key, raw, self.identity)
-            owner = 0 if game is None else self.part.owner(game)
+        try:
+            with open(self.store.spool.file_of(key), "rb") as handle:
+                raw = handle.read(HEAD_BYTES if origin_of(key) not in TRUSTED_ORIGINS else -1)
+        except (KeyError, FileNotFoundError):
+            return None
+        game = game_of(key, raw, self.identity)
+        owner = 0 if game is None else self.part.owner(game)
         if len(self._owner) > 100_000:
             self._owner.clear()
         self._owner[key] = owner

@@ -57,6 +57,7 @@ from ..data.tokens import deputy_subject, reveal, token, verify
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
 from ..intake.limits import DailyCounts, Limits, tell_capped
 from ..operator.actions import released
+from ..state.everywhere import AllGames
 from ..state.loading import digest
 from ..state.resident import Games
 from ..writing.mailer import Identity, build
@@ -92,6 +93,7 @@ class Screening:
     limits: Limits
     counts: DailyCounts
     games: Games
+    all_games: AllGames
     stuck: dict[str, datetime]
     outside: OutsideMail
     owner: OwnerMail

@@ -1,0 +1,129 @@
+"""With several master processes (`gm serve --masters 2`) the mail about all
+of a player's games reaches every game, whichever master runs it, as with
+one master: a vacation, settings, a deputy, the games list, a seat's move
+confirmed from the new address (`gm.pbem.state.everywhere`).
+
+Two games between Alice and Bob: g1 is run by master 1, g2 by master 0 (the
+front, which answers the mail to the GM's own address). The daemon is a real
+process (`gm serve`), as in tests/test_crash.py, whose helpers these are."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+
+from crash_confirming import nothing_left, recorded_once_in_each_game
+from gm.kernel.values import Options
+from gm.pbem.data.settings import settings_of
+from gm.pbem.data.store import Part, Store
+from gm.pbem.operator.admin import request_game
+from gm.pbem.writing.mailer import Identity
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
+from test_crash import Server, delivered, send_until_accepted, wait_until_idle
+from test_crash_seeks import mail, subjects
+
+pytestmark = pytest.mark.slow  # a real daemon with its master processes
+
+CAROL = "carol@example.com"
+
+
+def body_of(message: EmailMessage) -> str:
+    part = message.get_body(("plain",))
+    assert part is not None
+    return part.get_content()
+
+
+def latest(root: Path, address: str, subject: str) -> EmailMessage:
+    return [m for m in delivered(root) if address in str(m["To"]) and str(m["Subject"]).startswith(subject)][-1]
+
+
+def in_game(server: Server, root: Path, sender: str, game: str, body: str) -> None:
+    """``sender`` replies ``body`` to the latest mail of ``game`` to them."""
+    original = [m for m in delivered(root) if sender in str(m["To"]) and str(m["X-GM-Game"]).strip() == game][-1]
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = str(original["Reply-To"])
+    message["Subject"] = "Re: " + str(original["Subject"])
+    message["In-Reply-To"] = str(original["Message-ID"])
+    message["Message-ID"] = make_msgid(domain="players.example")
+    message.set_content(body)
+    send_until_accepted(server, message.as_bytes(), sender, str(message["To"]))
+    wait_until_idle(server, root)
+
+
+@pytest.fixture
+def served(tmp_path):
+    """Two games of Alice's and Bob's, set up, one for each master; the
+    daemon serving them with ``--masters 2``."""
+    root = tmp_path / "data"
+    store = Store(root)
+    for _ in range(2):
+        request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC))
+    assert [Part(0, 2).owner(g) for g in ("g1", "g2")] == [1, 0]
+    server = Server(root, None)
+    server.args = ["--masters", "2"]
+    server.start(None)
+    try:
+        wait_until_idle(server, root)
+        for game in ("g1", "g2"):
+            in_game(server, root, ALICE, game, SETUP_ALICE)
+            in_game(server, root, BOB, game, SETUP_BOB)
+        yield server, root
+    finally:
+        server.stop()
+    assert server.crashes == 0
+
+
+def test_a_vacation_reaches_the_games_of_every_master(served):
+    server, root = served
+    mail(server, root, ALICE, "vacation 10d")
+    mail(server, root, ALICE, "confirm", answering="[gm] Confirm your vacation")
+    recorded_once_in_each_game(Store(root), root, "absence")
+    told = [s for s in subjects(root, BOB) if "Player 1 is away until" in s]
+    assert sorted(s.split("]")[0] for s in told) == ["[gm g1", "[gm g2"]
+    answer = body_of(latest(root, ALICE, "[gm] Your vacation"))
+    assert "g1" in answer and "g2" in answer
+    mail(server, root, ALICE, "back")
+    mail(server, root, ALICE, "confirm", answering="[gm] Confirm you are back")
+    back = [s for s in subjects(root, BOB) if "is back" in s.lower()]
+    assert sorted(s.split("]")[0] for s in back) == ["[gm g1", "[gm g2"], subjects(root, BOB)
+    nothing_left(root)
+
+
+def test_settings_and_a_deputy_reach_the_games_of_every_master(served):
+    server, root = served
+    mail(server, root, ALICE, f"deputy {CAROL}")
+    mail(server, root, ALICE, "confirm", answering="[gm] Confirm your deputy")
+    mail(server, root, CAROL, "confirm", answering="[gm] Will you be a deputy?")
+    store = Store(root)
+    assert settings_of(store, ALICE).deputy == CAROL
+    recorded_once_in_each_game(store, root, "settings")
+    named = body_of(latest(root, ALICE, "[gm] Your deputy"))
+    assert "g1" in named and "g2" in named
+    nothing_left(root)
+
+
+def test_the_games_list_names_the_games_of_every_master(served):
+    server, root = served
+    mail(server, root, ALICE, "games")
+    listing = body_of(latest(root, ALICE, "[gm] Your games"))
+    assert "g1" in listing and "g2" in listing
+    in_game(server, root, BOB, "g2", "games")  # in a game's own mail: that game's master answers
+    listing = body_of(latest(root, BOB, "[gm] Your games"))
+    assert "g1" in listing and "g2" in listing
+
+
+def test_a_move_of_a_seat_in_another_masters_game_is_confirmed_by_mail(served):
+    server, root = served
+    in_game(server, root, ALICE, "g1", f"address {CAROL}")
+    mail(server, root, CAROL, "confirm", answering="[gm] Confirm: play")
+    archive = Store(root).archive("g1")
+    assert any(CAROL in archive.get_bytes(k).decode("utf-8", "replace") and b"X-GM-Event" in archive.get_bytes(k)
+               for k in archive.keys() if ".in." in k)
+    in_game(server, root, CAROL, "g1", "Rv1 Rv2")  # the seat plays from the new address now
+    assert not [s for s in subjects(root, CAROL) if "Refused" in s or "not" in s.lower()]
+    nothing_left(root)
