@@ -18,11 +18,13 @@ import pytest
 
 from crash_confirming import nothing_left, recorded_once_in_each_game
 from gm.kernel.values import Options
+from gm.mail.reading import parse_message
 from gm.pbem.data.settings import settings_of
 from gm.pbem.data.store import Part, Store
-from gm.pbem.operator.admin import request_game
+from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
+from test_bounces import dsn
 from test_crash import Server, delivered, send_until_accepted, wait_until_idle
 from test_crash_seeks import mail, subjects
 
@@ -126,4 +128,19 @@ def test_a_move_of_a_seat_in_another_masters_game_is_confirmed_by_mail(served):
                for k in archive.keys() if ".in." in k)
     in_game(server, root, CAROL, "g1", "Rv1 Rv2")  # the seat plays from the new address now
     assert not [s for s in subjects(root, CAROL) if "Refused" in s or "not" in s.lower()]
+    nothing_left(root)
+
+
+def test_a_bounce_marks_the_seat_in_another_masters_game(served):
+    server, root = served
+    original = [m for m in delivered(root) if BOB in str(m["To"]) and str(m["X-GM-Game"]).strip() == "g1"][-1]
+    send_until_accepted(server, dsn(original.as_bytes()), "", GM)
+    wait_until_idle(server, root)
+    notices = [s for s in subjects(root, ALICE) if "bouncing" in s]
+    assert [s.split("]")[0] for s in notices] == ["[gm g1"]
+    archive = Store(root).archive("g1")
+    kinds = [str(parse_message(archive.get_bytes(key)).get("X-GM-Event", "")) for key in archive.keys()]
+    assert kinds.count("bouncing") == 1, kinds
+    count, differences = verify_replay(str(root / "games" / "g1"))
+    assert count and not differences, differences
     nothing_left(root)

@@ -43,7 +43,7 @@ from ..answers.owner import OwnerMail, owner_tag
 from ..answers.settings import SettingsDesk, settings_tag
 from ..answers.tournaments import TournamentDesk, join_tag
 from ..answers.unsubscribe import Unsubscribing, unsubscribe_tag
-from ..archive.events import EVENT_HEADER
+from ..archive.events import EVENT_HEADER, event_message
 from ..archive.replay import (
     ACCEPTED_HEADER,
     BOUNCE_HEADER,
@@ -52,7 +52,7 @@ from ..archive.replay import (
     prepend_header,
     to_event,
 )
-from ..data.store import TRUSTED_ORIGINS, Store, origin_of, time_of
+from ..data.store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
 from ..data.tokens import deputy_subject, reveal, token, verify
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
 from ..intake.limits import DailyCounts, Limits, tell_capped
@@ -387,14 +387,16 @@ class Screening:
         opponent is told and a replay repeats it). The game is not otherwise
         changed. Only a bounce that carries the player's token (as a returned
         copy of the GM's mail does, in its Reply-To) counts: anyone could
-        forge a report that an address fails."""
+        forge a report that an address fails. In another master's game
+        (`gm.pbem.state.everywhere`) the mark is a ``bouncing`` GM event
+        spooled for that game's master, as the relay's refusals are."""
         try:
             _, permanent = all_failures(message)
         except Exception:  # a report flufl.bounce cannot read is no bounce we act on
             return False
         failed = {address.decode("utf-8", "replace").strip("<>").lower() for address in permanent}
         lowered, applied = stored.lower(), False
-        for game in self.games.all():
+        for game in self.all_games.all():
             if game.phase == ENDED:
                 continue
             for seat in game.seats:
@@ -402,9 +404,16 @@ class Screening:
                         and any(token(self.store.key, subject, seat.player).encode() in lowered
                                 for subject in [game.secret_subject_of(seat.player), *game.earlier_secret_subjects])):
                     at = time_of(key)
-                    header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
-                    self._archive_and_apply(game.id, prepend_header(stored, BOUNCE_HEADER, header), key,
-                                            Bouncing(at, seat.player, BOUNCED))
+                    if game.id in self.games:
+                        header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
+                        self._archive_and_apply(game.id, prepend_header(stored, BOUNCE_HEADER, header), key,
+                                                Bouncing(at, seat.player, BOUNCED))
+                    else:
+                        name = f"bounced-{digest(key)}-{game.id}-{seat.player}"
+                        fields = [f"player: {seat.player}", f"reason: {BOUNCED}"]
+                        self.store.spool.add(event_message(self.identity, "bouncing", at,
+                                                           f"<{name}@{self.identity.domain}>", game.id, fields),
+                                             spool_key(at, "clock", name))
                     log_event("mail bouncing", logging.WARNING, game=game.id, player=seat.player, key=key)
                     applied = True
         return applied
