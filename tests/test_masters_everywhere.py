@@ -9,6 +9,7 @@ process (`gm serve`), as in tests/test_crash.py, whose helpers these are."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -17,20 +18,22 @@ from pathlib import Path
 import pytest
 
 from crash_confirming import nothing_left, recorded_once_in_each_game
+from gm.kernel.settings import PlayerSettings
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
-from gm.pbem.data.settings import settings_of
+from gm.pbem.data.settings import record, settings_of
 from gm.pbem.data.store import Part, Store
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 from test_bounces import dsn
-from test_crash import Server, delivered, send_until_accepted, wait_until_idle
+from test_crash import WAIT, Server, delivered, send_until_accepted, wait_until_idle
 from test_crash_seeks import mail, subjects
 
 pytestmark = pytest.mark.slow  # a real daemon with its master processes
 
 CAROL = "carol@example.com"
+OWNER = "owner@example.com"
 
 
 def body_of(message: EmailMessage) -> str:
@@ -67,7 +70,7 @@ def served(tmp_path):
         request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC))
     assert [Part(0, 2).owner(g) for g in ("g1", "g2")] == [1, 0]
     server = Server(root, None)
-    server.args = ["--masters", "2"]
+    server.args = ["--masters", "2", "--owner", OWNER]
     server.start(None)
     try:
         wait_until_idle(server, root)
@@ -143,4 +146,35 @@ def test_a_bounce_marks_the_seat_in_another_masters_game(served):
     assert kinds.count("bouncing") == 1, kinds
     count, differences = verify_replay(str(root / "games" / "g1"))
     assert count and not differences, differences
+    nothing_left(root)
+
+
+def test_the_owners_action_by_mail_reaches_another_masters_game(served):
+    server, root = served
+    mail(server, root, OWNER, "pause g1")
+    mail(server, root, OWNER, "confirm", answering="[gm] Confirm: pause g1")
+    done = body_of(latest(root, OWNER, "[gm] Done: pause g1"))
+    assert "no game" not in done
+    archive = Store(root).archive("g1")
+    kinds = [str(parse_message(archive.get_bytes(key)).get("X-GM-Event", "")) for key in archive.keys()]
+    assert kinds.count("pause") == 1, kinds
+    nothing_left(root)
+
+
+def test_one_digest_names_the_waiting_games_of_every_master(served):
+    server, root = served
+    server.stop()
+    raw = f"From: {ALICE}\r\nTo: {GM}\r\nSubject: settings\r\n\r\nreminders digest\r\n".encode()
+    record(Store(root), raw, ALICE, PlayerSettings(reminders="digest"), "digest-test")
+    server.start(None)  # the day's digest that fell due last goes at once
+    deadline = time.monotonic() + WAIT
+    while not [m for m in delivered(root) if str(m["Message-ID"]).startswith("<digest-")]:
+        assert time.monotonic() < deadline, "no digest"
+        time.sleep(0.05)
+    wait_until_idle(server, root)
+    time.sleep(1.5)  # a master's pass over the spool that would spool a digest of its own
+    wait_until_idle(server, root)
+    (digest,) = [m for m in delivered(root) if str(m["Message-ID"]).startswith("<digest-")]
+    assert str(digest["Subject"]) == "[gm] 2 games wait for you"
+    assert "game g1:" in body_of(digest) and "game g2:" in body_of(digest)
     nothing_left(root)
