@@ -9,6 +9,8 @@ process (`gm serve`), as in tests/test_crash.py, whose helpers these are."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -18,9 +20,11 @@ from pathlib import Path
 import pytest
 
 from crash_confirming import nothing_left, recorded_once_in_each_game
+from gm.cli import main
 from gm.kernel.settings import PlayerSettings
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
+from gm.pbem.data import tournaments as data
 from gm.pbem.data.settings import record, settings_of
 from gm.pbem.data.store import Part, Store
 from gm.pbem.operator.admin import request_game, verify_replay
@@ -29,6 +33,7 @@ from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 from test_bounces import dsn
 from test_crash import WAIT, Server, delivered, send_until_accepted, wait_until_idle
 from test_crash_seeks import mail, subjects
+from test_crash_tournaments import PLAYERS, round_made
 
 pytestmark = pytest.mark.slow  # a real daemon with its master processes
 
@@ -178,3 +183,37 @@ def test_one_digest_names_the_waiting_games_of_every_master(served):
     assert str(digest["Subject"]) == "[gm] 2 games wait for you"
     assert "game g1:" in body_of(digest) and "game g2:" in body_of(digest)
     nothing_left(root)
+
+
+def test_a_tournament_round_ends_when_its_games_moved_to_another_master(tmp_path):
+    """A round's games are made by the front; started again with three
+    masters, they are others' games, and the front still sees them end."""
+    root = tmp_path / "data"
+    server = Server(root, None)
+    server.args = ["--masters", "2"]
+    server.start(None)
+    try:
+        wait_until_idle(server, root)
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["tournament", "new", "--data", str(root), "--game", "spaceships", "--format",
+                         "round-robin", "--players", *PLAYERS]) == 0
+        round_made(server, root)
+    finally:
+        server.stop()
+    (_, games), = data.rounds(Store(root), "t1")
+    ids = [g.game_id for g in games if g.game_id]
+    assert len(ids) == 2 and {Part(0, 2).owner(g) for g in ids} == {0} and {Part(0, 3).owner(g) for g in ids} != {0}
+    server.args = ["--masters", "3"]
+    server.start(None)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            for game_id in ids:
+                assert main(["cancel", game_id, "--data", str(root), "--address", GM, "--reason", "a test"]) == 0
+        deadline = time.monotonic() + WAIT
+        while len(data.rounds(Store(root), "t1")) < 2:
+            assert time.monotonic() < deadline, "round 2 never started"
+            time.sleep(0.05)
+        wait_until_idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0

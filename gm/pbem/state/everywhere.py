@@ -69,6 +69,12 @@ class AllGames(Mapping[str, MailGame]):
                     found[game_id] = summary
         return {game_id: found[game_id] for game_id in sorted(found, key=_order)}
 
+    def summary(self, game_id: str) -> GameSummary | None:
+        """One game's summary (None: no such game), without looking at the others."""
+        if self._others is None or not self._others(game_id):
+            return self.games.summaries.get(game_id)
+        return self._summary(game_id)
+
     def all(self) -> list[GameSummary]:
         """Every game's summary, in the order the games were made."""
         return list(self.summaries.values())
@@ -84,9 +90,7 @@ class AllGames(Mapping[str, MailGame]):
     def __contains__(self, game_id: object) -> bool:
         if not isinstance(game_id, str):
             return False
-        if game_id in self.games or self._others is None or not self._others(game_id):
-            return game_id in self.games
-        return self._summary(game_id) is not None
+        return self.summary(game_id) is not None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.summaries)
