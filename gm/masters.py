@@ -7,8 +7,10 @@ the daemon (the *parent*: the listeners, the spool's group commit, the
 delivery) starts N master processes on the same data directory, each
 running a share of the games (`gm.pbem.data.store.Part`) and handling only
 the spooled mail of its own games (`gm.pbem.master.routing`); the first, the
-*front*, also takes everything that names no game, as the front shard does
-(docs/operations.md, "Several master processes", says what that leaves out).
+*front*, also takes everything that names no game, as the front shard does,
+and reaches the other masters' games through what they wrote to the disk
+(`gm.pbem.state.everywhere`; docs/operations.md, "Several master
+processes", says the little that still differs: `DIFFERENCES`).
 
 What the processes share, and why they cannot collide:
 
@@ -20,9 +22,12 @@ What the processes share, and why they cannot collide:
   sends. A master publishes its batch holding the *publishing* lock shared,
   the delivery lists the outbox holding it exclusive (`gm.locks`), so it
   never sends from a batch that is not durable.
-- ``games/GAME/`` and ``snapshots/GAME``: the game's master only.
-- ``commit``, ``attempts/``, ``limits/``: the first master's; master K has
-  its own under ``masters/K/``.
+- ``games/GAME/`` and ``snapshots/GAME``: written by the game's master
+  only; read by the others (a vacation, the games list, a bounce: what
+  they do there they spool as a GM event for the game's master).
+- ``commit``, ``attempts/``, ``limits/``, the start-up index
+  (``snapshots/.index``): the first master's; master K has its own under
+  ``masters/K/``.
 - ``shunt/``: each adds under the spool key of a mail of its own; each
   retries the faults of its own games (the front those of no game).
 - ``settings/`` (vacations too), ``names/``, ``requests/``, ``seeks/``,
@@ -85,6 +90,11 @@ write their snapshots before it kills them (safe: as a crash)."""
 WAKE, OUTBOX = b"w", b"o"
 """What the parent writes to a master (mail was spooled), and a master to
 the parent (its pass ended: its replies are in the outbox)."""
+
+DIFFERENCES = ("each master counts the daily allowances of what it answers itself (an address may be answered up "
+               "to N times the allowance of answers about no game a day); the owner's summary says a deadline "
+               "event is in the shunt only of the front's games")
+"""What still differs from one master, said in the log at every start with several."""
 
 
 @dataclass(frozen=True)
@@ -209,6 +219,8 @@ class Masters:
         self.restarts = 0
 
     async def start(self) -> None:
+        event("several masters", logging.WARNING, masters=self.spec.count, differs=DIFFERENCES,
+              see='docs/operations.md, "Several master processes"')
         for index in range(self.spec.count):
             await self._start(index, first=True)
 

@@ -34,6 +34,8 @@ from test_bounces import dsn
 from test_crash import WAIT, Server, delivered, send_until_accepted, wait_until_idle
 from test_crash_seeks import mail, subjects
 from test_crash_tournaments import PLAYERS, round_made
+from test_masters import Server as MastersServer
+from test_masters import idle
 
 pytestmark = pytest.mark.slow  # a real daemon with its master processes
 
@@ -217,3 +219,15 @@ def test_a_tournament_round_ends_when_its_games_moved_to_another_master(tmp_path
     finally:
         server.stop()
     assert server.crashes == 0
+
+
+def test_the_start_says_what_still_differs_with_several_masters(tmp_path):
+    root = tmp_path / "data"
+    server = MastersServer(root)
+    server.start()
+    try:
+        idle(server, root)
+    finally:
+        server.stop()
+    said = [line for line in server.logs.decode().splitlines() if "several masters" in line]
+    assert len(said) == 1 and "WARNING" in said[0] and "daily allowances" in said[0] and "shunt" in said[0]
