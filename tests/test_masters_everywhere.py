@@ -1,7 +1,10 @@
 """With several master processes (`gm serve --masters 2`) the mail about all
 of a player's games reaches every game, whichever master runs it, as with
-one master: a vacation, settings, a deputy, the games list, a seat's move
-confirmed from the new address (`gm.pbem.state.everywhere`).
+one master (`gm.pbem.state.everywhere`): a vacation, settings, a deputy,
+the games list, a seat's move confirmed from the new address, a bounce,
+the owner's action by mail, one digest over all the games, a tournament's
+round whose games another master runs; each master keeps its own start-up
+index; and the start says what still differs.
 
 Two games between Alice and Bob: g1 is run by master 1, g2 by master 0 (the
 front, which answers the mail to the GM's own address). The daemon is a real
@@ -28,6 +31,7 @@ from gm.pbem.data import tournaments as data
 from gm.pbem.data.settings import record, settings_of
 from gm.pbem.data.store import Part, Store
 from gm.pbem.operator.admin import request_game, verify_replay
+from gm.pbem.state import index
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 from test_bounces import dsn
@@ -231,3 +235,18 @@ def test_the_start_says_what_still_differs_with_several_masters(tmp_path):
         server.stop()
     said = [line for line in server.logs.decode().splitlines() if "several masters" in line]
     assert len(said) == 1 and "WARNING" in said[0] and "daily allowances" in said[0] and "shunt" in said[0]
+
+
+def test_each_master_keeps_its_own_start_up_index(served):
+    server, root = served
+    server.stop()  # every game's snapshot written: their stamps settle within `index.SETTLED_NS`
+    time.sleep(index.SETTLED_NS / 1e9 + 0.5)
+    server.start(None)  # each master writes its index at the end of its start
+    deadline = time.monotonic() + WAIT
+    while not all((found := index.read(folder)) is not None and found.entries
+                  for folder in (root, root / "masters" / "1")):
+        assert time.monotonic() < deadline, "the masters wrote no index of their own"
+        time.sleep(0.05)
+    server.stop()
+    assert set(index.read(root).entries) == {"g2"}
+    assert set(index.read(root / "masters" / "1").entries) == {"g1"}
