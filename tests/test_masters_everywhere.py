@@ -1,10 +1,11 @@
 """With several master processes (`gm serve --masters 2`) the mail about all
 of a player's games reaches every game, whichever master runs it, as with
 one master (`gm.pbem.state.everywhere`): a vacation, settings, a deputy,
-the games list, a seat's move confirmed from the new address, a bounce,
-the owner's action by mail, one digest over all the games, a tournament's
-round whose games another master runs; each master keeps its own start-up
-index; and the start says what still differs.
+the games list, a seat's move confirmed from the new address, a bounce, a
+password line to the GM's own address, the owner's action by mail, one
+digest over all the games, a tournament's round whose games another
+master runs; each master keeps its own start-up index; and the start says
+what still differs.
 
 Two games between Alice and Bob: g1 is run by master 1, g2 by master 0 (the
 front, which answers the mail to the GM's own address). The daemon is a real
@@ -17,7 +18,7 @@ import io
 import time
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import make_msgid, parseaddr
 from pathlib import Path
 
 import pytest
@@ -250,3 +251,27 @@ def test_each_master_keeps_its_own_start_up_index(served):
     server.stop()
     assert set(index.read(root).entries) == {"g2"}
     assert set(index.read(root / "masters" / "1").entries) == {"g1"}
+
+
+def test_a_password_line_to_the_gms_own_address_reaches_another_masters_game(tmp_path):
+    """Carol plays one game, g1, which master 1 runs: her mail to the GM's
+    own address with her password reaches it through the front."""
+    root = tmp_path / "data"
+    request_game(Store(root), Identity(GM), [CAROL, BOB], "2.6.1", Options(), datetime.now(UTC))
+    server = Server(root, None)
+    server.args = ["--masters", "2"]
+    server.start(None)
+    try:
+        wait_until_idle(server, root)
+        invitation = [m for m in delivered(root) if CAROL in str(m["To"])][-1]
+        secret = parseaddr(str(invitation["Reply-To"]))[1].split("@")[0].rsplit(".", 1)[1]
+        mail(server, root, CAROL, f"{SETUP_ALICE}\npassword {secret}\n")
+        archive = Store(root).archive("g1")
+        inbound = [parse_message(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
+        accepted = [m for m in inbound if m.get("X-GM-Accepted")]
+        assert len(accepted) == 1
+        assert not list((root / "shunt" / "new").iterdir())
+        nothing_left(root)
+    finally:
+        server.stop()
+    assert server.crashes == 0

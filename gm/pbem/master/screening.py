@@ -54,6 +54,7 @@ from ..archive.replay import (
 )
 from ..data.store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
 from ..data.tokens import deputy_subject, reveal, token, verify
+from ..intake.addressing import ENVELOPE_HEADER
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
 from ..intake.limits import DailyCounts, Limits, tell_capped
 from ..operator.actions import released
@@ -251,8 +252,21 @@ class Screening:
                    "it was sent to the GM's own address, not to a game's, and held no password line")
             self.outside.how_to_play(mail.key, mail.sender, why, mail.message)
             return shunted(f"not addressed to any game: {why}")
+        if game_id not in self.games:  # another master's (`gm.masters`): named by a password line
+            return self._forward(mail, game_id, player)
         mail.game_id, mail.player, mail.secret = game_id, player, token_given or password
         return None
+
+    def _forward(self, mail: Incoming, game_id: str, player: int) -> Decision:
+        """A mail to the GM's own address with a password line, from the
+        player of one game, which another master runs: spooled again (in
+        this batch) with its envelope naming the game and seat, so that the
+        spool routes it to that game's master, which checks the password
+        as it would have been checked here."""
+        envelope = f"<{self.identity.local}+{game_id}.{player}@{self.identity.domain}>"
+        key = spool_key(time_of(mail.key), origin_of(mail.key), digest(mail.key))
+        self.store.spool.add(prepend_header(mail.raw, ENVELOPE_HEADER, envelope), key)
+        return handled(f"for {game_id}, which another master runs")
 
     def _finished_match(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
@@ -373,7 +387,7 @@ class Screening:
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         if not password:
             return None, 0, None
-        mine = [(g, s.player) for g in self.games.all() if g.phase != ENDED
+        mine = [(g, s.player) for g in self.all_games.all() if g.phase != ENDED
                 for s in g.seats if s.address.lower() == sender and not s.robot]
         if len(mine) == 1:
             return mine[0][0].id, mine[0][1], None
