@@ -379,6 +379,20 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
+def cpu_seconds(pid: int) -> dict[int, float]:
+    """The CPU time (user and system) of ``pid`` and each of its descendants, in seconds."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for member in process_tree(pid):
+        try:
+            with open(f"/proc/{member}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        found[member] = (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
 def listening_port(pid: int) -> int | None:
     """The TCP port a process (or a child of it) listens on, from /proc
     (servers bind port 0, so that no other process can take the port
@@ -504,9 +518,9 @@ STRACED = ("fsync", "fdatasync", "syncfs", "sync_file_range", "open", "openat", 
 SYNC_CALLS = ("fsync", "fdatasync", "syncfs", "sync_file_range")
 
 
-def gm_serve(data: Path, logfile: Path, strace: Path | None = None) -> Server:
+def gm_serve(data: Path, logfile: Path, strace: Path | None = None, masters: int = 1) -> Server:
     command = [sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp", f"{HOST}:0",
-               "--address", GM_ADDRESS]
+               "--address", GM_ADDRESS, *(["--masters", str(masters)] if masters != 1 else [])]
     if strace is not None:
         command = ["strace", "-f", "--seccomp-bpf", "-qq", "-ttt", "-o", str(strace), "-e",
                    "trace=" + ",".join(STRACED), *command]
@@ -696,9 +710,13 @@ class EndToEnd:
     failures: list[str] = field(default_factory=list)
     calls: Calls | None = None
     """With ``--strace``: what gm serve called while it handled the order mails."""
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds of gm serve's processes while it handled the order mails:
+    the daemon's first, then its master processes' (``--masters``)."""
 
 
-def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float, strace: bool = False) -> EndToEnd:
+def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float, strace: bool = False,
+               masters: int = 1) -> EndToEnd:
     """Order mails a second through `gm serve`, until every acknowledgement is queued."""
     result = EndToEnd()
     mails = [m for b in batches for m in b]
@@ -706,7 +724,7 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
     outbox_new, delivered_new = data / "outbox" / "new", data / "delivered" / "new"
     trace = work / "gm-serve.strace" if strace else None
     wall: list[float] = []
-    with gm_serve(data, work / "gm-serve.log", trace) as server:
+    with gm_serve(data, work / f"gm-serve-{masters}.log", trace, masters) as server:
         if server.wait_serving(timeout) is None:
             result.failures.append(f"gm serve did not start:\n{server.tail()}")
             return result
@@ -718,6 +736,7 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
         result.ready_seconds = time.perf_counter() - server.started
         shunted_before = len(os.listdir(data / "shunt" / "new"))
         seen_at: dict[str, float] = {}
+        cpu_before = cpu_seconds(server.process.pid)
 
         def poll(began: float) -> None:
             wall.append(time.time())
@@ -744,6 +763,7 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
                                    f"acknowledged within {timeout:.0f} s")
         settle(data, server)
         wall.append(time.time())
+        result.cpu = [now - cpu_before.get(pid, 0.0) for pid, now in cpu_seconds(server.process.pid).items()]
         if server.process.poll() is not None:
             result.failures.append(f"gm serve exited with status {server.process.returncode}:\n{server.tail()}")
     if trace is not None and len(wall) == 2:
@@ -859,6 +879,38 @@ def percentile(values: list[float], fraction: float) -> float:
     return values[min(len(values) - 1, int(fraction * len(values)))] if values else 0.0
 
 
+def report(gm: EndToEnd, before: Ceiling, after: Ceiling, count: int, tag: str) -> None:
+    """Print one run of gm beside the ceilings measured just before and just after it."""
+    ceiling = (before.rate + after.rate) / 2
+
+    print(f"ceiling (durable Maildir only) before gm{tag}: {before.rate:,.1f} messages/s ({before.seconds:.2f} s)")
+    print(f"ceiling (durable Maildir only) after gm{tag}: {after.rate:,.1f} messages/s ({after.seconds:.2f} s)")
+    print(f"ceiling messages/s{tag}: {ceiling:,.1f}")
+    print(f"gm{tag} ready (games loaded, a first mail handled) {gm.ready_seconds:.2f} s after its start")
+    print(f"gm{tag} SMTP accepted (250, spooled): {count / gm.smtp_seconds if gm.smtp_seconds else 0:,.1f} messages/s "
+          f"({gm.smtp_seconds:.2f} s)")
+    print(f"gm{tag} order mails/s end to end: {gm.rate:,.1f} "
+          f"({gm.acknowledged} of {count} acknowledged in {gm.seconds:.2f} s)")
+    print(f"acknowledgement latency{tag}: median {percentile(gm.latencies, 0.5):.2f} s, "
+          f"95th percentile {percentile(gm.latencies, 0.95):.2f} s, max {percentile(gm.latencies, 1.0):.2f} s")
+    print(f"turns run{tag}: {gm.turns}, strikes rejected: {gm.rejected}, mails answered 'game over': {gm.over}, "
+          f"mails shunted: {gm.shunted}")
+    if gm.cpu:
+        print(f"cpu seconds{tag} while handling them: daemon {gm.cpu[0]:.1f}"
+              + "".join(f", master {n} {seconds:.1f}" for n, seconds in enumerate(gm.cpu[1:])))
+    if gm.calls is not None:
+        per = lambda n: n / count  # noqa: E731
+        c = gm.calls
+        print(f"strace per order mail (from the first send until spool and outbox were empty; rates above "
+              f"are slowed by strace): calls waiting for the disk {per(c.sync):.2f}, files created "
+              f"{per(c.created):.2f}, renames {per(c.renames):.2f}, unlinks {per(c.unlinks):.2f}")
+        print("strace calls: " + ", ".join(f"{name} {n}" for name, n in sorted(c.by_name.items())))
+    ratio = gm.rate / ceiling if ceiling else 0.0
+    print(f"ratio gm/ceiling{tag}: {ratio:.3f}")
+    verdict = "MET" if ratio >= TARGET_RATIO else "NOT MET"
+    print(f"target: end to end at least half the ceiling{tag}: {verdict}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=2000, help="order mails to send (default 2000)")
@@ -872,6 +924,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a tiny run for smoke tests (48 mails, 8 games; 20 at start-up)")
     parser.add_argument("--strace", action="store_true",
                         help="count gm serve's fsyncs, files created, renames and unlinks per order mail (slows it)")
+    parser.add_argument("--masters", default="1", metavar="N[,N...]",
+                        help="gm serve --masters N; several (1,2) measure each in turn on a fresh copy of the games, "
+                             "each between two ceilings of the same run (default 1)")
     parser.add_argument("--ceiling-server", metavar="MAILDIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ceiling_server:
@@ -887,6 +942,10 @@ def main(argv: list[str] | None = None) -> int:
             f"and no player sends more than gm's daily cap of {DAILY_CAP} mails")
     if args.messages < games:
         parser.error(f"--messages must be at least the number of games ({games})")
+    try:
+        counts = [int(n) for n in args.masters.split(",")]
+    except ValueError:
+        parser.error("--masters: whole numbers, such as 2 or 1,2")
 
     failures: list[str] = []
     print(f"ingest benchmark: seed {args.seed}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
@@ -902,34 +961,17 @@ def main(argv: list[str] | None = None) -> int:
               f"one SMTP connection each, {statistics.mean(len(m.raw) for b in batches for m in b):.0f} bytes a mail")
 
         before = measure_ceiling(batches, work, "ceiling-before", args.timeout)
-        gm = measure_gm(work / "data", batches, work, args.timeout, args.strace)
-        after = measure_ceiling(batches, work, "ceiling-after", args.timeout)
-        failures += before.failures + gm.failures + after.failures
-        ceiling = (before.rate + after.rate) / 2
-
-        print(f"ceiling (durable Maildir only) before gm: {before.rate:,.1f} messages/s ({before.seconds:.2f} s)")
-        print(f"ceiling (durable Maildir only) after gm: {after.rate:,.1f} messages/s ({after.seconds:.2f} s)")
-        print(f"ceiling messages/s: {ceiling:,.1f}")
-        print(f"gm ready (games loaded, a first mail handled) {gm.ready_seconds:.2f} s after its start")
-        print(f"gm SMTP accepted (250, spooled): {count / gm.smtp_seconds if gm.smtp_seconds else 0:,.1f} messages/s "
-              f"({gm.smtp_seconds:.2f} s)")
-        print(f"gm order mails/s end to end: {gm.rate:,.1f} "
-              f"({gm.acknowledged} of {count} acknowledged in {gm.seconds:.2f} s)")
-        print(f"acknowledgement latency: median {percentile(gm.latencies, 0.5):.2f} s, "
-              f"95th percentile {percentile(gm.latencies, 0.95):.2f} s, max {percentile(gm.latencies, 1.0):.2f} s")
-        print(f"turns run: {gm.turns}, strikes rejected: {gm.rejected}, mails answered 'game over': {gm.over}, "
-              f"mails shunted: {gm.shunted}")
-        if gm.calls is not None:
-            per = lambda n: n / count  # noqa: E731
-            c = gm.calls
-            print(f"strace per order mail (from the first send until spool and outbox were empty; rates above "
-                  f"are slowed by strace): calls waiting for the disk {per(c.sync):.2f}, files created "
-                  f"{per(c.created):.2f}, renames {per(c.renames):.2f}, unlinks {per(c.unlinks):.2f}")
-            print("strace calls: " + ", ".join(f"{name} {n}" for name, n in sorted(c.by_name.items())))
-        ratio = gm.rate / ceiling if ceiling else 0.0
-        print(f"ratio gm/ceiling: {ratio:.3f}")
-        verdict = "MET" if ratio >= TARGET_RATIO else "NOT MET"
-        print(f"target: end to end at least half the ceiling: {verdict}")
+        failures += before.failures
+        for number, masters in enumerate(counts):
+            data = work / "data"  # one count: the games as built; several: a fresh copy for each
+            if len(counts) > 1:
+                data = work / f"data-{number}"
+                subprocess.run(["cp", "-a", str(work / "data"), str(data)], check=True, timeout=args.timeout)
+            gm = measure_gm(data, batches, work, args.timeout, args.strace, masters)
+            after = measure_ceiling(batches, work, f"ceiling-after-{number}", args.timeout)
+            failures += gm.failures + after.failures
+            report(gm, before, after, count, f" [masters {masters}]" if len(counts) > 1 else "")
+            before = after
 
         if not args.skip_big:
             settle_seconds = 0.5 if args.quick else 2.0

@@ -93,6 +93,8 @@ SERVE = (
             "(default 30d)", Kind.DURATION, "DURATION"),
     Setting("digest-time", "when the daily digest of the games that wait for a player is due, in the player's own "
             "time (default 07:00)", Kind.TIME, "HH:MM"),
+    Setting("masters", "master processes that run the games, each its share (default 1: in the daemon's own "
+            "process; docs/operations.md, \"Several master processes\")", Kind.COUNT, "N"),
 )
 """What only `gm serve` reads, in the order ``gm serve --help`` lists it."""
 

@@ -7,7 +7,8 @@ Three kinds of task share one asyncio loop:
   made durable together (`SpoolCommitter`, a group commit);
 - the master task: wakes when mail is spooled or a deadline falls due, and
   lets the `GameMaster` handle the spool, in batches made durable together,
-  in a worker thread (the file system work blocks);
+  in a worker thread (the file system work blocks); with ``--masters N``,
+  N master processes instead, each running a share of the games (`gm.masters`);
 - the delivery task: sends the outbox through the relay, or into the local
   ``delivered/`` Maildir when no relay is configured (`gm.pbem.serving.delivery`).
 
@@ -27,103 +28,37 @@ import threading
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from .config import CATCH_UP, DEFAULT_SMTP, MAX_CONNECTIONS, MAX_MESSAGE_BYTES, Config
 from .kernel.addresses import mail_address
 from .logs import event
-from .pbem.answers.away import BANK
+from .masters import SPOOL_POLL_SECONDS, Masters, Spec, wait_for_earlier
 from .pbem.archive.replay import prepend_header, without_gm_headers
 from .pbem.data.crashpoints import crashpoint
 from .pbem.data.store import Store, spool_key
 from .pbem.intake.arrival import arrival_time
-from .pbem.master.digests import DIGEST_TIME
-from .pbem.master.game_master import GameMaster, Limits, utc_now
-from .pbem.serving.delivery import Deliverer, Relay
+from .pbem.master.game_master import GameMaster, utc_now
+from .pbem.serving.delivery import Deliverer
 from .pbem.serving.imap import ImapPoller
 from .pbem.serving.listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .pbem.writing.mailer import Identity
-from .process import STOP_SIGNALS, StartError
+from .process import EXIT_COMMIT, EXIT_MASTER, STOP_SIGNALS, StartError
 from .storage import CommitError, Staged, publish
+
+__all__ = ["CATCH_UP", "DEFAULT_SMTP", "EXIT_COMMIT", "EXIT_MASTER", "MAX_CONNECTIONS", "MAX_MESSAGE_BYTES",
+           "SPOOL_POLL_SECONDS", "Config", "Daemon", "SpoolCommitter", "SpoolHandler", "StartError", "serve"]
 
 log = logging.getLogger("gm")
 
-DEFAULT_SMTP = ("127.0.0.1", 2525)
-SPOOL_POLL_SECONDS = 1.0
-"""How often the master looks at the spool when nothing woke it."""
-MAX_MESSAGE_BYTES = 1_000_000
-"""Mail bigger than this is refused at SMTP with 552."""
 SHUTDOWN_GRACE = 10.0
 """Seconds a stopping daemon waits for worker threads other than the master's
 step (an IMAP IDLE, a relay conversation) before it leaves them unfinished."""
 WORKER_PREFIX = "gm-worker"
-EXIT_COMMIT = 3
-"""The exit status of a daemon that stopped because a batch could not be
-made durable (an I/O error): restarting it recovers from the disk."""
-EXIT_MASTER = 4
-"""The exit status of a daemon whose master task died (the games could not
-be loaded, or a fault outside the handling of one pass): without it no mail
-would be handled while the listeners still answered 250, so the daemon
-stops, and its service manager starts it again from the disk."""
-CATCH_UP = timedelta(minutes=2)
-"""The default `Config.catch_up` behind an MTA or IMAP server."""
-MAX_CONNECTIONS = 100
-"""SMTP and LMTP connections open at once; past this they get 421."""
-
-
-@dataclass
-class Config:
-    """Everything `gm serve` can be told (command line or TOML file).
-
-    `gm.configfile.SETTINGS` declares the settings; `gm serve` fills each
-    field named as a setting (``trusted-received``: ``trusted_received``)
-    from it, read by its kind, and leaves the default when it is not given."""
-
-    data: str = "gm-data"
-    smtp: tuple[str, int] | None = DEFAULT_SMTP
-    lmtp: tuple[str, int] | None = None
-    http: tuple[str, int] | None = None
-    """Where to serve the public web archive of finished games (`gm.web`); off by default."""
-    web_only: bool = False
-    """Serve only the web archive: no master, no listeners for mail, no
-    delivery, nothing written (beside a daemon on the same data directory)."""
-    imap: str | None = None
-    imap_user: str | None = None
-    imap_password: str | None = None
-    imap_folder: str = "INBOX"
-    relay: Relay | None = None
-    identity: Identity = field(default_factory=Identity)
-    max_message_bytes: int = MAX_MESSAGE_BYTES
-    max_connections: int = MAX_CONNECTIONS
-    limits: Limits = field(default_factory=Limits)
-    trusted_received: int = 1
-    """Received headers at the top of LMTP mail that the operator's own MTA
-    wrote; the lowest of them dates the mail (`gm.pbem.intake.arrival`)."""
-    owner: str | None = None
-    """The operator's address: actions by mail (confirmed), the daily summary
-    (`gm.pbem.answers.owner`)."""
-    web_url: str | None = None
-    """The web archive's public address, for the one-click unsubscribe links
-    of mail that belongs to no game (`gm.pbem.writing.lists`)."""
-    catch_up: timedelta | None = None
-    """How long deadlines that passed while gm was down wait after it starts,
-    for mail queued meanwhile in the MTA or the IMAP folder. None: two
-    minutes behind LMTP or IMAP, none for SMTP alone."""
-
-    vacation_bank: timedelta = BANK
-    """How long one player's vacations for all games (`gm.pbem.answers.away`)
-    may add up to in any rolling year."""
-    digest_time: time = DIGEST_TIME
-    """When a player's daily digest is due, in their own time (`gm.pbem.master.digests`)."""
-
-    def catch_up_time(self) -> timedelta:
-        if self.catch_up is not None:
-            return self.catch_up
-        return CATCH_UP if (self.lmtp or self.imap) else timedelta(0)
 
 
 class SpoolCommitter:
@@ -262,12 +197,22 @@ class Daemon:
         self.config = config
         self.clock = clock
         self.store = Store(config.data)
+        wait_for_earlier(self.store.root)  # masters left running by a daemon that was killed
         finished = self.store.finish_interrupted()  # before anything reads the data directory
         if finished:
             event("batch completed", files=finished, note="its commit was cut short by a crash")
-        self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
-                                 config.owner, web_url=config.web_url, vacation_bank=config.vacation_bank,
-                                 digest_time=config.digest_time)
+        self.masters: Masters | None = None
+        """The master processes, with ``--masters`` above 1; else `master` runs the games here."""
+        if config.masters > 1:
+            self.store.share_publishing(exclusive=True)
+            spec = Spec(config.data, 0, config.masters, config.identity, config.limits, config.catch_up_time(),
+                        config.owner, config.web_url, config.vacation_bank, config.digest_time,
+                        logging.getLogger().level)
+            self.masters = Masters(spec, self.store, self._outbox_changed, self._fail)
+        else:
+            self.master = GameMaster(self.store, config.identity, clock, config.limits, config.catch_up_time(),
+                                     config.owner, web_url=config.web_url, vacation_bank=config.vacation_bank,
+                                     digest_time=config.digest_time)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
         self._outbox = asyncio.Event()
@@ -286,8 +231,13 @@ class Daemon:
         self.exit_status = 0
 
     def wake(self) -> None:
-        """Something was spooled or queued: let the tasks look."""
+        """Something was spooled or queued: let the tasks (or the master processes) look."""
         self._wake.set()
+        if self.masters is not None:
+            self.masters.wake()
+
+    def _outbox_changed(self) -> None:
+        self._outbox.set()
 
     async def start(self, background: bool = True) -> None:
         """Load the games and open the listeners; with ``background`` (the
@@ -300,7 +250,13 @@ class Daemon:
         self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
         # Listening needs only the spool: mail is accepted (durably) at once,
         # and handled once the games are loaded.
-        self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load))
+        if self.masters is not None:  # each master process loads its own games
+            if not background:
+                raise ValueError("a daemon with several master processes runs in the background")
+            self._loaded: asyncio.Future[None] = loop.create_future()
+            self._loaded.set_result(None)
+        else:
+            self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load))
         if not background:
             await self._loaded
         gate = ConnectionGate(self.config.max_connections)
@@ -342,9 +298,12 @@ class Daemon:
             self.tasks.append(asyncio.create_task(poller.run(), name="imap"))
         if not background:
             return
-        master = asyncio.create_task(self._master_loop(), name="master")
-        master.add_done_callback(self._master_ended)
-        self.tasks.append(master)
+        if self.masters is not None:
+            await self.masters.start()
+        else:
+            master = asyncio.create_task(self._master_loop(), name="master")
+            master.add_done_callback(self._master_ended)
+            self.tasks.append(master)
         self.tasks.append(asyncio.create_task(self.deliverer.run(self.clock, self._pause_delivery), name="delivery"))
         self.wake()
 
@@ -442,6 +401,8 @@ class Daemon:
         for server in self.servers:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(server.wait_closed(), 5.0)
+        if self.masters is not None:  # each finishes its step and writes its snapshots
+            await self.masters.stop()
         async with self._lock:  # held by `step` while its worker thread runs
             # Cancelled again until they end: before Python 3.12 `wait_for`
             # drops a cancellation that comes as its wait ends (gh-86296),
@@ -453,7 +414,8 @@ class Daemon:
                 _, pending = await asyncio.wait(pending, timeout=0.1)
             await asyncio.gather(*self.tasks, return_exceptions=True)
             loaded = getattr(self, "_loaded", None)
-            if loaded is not None and loaded.done() and not loaded.cancelled() and loaded.exception() is None:
+            if (self.masters is None and loaded is not None and loaded.done() and not loaded.cancelled()
+                    and loaded.exception() is None):
                 # The next start reads these instead of replaying the games' history and listing their archives.
                 await asyncio.get_running_loop().run_in_executor(None, self.master.save_for_next_start)
 

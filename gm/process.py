@@ -14,3 +14,13 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 class StartError(RuntimeError):
     """The process cannot start (a port in use, an unusable data directory or
     IMAP URL); the message is one line for the operator."""
+
+
+EXIT_COMMIT = 3
+"""The exit status of a daemon that stopped because a batch could not be
+made durable (an I/O error): restarting it recovers from the disk."""
+EXIT_MASTER = 4
+"""The exit status of a daemon whose master task died (the games could not
+be loaded, or a fault outside the handling of one pass): without it no mail
+would be handled while the listeners still answered 250, so the daemon
+stops, and its service manager starts it again from the disk."""

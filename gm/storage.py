@@ -90,10 +90,10 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext, suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 _HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
 
@@ -389,7 +389,7 @@ class Batch:
     label: str = "batch"
     manifest: Path | None = None
     root: Path | None = None
-    lock: threading.Lock | None = None
+    lock: AbstractContextManager[Any] | None = None
     after_commit: str | None = None
     staged: dict[tuple[str, str], Staged] = field(default_factory=dict)
     """(folder, key) -> the staged file, in the order of staging."""

@@ -159,13 +159,13 @@ class VacationDesk(Desk):
         """Spool the vacation (or the return) into each game of ``address``'s
         that has not ended; what it does in each, for the answer."""
         master, reached = self.master, []
-        for game_id, summary in sorted(master.games.summaries.items(), key=lambda item: int(item[0][1:])):
+        for game_id, summary in sorted(master.all_games.summaries.items(), key=lambda item: int(item[0][1:])):
             if summary.phase == ENDED:
                 continue
             for seat in summary.seats:
                 if seat.robot or seat.address.lower() != address.lower():
                     continue
-                game = master.games[game_id]
+                game = master.all_games[game_id]
                 if not absence_keywords(game):  # made before absences: nothing waits in it
                     if until is not None:
                         reached.append({"game": game_id, "until": None, "whole": False, "old": True})

@@ -158,7 +158,7 @@ class DeputyDesk(Desk):
 
     def _games(self, game_ids: list[str], deputy: str) -> list[dict[str, str | None]]:
         """Each game, and why the deputy cannot stand in for the player there (None when they can)."""
-        return [{"game": game_id, "why": refusal(self.master.games[game_id], deputy)} for game_id in game_ids]
+        return [{"game": game_id, "why": refusal(self.master.all_games[game_id], deputy)} for game_id in game_ids]
 
     def _off(self, key: str, kept: bytes, address: str, at: datetime, request_id: str) -> None:
         """``deputy off``: the sender's own deputy ends, and so does their standing in for others."""

@@ -71,7 +71,7 @@ def answer(master: Master, key: str, message: Message, sender: str, move_id: str
         raise Shunted(f"answer to move {move_id} without 'confirm'")
     if f"moved-{move_id}" in store.handled:
         raise Shunted(f"move {move_id} was confirmed already")
-    game = master.games.get(fields["game"])
+    game = master.all_games.get(fields["game"])
     if game is None or game.phase == ENDED:
         raise Shunted(f"move {move_id}: game {fields['game']} is over or unknown")
     request_action(store, master.identity, game.id, AddressReplaced(time_of(key), int(fields["player"]), fields["new"]),

@@ -37,6 +37,7 @@ from ..data.tokens import token, verify
 from ..intake.decisions import Shunted
 from ..intake.limits import DailyCounts, Limits, normalized
 from ..operator.admin import request_game
+from ..state.everywhere import AllGames
 from ..state.resident import Games
 from ..writing.lists import LISTS, add_list_headers, unsubscribe_path, unsubscribe_secret, unsubscribe_tag
 from ..writing.mailer import GAME_HEADER, Identity, fitted, render_text
@@ -97,6 +98,7 @@ class Master(Protocol):
     limits: Limits
     counts: DailyCounts
     games: Games
+    all_games: AllGames
     stuck: dict[str, datetime]
     outside: OutsideMail
     web_url: str | None
@@ -201,7 +203,7 @@ class OutsideMail:
         master = self.master
         zone = settings_of(master.store, address).zone
         found = []
-        for game in master.games.all():
+        for game in master.all_games.all():
             seat = game.seat_of(address)
             if seat is None:
                 continue

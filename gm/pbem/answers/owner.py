@@ -148,7 +148,7 @@ class OwnerMail:
                 errors.append(f"line {number}: {line[:60]}: {error}")
                 continue
             why = (None if action.game is None or action.event is None
-                   else check_action(self.master.games, action.game, action.event))
+                   else check_action(self.master.all_games, action.game, action.event))
             if why:
                 errors.append(f"line {number}: {line[:60]}: {why}")
             else:
@@ -221,7 +221,7 @@ class OwnerMail:
         master, store = self.master, self.master.store
         failing, stalled, paused, awaiting = [], [], [], []
         undeliverable = _undeliverable_addresses(store.undeliverable)
-        for game in master.games.all():
+        for game in master.all_games.all():
             if game.phase == ENDED:
                 continue
             for seat in game.seats:

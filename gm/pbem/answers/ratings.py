@@ -36,8 +36,8 @@ def wants(text: str) -> bool:
 
 def tables(master: Master) -> Ratings:
     """The rating tables of every finished game the master knows."""
-    ended = [game.id for game in master.games.all() if game.phase == ENDED]
-    return current(master.store.root, ended, master.games.__getitem__)
+    ended = [game.id for game in master.all_games.all() if game.phase == ENDED]
+    return current(master.store.root, ended, master.all_games.__getitem__)
 
 
 def public_tables(ratings: Ratings, names: dict[str, str], only: str | None = None) -> list[dict[str, Any]]:

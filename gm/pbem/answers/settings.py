@@ -205,7 +205,7 @@ class SettingsDesk(Desk):
         """Spool a ``settings`` event into every game ``address`` has a seat in
         that has not ended; the games' ids."""
         master, games = self.master, []
-        for game_id, summary in sorted(master.games.summaries.items()):
+        for game_id, summary in sorted(master.all_games.summaries.items()):
             if summary.phase == ENDED:
                 continue
             for seat in summary.seats:

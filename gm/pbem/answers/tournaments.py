@@ -73,7 +73,7 @@ class TournamentDesk:
         """Tournaments whose last try to advance failed (logged once)."""
 
     def state(self, tournament_id: str) -> view.State | None:
-        return view.state(self.master.store, tournament_id, self.master.games.get)
+        return view.state(self.master.store, tournament_id, self.master.all_games.get)
 
     # Rounds
 
@@ -143,8 +143,8 @@ class TournamentDesk:
         """Whether the last round's games have all ended (or none started yet), by the games'
         summaries: a round still being played loads no game."""
         recorded = data.rounds(self.master.store, tournament_id)
-        summaries = self.master.games.summaries
-        return not recorded or all(g.game_id in summaries and summaries[g.game_id].phase == ENDED
+        summary = self.master.all_games.summary  # a round's games may be another master's, when N changed
+        return not recorded or all((s := summary(g.game_id)) is not None and s.phase == ENDED
                                    for g in recorded[-1][1] if g.game_id is not None)
 
     def _start(self, rec: data.Record, number: int, board: int, game: Played, names: dict[str, str],

@@ -75,12 +75,12 @@ class Unsubscribing:
             return
         else:
             name = "reminders"
-            summary = master.games.summaries.get(target)
+            summary = master.all_games.summaries.get(target)
             if summary is None or not 1 <= player <= len(summary.seats):
                 raise Shunted(f"unsubscribing from {target}'s reminders: not a seat's token")
             subject = summary.secret_subjects[player - 1]
             if not verify(master.store.key, subject, player, secret):
-                deputy = deputy_of(master.games[target], player)
+                deputy = deputy_of(master.all_games[target], player)
                 if deputy is None or not verify(master.store.key, deputy_subject(subject, deputy), player, secret):
                     raise Shunted(f"unsubscribing from {target}'s reminders: not a seat's token")
             address = summary.seat(player).address
@@ -105,9 +105,9 @@ class Unsubscribing:
         """Observer ``sender`` is sent nothing more of game ``game_id``: an
         `ObserverLeft` event for the game, and an answer saying so."""
         master = self.master
-        if game_id not in master.games.summaries or not is_observer_secret(master.store.key, game_id, sender, secret):
+        if game_id not in master.all_games or not is_observer_secret(master.store.key, game_id, sender, secret):
             raise Shunted(f"unsubscribing {sender} from watching {game_id}: not that observer's token")
-        game = master.games[game_id]
+        game = master.all_games[game_id]
         number = next((n for n, address in watching(game) if address.lower() == sender.lower()), None)
         if number is None or game.phase == ENDED:
             return  # a second click, or a game whose last mail went out already: nothing to do, nothing to say

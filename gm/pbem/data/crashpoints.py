@@ -1,7 +1,8 @@
 """Named points where the crash tests kill the daemon (and nothing else does).
 
 ``GM_CRASH_AT=NAME:N`` in the environment makes the process kill itself with
-SIGKILL the N-th time it passes the point called NAME. Without the variable
+SIGKILL the N-th time it passes the point called NAME (``NAME:N,OTHER:M``:
+at whichever comes first). Without the variable
 a crash point costs one dictionary look-up. The points mark the steps whose
 redo after a crash must neither lose nor repeat anything:
 
@@ -39,6 +40,17 @@ redo after a crash must neither lose nor repeat anything:
     index-saved         the start-up index (`gm.pbem.state.index`) is
                         written anew: at the end of start-up, now and
                         then while serving, and when the daemon stops
+    master-loaded       a master process (`gm.masters`) loaded its games,
+                        nothing handled yet
+    master-told         a master process's pass ended (its batches durable)
+                        and it told the daemon to look at the outbox
+    master-restarting   the daemon saw a master process die, completed its
+                        batch, and has not started it again
+
+With several master processes, ``GM_CRASH_MASTER=K`` gives the crash point
+to master K alone (each master counts its own passes); without it every
+master and the daemon have it. A master started again after a crash never
+has it.
 
 In the master's batch, after-archive, after-apply and after-queue are
 passed while the batch is staged: nothing of it is on disk but staged
@@ -52,15 +64,19 @@ import signal
 from collections import Counter
 
 _SPEC = os.environ.get("GM_CRASH_AT", "")
+CRASH_MASTER = "GM_CRASH_MASTER"
+"""The environment variable that names the one master process to crash."""
 _passes: Counter[str] = Counter()
+_WANTED = {name: int(count or 1) for name, _, count in (part.partition(":") for part in _SPEC.split(",") if part)}
+"""Each point named and the pass that kills (``NAME:N``, several joined by commas)."""
 
 
 def crashpoint(name: str) -> None:
     if not _SPEC:
         return
-    wanted, _, count = _SPEC.partition(":")
-    if name != wanted:
+    wanted = _WANTED.get(name)
+    if wanted is None:
         return
     _passes[name] += 1
-    if _passes[name] == int(count or 1):
+    if _passes[name] == wanted:
         os.kill(os.getpid(), signal.SIGKILL)

@@ -32,6 +32,10 @@
                      (`gm.storage`): empty, but after a crash
       shard          which shard of several daemons' this one is (``K/S``,
                      `Shard`), when it is one (`gm.pbem.operator.shards`)
+      masters/       with several master processes (`gm.masters`): the
+                     generation and publishing locks, and each master's but
+                     the first's own ``K/commit``, ``K/attempts/`` and
+                     ``K/limits/`` (the first keeps the ones above)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
 the origin: ``smtp``, ``lmtp``, ``imap`` and ``web`` (a one-click unsubscribe) for mail from outside, ``admin``
@@ -46,10 +50,13 @@ import re
 import secrets
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from ...locks import PublishingLock
 from ...storage import (
     Batch,
     DurableMaildir,
@@ -61,6 +68,7 @@ from ...storage import (
     staging_name,
     write_staged,
 )
+from .attempts import Attempts
 from .crashpoints import crashpoint
 from .tokens import load_key
 
@@ -148,6 +156,51 @@ def shard_of(root: str | os.PathLike[str]) -> Shard | None:
         raise ValueError(f"{Path(root) / SHARD_FILE}: {error}") from None
 
 
+@dataclass(frozen=True)
+class Part:
+    """Master ``index`` of ``count`` master processes of one data directory
+    (`gm.masters`): it runs the games `owns` says are its own. Games are
+    dealt out by number: a shard's numbers (N mod S = K) are counted among
+    themselves first, so that each master gets its share of any shard's."""
+
+    index: int
+    count: int
+    shards: int = 1
+    """How many shards the data directory's numbers are dealt among (1: none)."""
+
+    def owner(self, game_id: str) -> int:
+        """The master that runs ``game_id`` (the first for what is no game id)."""
+        if not GAME_ID.fullmatch(game_id):
+            return 0
+        return int(game_id[1:]) // self.shards % self.count
+
+    def owns(self, game_id: str) -> bool:
+        return self.owner(game_id) == self.index
+
+    @property
+    def front(self) -> bool:
+        """Whether this master takes the mail that names no game (the first)."""
+        return self.index == 0
+
+    def folder(self, root: Path) -> Path:
+        """Where this master keeps what is its own (the first: the data directory itself)."""
+        return root if self.index == 0 else root / MASTERS / str(self.index)
+
+
+MASTERS = "masters"
+"""The data directory's folder for several master processes (`Part`)."""
+
+
+def manifests(root: Path) -> list[Path]:
+    """Every master's batch manifest: the data directory's ``commit``, and
+    each ``masters/K/commit`` that a daemon with several masters left."""
+    found = [root / "commit"]
+    folder = root / MASTERS
+    if folder.is_dir():
+        found += sorted(p / "commit" for p in folder.iterdir() if p.name.isdigit())
+    return found
+
+
 def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
     """The next game number after a given one, for this data directory:
     its shard's next, or simply the next when it is no shard."""
@@ -194,106 +247,6 @@ class Markers:
         pass
 
 
-class Attempts:
-    """How many times handling each spooled message has begun, for the
-    messages whose handling began and did not end (normally none, or the
-    one being handled): a small table in ``attempts/in-progress``, written
-    whole at each change with one write at its start (a process killed
-    meanwhile leaves it whole; its first line says how many lines follow,
-    so that a shorter table written over a longer one needs no truncation
-    to be read right). Not fsynced: it must survive the process being
-    killed (the page cache does), not a power cut (which merely allows
-    another attempt). Files ``attempts/KEY`` holding a count (from before
-    the table) are read once and then taken into it.
-
-    A message whose handling began and did not end in an earlier process
-    was being handled when gm died (`died`): the master then handles it
-    alone, in a batch of its own, and counts those attempts apart (a third
-    column), so that the poison rule blames a message only for deaths that
-    were its own doing, not for a crash that caught it in a batch with
-    others."""
-
-    TABLE = "in-progress"
-
-    def __init__(self, path: Path):
-        self.path = path
-        path.mkdir(parents=True, exist_ok=True)
-        self._counts: dict[str, int] = {}
-        self._alone: dict[str, int] = {}
-        self._fd: int | None = None
-        self._legacy: list[Path] = []
-
-    def _open(self) -> int:
-        if self._fd is not None:
-            return self._fd
-        fd = os.open(self.path / self.TABLE, os.O_RDWR | os.O_CREAT, 0o644)
-        lines = os.pread(fd, 1 << 20, 0).decode("utf-8", "replace").split("\n")
-        first = lines[0].strip()
-        for line in lines[1:1 + int(first)] if first.isdigit() else []:
-            fields = line.split("\t")
-            if len(fields) == 3 and fields[2].isdigit():
-                key, number, alone = fields
-            else:
-                (key, _, number), alone = line.rpartition("\t"), "0"
-            if key and number.isdigit():
-                self._counts[key] = int(number)
-                if int(alone):
-                    self._alone[key] = int(alone)
-        for old in self.path.iterdir():  # one file per key, from before the table
-            if old.name != self.TABLE and not old.name.startswith("."):
-                try:
-                    count = int(old.read_text() or 0)
-                except (OSError, ValueError):
-                    count = 0
-                self._counts[old.name] = max(self._counts.get(old.name, 0), count)
-                self._legacy.append(old)
-        self._fd = fd
-        if self._legacy:
-            self._write()
-            for old in self._legacy:
-                old.unlink(missing_ok=True)
-            self._legacy = []
-        return fd
-
-    def _write(self) -> None:
-        assert self._fd is not None
-        lines = [f"{key}\t{count}" + (f"\t{self._alone[key]}" if key in self._alone else "")
-                 for key, count in sorted(self._counts.items()) if "\n" not in key and "\t" not in key]
-        text = f"{len(lines)}\n" + "".join(line + "\n" for line in lines)
-        os.pwrite(self._fd, text.encode(), 0)
-
-    def begin(self, key: str, alone: bool = False) -> int:
-        """Count one more attempt at ``key`` (one ``alone``, if it is); returns
-        the count, this one included."""
-        self._open()
-        self._counts[key] = self._counts.get(key, 0) + 1
-        if alone:
-            self._alone[key] = self._alone.get(key, 0) + 1
-        self._write()
-        return self._counts[key]
-
-    def died(self, key: str) -> bool:
-        """Whether handling ``key`` began and never ended: gm died during it."""
-        self._open()
-        return key in self._counts
-
-    def alone(self, key: str) -> int:
-        """The attempts at ``key`` begun alone (`begin`), the current one included."""
-        self._open()
-        return self._alone.get(key, 0)
-
-    def end(self, key: str) -> None:
-        self._open()
-        self._alone.pop(key, None)
-        if self._counts.pop(key, None) is not None:
-            self._write()
-
-    def pending(self) -> dict[str, int]:
-        """The counts of messages whose handling began and did not end."""
-        self._open()
-        return dict(self._counts)
-
-
 class MissingDataDirectory(FileNotFoundError):
     """There is no data directory (with its ``secret.key``) where one was named."""
 
@@ -306,13 +259,16 @@ class MissingDataDirectory(FileNotFoundError):
 class Store:
     """The data directory of one gm instance."""
 
-    def __init__(self, root: str | os.PathLike[str], create: bool = True):
+    def __init__(self, root: str | os.PathLike[str], create: bool = True, part: Part | None = None):
         """Open the data directory at ``root``. With ``create`` (what the
         daemon does) a missing one is made, with a new server key; without
         it, MissingDataDirectory is raised, so that a mistyped ``--data`` in
         an administrator's command cannot quietly start a second, empty
-        installation whose key no player's address matches."""
+        installation whose key no player's address matches. ``part``: the
+        store of one of several master processes (`Part`), with its own
+        manifest and attempts, and making only game ids that are its own."""
         self.root = Path(root)
+        self.part = part
         if not create and not (self.root / "secret.key").is_file():
             raise MissingDataDirectory(self.root)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -329,7 +285,11 @@ class Store:
         self.seeks = DurableMaildir(self.root / "seeks")
         self.tournaments = DurableMaildir(self.root / "tournaments")
         self.sent = Markers(self.root / "sent")
-        self.attempts = Attempts(self.root / "attempts")
+        own = part.folder(self.root) if part is not None else self.root
+        self.attempts = Attempts(own / "attempts")
+        self.limits_path = own / "limits"
+        """Where the master counts mail per address and day (`gm.pbem.intake.limits`)."""
+        self._manifest = own / "commit"
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)
         self.key = load_key(self.root / "secret.key")
@@ -337,10 +297,20 @@ class Store:
         self._last_id: int | None = None
         self._syncers: dict[str, Syncer] = {}
         self._batch: Batch | None = None
-        self.publishing = threading.Lock()
+        self.publishing: AbstractContextManager[Any] = threading.Lock()
         """Held while the master's batch is being published (renamed into
         place and made durable): the delivery lists the outbox under it, so
-        that it never sends a message of a batch that is not yet durable."""
+        that it never sends a message of a batch that is not yet durable.
+        Between processes (`share_publishing`) a `gm.locks.PublishingLock`."""
+        if part is not None and part.count > 1:
+            self.share_publishing(exclusive=False)
+
+    def share_publishing(self, exclusive: bool) -> None:
+        """Take the publishing lock between processes: several master
+        processes publish (shared), the delivery lists the outbox (``exclusive``)."""
+        folder = self.root / MASTERS
+        folder.mkdir(exist_ok=True)
+        self.publishing = PublishingLock(folder / "publishing.lock", exclusive)
 
     # Group commit (`gm.storage`)
 
@@ -374,7 +344,7 @@ class Store:
         committed (`commit_pending`)."""
         if self._batch is not None and self._batch.unfinished:
             raise RuntimeError("the master's previous batch is not committed")
-        self._batch = Batch(self.syncer("master"), label="batch", manifest=self.root / "commit", root=self.root,
+        self._batch = Batch(self.syncer("master"), label="batch", manifest=self._manifest, root=self.root,
                             lock=self.publishing, after_commit="after-batch-commit")
         return self._batch
 
@@ -389,11 +359,15 @@ class Store:
         its files may be in place but not durable, and the delivery waits."""
         return self._batch is not None and self._batch.unfinished
 
-    def finish_interrupted(self) -> int:
+    def finish_interrupted(self, everyone: bool = True) -> int:
         """Complete a batch of the master's whose commit a crash cut short
         (see `gm.storage.finish_interrupted`); the daemon does this at start,
-        before it reads anything. Returns the number of files renamed."""
-        return finish_interrupted(self.root / "commit", self.root)
+        before it reads anything; with ``everyone``, the batches of every
+        master process a daemon with several left (`manifests`), else only
+        this store's own. Returns the number of files renamed."""
+        if not everyone:
+            return finish_interrupted(self._manifest, self.root)
+        return sum(finish_interrupted(manifest, self.root) for manifest in manifests(self.root))
 
     def mark_sent(self, key: str) -> None:
         """Record that outbox message ``key`` was delivered, and take it out
@@ -438,6 +412,8 @@ class Store:
         number = max(self._numbers(), default=0)
         while True:
             number = following(number)
+            if self.part is not None and not self.part.owns(f"g{number}"):
+                continue  # another master's
             try:
                 os.mkdir(self.games_dir / f"g{number}")
             except FileExistsError:
@@ -455,7 +431,8 @@ class Store:
         if self._last_id is None:
             self._last_id = max(self._numbers(), default=0)
         self._last_id = following(self._last_id)
-        while (self.games_dir / f"g{self._last_id}").exists():
+        while (self.games_dir / f"g{self._last_id}").exists() or (
+                self.part is not None and not self.part.owns(f"g{self._last_id}")):
             self._last_id = following(self._last_id)
         return f"g{self._last_id}"
 

@@ -9,6 +9,9 @@ from email.message import Message
 from ...mail.reading import addresses
 from ..writing.mailer import Identity
 
+ENVELOPE_HEADER = "X-GM-Envelope-To"
+"""Where the listener records each envelope recipient, on top of the mail."""
+
 
 def plus_tags(message: Message, identity: Identity) -> list[list[str]]:
     """The dot-separated parts of every ``gm+TAG@domain`` the mail was
@@ -34,4 +37,4 @@ def envelope_from(message: Message) -> str | None:
 
 def envelope_to(message: Message) -> list[str]:
     """The envelope recipients the listener recorded (``X-GM-Envelope-To``)."""
-    return [a for a in (str(v).strip().strip("<>") for v in message.get_all("X-GM-Envelope-To", [])) if "@" in a]
+    return [a for a in (str(v).strip().strip("<>") for v in message.get_all(ENVELOPE_HEADER, [])) if "@" in a]

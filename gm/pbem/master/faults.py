@@ -89,16 +89,19 @@ def own_fault(reason: str) -> OwnFault | None:
     return None
 
 
-def retry(store: Store, now: datetime, loads: Callable[[str], bool]) -> list[str]:
+def retry(store: Store, now: datetime, loads: Callable[[str], bool],
+          mine: Callable[[str | None], bool] | None = None) -> list[str]:
     """Spool again every shunted mail whose fault of gm's own can be gone
     (see the module's docstring); ``loads`` tells whether a game loads
-    cleanly now. Returns the shunt keys retried."""
+    cleanly now. ``mine``: of several master processes, which faults this
+    one looks at (by the game that did not load; None for the others).
+    Returns the shunt keys retried."""
     retried = []
     undone: dict[str, bool] = {}
     for key in store.shunt.keys():
         reason, _ = split_reason(store.shunt.get_bytes(key))
         fault = own_fault(reason)
-        if fault is None:
+        if fault is None or (mine is not None and not mine(fault.game_id)):
             continue
         if fault.game_id is not None:
             if fault.game_id not in undone:

@@ -83,6 +83,7 @@ from ..data.tokens import deputy_subject, instance_tag, mask, reveal, token
 from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
 from ..state import index
+from ..state.everywhere import AllGames
 from ..state.loading import digest as _digest
 from ..state.resident import CAPACITY, Games, Live, summary_of
 from ..writing.lists import OBSERVER, listed, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
@@ -94,6 +95,7 @@ from .fills import FILL, Fills
 from .incoming import Incoming
 from .keeping import Keeping
 from .robots import RobotSeats
+from .routing import Router
 from .screening import SCREENING, Rule, Screening
 
 __all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
@@ -145,7 +147,11 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         self.limits = limits
         self.games = Games(self._load_whole, self._save_leaving, capacity)
         """Every game: summaries of all, the whole of those handled lately."""
-        self.counts = DailyCounts(store.root / "limits")
+        self.all_games = AllGames(self.games, store, identity)
+        """Every game, this master's and (of several) the others' read from the disk."""
+        self.counts = DailyCounts(store.limits_path)
+        self.router = Router(store, store.part, identity) if store.part is not None else None
+        """Which spooled mail is this master's, when it is one of several (`gm.masters`)."""
         self.outside = OutsideMail(self)
         self.league = LeagueMail(self)
         self.desk = SettingsDesk(self)
@@ -185,13 +191,15 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
     def due(self, now: datetime | None = None) -> int:
         """Spool the deadlines, reminders, digests and seeks' fills whose time has come."""
         now = now or self.clock()
+        if not self.front:  # digests and fills name no game: the front's, which sees every game
+            return super().due(now)
         return super().due(now) + self.digests_due(now) + self.fills_due(now)
 
     def next_wakeup(self) -> datetime | None:
         """When the next deadline, reminder, digest or seek's fill falls due, or a tournament's sign-up
         closes, if any."""
-        moments = [m for m in (super().next_wakeup(), self.tournaments.next_start(), self.next_digest(self.clock()),
-                               self.next_fill()) if m is not None]
+        front = (self.tournaments.next_start(), self.next_digest(self.clock()), self.next_fill()) if self.front else ()
+        moments = [m for m in (super().next_wakeup(), *front) if m is not None]
         return min(moments) if moments else None
 
     # The spool
@@ -220,9 +228,12 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
                 self._open_game(game_id)
             for _ in range(1 + MORE_ROUNDS):  # then what the pass spooled: the robot's answers, challenges' games
                 self.robots_due()
-                self.tournaments.advance(self.clock())  # a round whose games all ended: the next one's games
+                if self.front:
+                    self.tournaments.advance(self.clock())  # a round whose games all ended: the next one's games
                 # Catching up, what came after a missed deadline waits for it.
                 keys = [k for k in self.store.spool.keys() if hold is None or time_of(k) < hold]
+                if self.router is not None:
+                    keys = self.router.mine(keys)
                 if not keys:
                     break
                 while keys:
@@ -247,7 +258,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         """Handle the first of ``keys`` in one batch (`BATCH_MESSAGES`, or
         `BATCH_SECONDS`), committed when it ends; how many it handled. A
         message during which gm died before is handled in a batch of its
-        own (`gm.pbem.data.store.Attempts.died`): the messages before it are
+        own (`gm.pbem.data.attempts.Attempts.died`): the messages before it are
         committed first, and a death now is its own doing."""
         ends = time.monotonic() + BATCH_SECONDS
         handled = 0
@@ -324,7 +335,15 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         was shunted through gm's own fault, where that fault can be gone (a
         game that loads cleanly now, other code: `gm.pbem.master.faults`)."""
         super().load()
-        faults.retry(self.store, self.clock(), self._loads_cleanly)
+        part = self.store.part
+        faults.retry(self.store, self.clock(), self._loads_cleanly,
+                     (lambda game: part.owner(game or "") == part.index) if part is not None else None)
+
+    @property
+    def front(self) -> bool:
+        """Whether this master takes the mail that names no game: the only
+        one, or the first of several (`gm.pbem.data.store.Part`)."""
+        return self.store.part is None or self.store.part.front
 
     def _load_whole(self, game_id: str) -> Live:
         """Load a whole game for `Games`. A failure that is no temporary

@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 from ...kernel.values import ENDED
 from ...logs import event as log_event
@@ -63,13 +64,17 @@ class Keeping:
         the index, for the next start."""
         began = time.monotonic()
         self.started = self.clock()
-        root = self.store.root
-        snapshots.clear_unfinished(root)
+        root, part = self.store.root, self.store.part
+        snapshots.clear_unfinished(root, part.owns if part is not None else None)
+        if part is not None and not part.front:  # its own index's leftovers
+            snapshots.clear_unfinished(part.folder(root))
         spooled = set(self.store.spool.keys())
-        known = index.read(root)
+        known = index.read(self._index_folder())
         entries = known.entries if known is not None else {}
         self._entries = {}
         for game_id in self.store.game_ids():
+            if part is not None and not part.owns(game_id):  # of several masters, only its own
+                continue
             entry = entries.get(game_id)
             if entry is not None and entry.stamp != index.stamp(root, game_id):
                 entry = None
@@ -178,6 +183,12 @@ class Keeping:
         self.save_snapshots()
         self.save_index()
 
+    def _index_folder(self) -> Path:
+        """Where this master's start-up index is: the data directory's, or,
+        for master K of several (`gm.masters`), its own folder's."""
+        part = self.store.part
+        return self.store.root if part is None else part.folder(self.store.root)
+
     def save_index(self, older_than: float = 0.0) -> bool:
         """Write the start-up index (`gm.pbem.state.index`), when it was
         written more than ``older_than`` seconds ago and some game's entry
@@ -202,7 +213,7 @@ class Keeping:
         if self._index_file is not None and made == self._index_file:
             return False
         try:
-            index.write(root, made, self.store.spool.path)
+            index.write(self._index_folder(), made, self.store.spool.path)
         except OSError as error:
             log.warning("start-up index not written: %s", error.strerror or error)
             return False

@@ -43,7 +43,7 @@ from ..answers.owner import OwnerMail, owner_tag
 from ..answers.settings import SettingsDesk, settings_tag
 from ..answers.tournaments import TournamentDesk, join_tag
 from ..answers.unsubscribe import Unsubscribing, unsubscribe_tag
-from ..archive.events import EVENT_HEADER
+from ..archive.events import EVENT_HEADER, event_message
 from ..archive.replay import (
     ACCEPTED_HEADER,
     BOUNCE_HEADER,
@@ -52,11 +52,13 @@ from ..archive.replay import (
     prepend_header,
     to_event,
 )
-from ..data.store import TRUSTED_ORIGINS, Store, origin_of, time_of
+from ..data.store import TRUSTED_ORIGINS, Store, origin_of, spool_key, time_of
 from ..data.tokens import deputy_subject, reveal, token, verify
+from ..intake.addressing import ENVELOPE_HEADER
 from ..intake.decisions import Decision, Shunted, dropped, handled, shunted
 from ..intake.limits import DailyCounts, Limits, tell_capped
 from ..operator.actions import released
+from ..state.everywhere import AllGames
 from ..state.loading import digest
 from ..state.resident import Games
 from ..writing.mailer import Identity, build
@@ -92,6 +94,7 @@ class Screening:
     limits: Limits
     counts: DailyCounts
     games: Games
+    all_games: AllGames
     stuck: dict[str, datetime]
     outside: OutsideMail
     owner: OwnerMail
@@ -249,8 +252,21 @@ class Screening:
                    "it was sent to the GM's own address, not to a game's, and held no password line")
             self.outside.how_to_play(mail.key, mail.sender, why, mail.message)
             return shunted(f"not addressed to any game: {why}")
+        if game_id not in self.games:  # another master's (`gm.masters`): named by a password line
+            return self._forward(mail, game_id, player)
         mail.game_id, mail.player, mail.secret = game_id, player, token_given or password
         return None
+
+    def _forward(self, mail: Incoming, game_id: str, player: int) -> Decision:
+        """A mail to the GM's own address with a password line, from the
+        player of one game, which another master runs: spooled again (in
+        this batch) with its envelope naming the game and seat, so that the
+        spool routes it to that game's master, which checks the password
+        as it would have been checked here."""
+        envelope = f"<{self.identity.local}+{game_id}.{player}@{self.identity.domain}>"
+        key = spool_key(time_of(mail.key), origin_of(mail.key), digest(mail.key))
+        self.store.spool.add(prepend_header(mail.raw, ENVELOPE_HEADER, envelope), key)
+        return handled(f"for {game_id}, which another master runs")
 
     def _finished_match(self, mail: Incoming) -> Decision | None:
         assert mail.game_id is not None
@@ -371,7 +387,7 @@ class Screening:
                 return parts[0], int(parts[1]), parts[2] if len(parts) > 2 else None
         if not password:
             return None, 0, None
-        mine = [(g, s.player) for g in self.games.all() if g.phase != ENDED
+        mine = [(g, s.player) for g in self.all_games.all() if g.phase != ENDED
                 for s in g.seats if s.address.lower() == sender and not s.robot]
         if len(mine) == 1:
             return mine[0][0].id, mine[0][1], None
@@ -385,14 +401,16 @@ class Screening:
         opponent is told and a replay repeats it). The game is not otherwise
         changed. Only a bounce that carries the player's token (as a returned
         copy of the GM's mail does, in its Reply-To) counts: anyone could
-        forge a report that an address fails."""
+        forge a report that an address fails. In another master's game
+        (`gm.pbem.state.everywhere`) the mark is a ``bouncing`` GM event
+        spooled for that game's master, as the relay's refusals are."""
         try:
             _, permanent = all_failures(message)
         except Exception:  # a report flufl.bounce cannot read is no bounce we act on
             return False
         failed = {address.decode("utf-8", "replace").strip("<>").lower() for address in permanent}
         lowered, applied = stored.lower(), False
-        for game in self.games.all():
+        for game in self.all_games.all():
             if game.phase == ENDED:
                 continue
             for seat in game.seats:
@@ -400,9 +418,16 @@ class Screening:
                         and any(token(self.store.key, subject, seat.player).encode() in lowered
                                 for subject in [game.secret_subject_of(seat.player), *game.earlier_secret_subjects])):
                     at = time_of(key)
-                    header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
-                    self._archive_and_apply(game.id, prepend_header(stored, BOUNCE_HEADER, header), key,
-                                            Bouncing(at, seat.player, BOUNCED))
+                    if game.id in self.games:
+                        header = f"game={game.id}; player={seat.player}; at={at.isoformat()}; reason={BOUNCED}"
+                        self._archive_and_apply(game.id, prepend_header(stored, BOUNCE_HEADER, header), key,
+                                                Bouncing(at, seat.player, BOUNCED))
+                    else:
+                        name = f"bounced-{digest(key)}-{game.id}-{seat.player}"
+                        fields = [f"player: {seat.player}", f"reason: {BOUNCED}"]
+                        self.store.spool.add(event_message(self.identity, "bouncing", at,
+                                                           f"<{name}@{self.identity.domain}>", game.id, fields),
+                                             spool_key(at, "clock", name))
                     log_event("mail bouncing", logging.WARNING, game=game.id, player=seat.player, key=key)
                     applied = True
         return applied

@@ -98,8 +98,11 @@ class Index:
     spooled: frozenset[str]
 
 
-def path_of(root: Path) -> Path:
-    return root / "snapshots" / NAME
+def path_of(folder: Path) -> Path:
+    """The index in ``folder``: the data directory's own, or the folder of
+    master K of several (`gm.pbem.data.store.Part.folder`), each of which
+    keeps its own games' entries."""
+    return folder / "snapshots" / NAME
 
 
 def _times(found: os.stat_result) -> tuple[int, int]:
@@ -148,10 +151,10 @@ def _ignored(path: Path, reason: str) -> None:
         event("index ignored", logging.WARNING, reason=reason, note="every game is opened from its archive")
 
 
-def read(root: Path) -> Index | None:
-    """The index of the data directory ``root``, or None when there is none
-    that this gm can use (missing, damaged, of another snapshot shape)."""
-    path = path_of(root)
+def read(folder: Path) -> Index | None:
+    """The index in ``folder`` (`path_of`), or None when there is none that
+    this gm can use (missing, damaged, of another snapshot shape)."""
+    path = path_of(folder)
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -181,7 +184,7 @@ def read(root: Path) -> Index | None:
                  spooled)
 
 
-def write(root: Path, index: Index, spool: Path) -> None:
+def write(folder: Path, index: Index, spool: Path) -> None:
     """Write the index atomically (a rename over the old one). The spool's
     folders (``spool``) are made durable first: `Index.spooled` is only
     true while every removal from the spool before it is durable."""
@@ -189,8 +192,8 @@ def write(root: Path, index: Index, spool: Path) -> None:
         fsync_dir(spool / sub)
     kept = {k: v for k, v in index.entries.items() if v.stamp is not None}
     data = pickle.dumps((snapshots.SCHEMA, kept, index.spooled), protocol=5)
-    target = path_of(root)
-    target.parent.mkdir(exist_ok=True)
+    target = path_of(folder)
+    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{NAME}.{os.getpid()}.tmp")
     try:
         tmp.write_bytes(MAGIC + snapshots.frame(data))

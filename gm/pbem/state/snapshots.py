@@ -50,6 +50,7 @@ import os
 import pickle
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -143,13 +144,15 @@ def remove(root: Path, game_id: str) -> None:
     path_of(root, game_id).unlink(missing_ok=True)
 
 
-def clear_unfinished(root: Path) -> None:
+def clear_unfinished(root: Path, owns: Callable[[str], bool] | None = None) -> None:
     """Remove what a process killed while writing a snapshot left behind
-    (called at start-up, when no other gm writes here)."""
+    (called at start-up, when no other gm writes these games' snapshots);
+    ``owns``: of several master processes, only those of its own games."""
     folder = root / "snapshots"
     if folder.is_dir():
         for entry in folder.glob(".*.tmp"):
-            entry.unlink(missing_ok=True)
+            if owns is None or owns(entry.name[1:].split(".")[0]):
+                entry.unlink(missing_ok=True)
 
 
 class Damaged(Exception):

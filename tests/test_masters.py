@@ -1,0 +1,356 @@
+"""Several master processes (`gm serve --masters 2`, `gm.masters`): every
+spooled mail handled by exactly one master, chosen by its game, and the
+guarantees of one process kept across the new process boundaries: a master
+killed alone (the daemon starts it again), the daemon killed (its masters
+notice and stop; the next daemon waits for them), both killed at once.
+
+The daemon runs as a real process on a loopback port, the players' mail
+client resends whatever got no 250, as in tests/test_crash.py; GM_CRASH_AT
+and GM_CRASH_MASTER (gm/pbem/data/crashpoints.py) pick where it dies."""
+
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+
+import pytest
+
+from gm.kernel.values import Options
+from gm.locks import PublishingLock, try_hold
+from gm.mail.reading import parse_message
+from gm.pbem.archive.replay import prepend_header
+from gm.pbem.data.store import Part, Store, spool_key
+from gm.pbem.master.routing import game_of
+from gm.pbem.operator.admin import request_game
+from gm.pbem.writing.mailer import Identity
+from gm.storage import DurableMaildir
+from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
+
+pytestmark = pytest.mark.slow  # real daemons with their master processes, SIGKILLed and started again
+
+WAIT = 30.0
+GAMES = ["g1", "g2", "g3", "g4"]  # with two masters: g2 and g4 the first's, g1 and g3 the second's
+ORDERS = [(ALICE, "Rv1 Rv2"), (BOB, "Bz5 sRv1")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`gm serve --masters 2` as a child process (in a session of its own,
+    with its masters), started again whenever it died."""
+
+    def __init__(self, data: Path):
+        self.data = data
+        self.port = free_port()
+        self.process: subprocess.Popen | None = None
+        self.crashes = 0
+        self.logs = b""
+
+    def start(self, crash: str | None = None, master: int | None = None) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in ("GM_CRASH_AT", "GM_CRASH_MASTER")}
+        if crash:
+            env["GM_CRASH_AT"] = crash
+        if master is not None:
+            env["GM_CRASH_MASTER"] = str(master)
+        self.process = subprocess.Popen(
+            [sys.executable, "-P", "-m", "gm", "serve", "--data", str(self.data), "--smtp", f"127.0.0.1:{self.port}",
+             "--address", GM, "--masters", "2"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        )
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return  # it crashed already; the caller starts it again
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.02)
+        raise AssertionError("gm serve did not start listening")
+
+    def alive(self) -> bool:
+        if self.process.poll() is None:
+            return True
+        assert self.process.returncode == -signal.SIGKILL, self.process.stderr.read().decode()[-3000:]
+        self.logs += self.process.stderr.read()
+        self.crashes += 1
+        self.start()
+        return False
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(5)
+        if self.process:
+            self.logs += self.process.stderr.read()
+
+
+def idle(server: Server, root: Path) -> None:
+    """Until the spool and the outbox are empty (starting the daemon again after a crash)."""
+    deadline = time.monotonic() + WAIT
+    calm = 0
+    while time.monotonic() < deadline:
+        server.alive()
+        if not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir()):
+            calm += 1
+            if calm >= 3:
+                return
+        else:
+            calm = 0
+        time.sleep(0.05)
+    raise AssertionError("the daemon did not finish its work")
+
+
+def send(server: Server, raw: bytes, sender: str, recipient: str) -> None:
+    """Send like an MTA: again until the message gets its 250."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            with smtplib.SMTP("127.0.0.1", server.port, timeout=5) as client:
+                client.sendmail(sender, [recipient], raw)
+            return
+        except (OSError, smtplib.SMTPException):
+            server.alive()
+            time.sleep(0.05)
+    raise AssertionError("the message was never accepted")
+
+
+def delivered(root: Path) -> list:
+    box = DurableMaildir(root / "delivered", create=False)
+    return [parse_message(box.get_bytes(k)) for k in box.keys()]
+
+
+def reply(root: Path, address: str, body: str, game: str) -> tuple[bytes, str]:
+    mine = [m for m in delivered(root) if address in str(m["To"]) and str(m["X-GM-Game"]).strip() == game]
+    original = max(mine, key=lambda m: (m["Date"].datetime, str(m["Message-ID"])))
+    message = EmailMessage()
+    message["From"] = address
+    message["To"] = str(original["Reply-To"])
+    message["Subject"] = "Re: " + str(original["Subject"])
+    message["Message-ID"] = make_msgid(domain="players.example")
+    message["In-Reply-To"] = str(original["Message-ID"])
+    message.set_content(body)
+    return message.as_bytes(), str(original["Reply-To"])
+
+
+def set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
+    """Four games between Alice and Bob, two for each master, both setups in
+    (by a daemon that does not crash); the daemon stopped."""
+    store = Store(root)
+    for _ in GAMES:
+        request_game(store, Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC))
+    server = Server(root)
+    server.start()
+    sent: dict[str, list[str]] = {game: [] for game in GAMES}
+    try:
+        idle(server, root)
+        for game in GAMES:
+            for address, body in [(ALICE, SETUP_ALICE), (BOB, SETUP_BOB)]:
+                raw, to = reply(root, address, body, game)
+                sent[game].append(str(parse_message(raw)["Message-ID"]))
+                send(server, raw, address, to)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0, server.logs.decode()[-3000:]
+    return server, sent
+
+
+def orders(root: Path, sent: dict[str, list[str]]) -> list[tuple[bytes, str, str]]:
+    """Turn 1's orders of both players of every game: (raw, sender, recipient)."""
+    mails = []
+    for game in GAMES:
+        for address, body in ORDERS:
+            raw, to = reply(root, address, body, game)
+            sent[game].append(str(parse_message(raw)["Message-ID"]))
+            mails.append((raw, address, to))
+    return mails
+
+
+def each_once(root: Path, sent: dict[str, list[str]]) -> None:
+    """Every accepted message applied once, in its game; every reply delivered once."""
+    ids = [str(m["Message-ID"]) for m in delivered(root)]
+    assert len(ids) == len(set(ids)) == 10 * len(GAMES)
+    for game in GAMES:
+        archive = DurableMaildir(root / "games" / game, create=False)
+        inbound = [parse_message(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
+        assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game])
+        assert len(inbound) == 1 + len(sent[game])
+        assert len([k for k in archive.keys() if ".out." in k]) == 10
+        results = [m for m in delivered(root)
+                   if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
+        assert len(results) == 2
+    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
+    assert (root / "commit").read_bytes() == b"" and (root / "masters" / "1" / "commit").read_bytes() == b""
+
+
+def masters_gone(root: Path) -> None:
+    """Until no master process holds the data directory (bounded)."""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        fd = try_hold(root / "masters" / "generation.lock", exclusive=True)
+        if fd is not None:
+            os.close(fd)
+            return
+        time.sleep(0.05)
+    raise AssertionError("the master processes outlived their daemon")
+
+
+def test_routing_by_game():
+    """Each mail to a game's address goes to that game's master; mail to the
+    GM's own address, and answers to its questions, to the first."""
+    part = Part(1, 2)
+    assert [part.owner(g) for g in ["g1", "g2", "g3", "g10", "g11"]] == [1, 0, 1, 0, 1]
+    assert Part(0, 2, shards=2).owner("g3") == 1 and Part(0, 2, shards=2).owner("g5") == 0
+    identity = Identity(GM)
+    local, domain = GM.split("@")
+
+    def mail(to: str, envelope: str | None = None) -> bytes:
+        raw = f"From: {ALICE}\r\nTo: {to}\r\nSubject: hi\r\n\r\nRv1 Rv2\r\n".encode()
+        return prepend_header(raw, "X-GM-Envelope-To", f"<{envelope or to}>")
+
+    key = spool_key(datetime.now(UTC), "smtp")
+    assert game_of(key, mail(f"{local}+g7.2.abcdef@{domain}"), identity) == "g7"
+    assert game_of(key, mail(GM), identity) is None
+    assert game_of(key, mail(f"{local}+g7@{domain}"), identity) is None  # no seat: no game's mail
+    assert game_of(key, mail(GM, f"{local}+g12.1.x@{domain}"), identity) == "g12"  # the envelope first
+
+
+@pytest.mark.parametrize("tag", ["c0123456789.1.token", "a0123456789.1.token"])
+def test_answers_to_the_gms_questions_go_to_the_front(tag):
+    """A reply to a challenge or an address move names no game, even when
+    it also names one: the screening answers it first, so the front does."""
+    identity = Identity(GM)
+    local, domain = GM.split("@")
+    raw = (f"From: {ALICE}\r\nTo: {local}+{tag}@{domain}\r\nCc: {local}+g3.1.x@{domain}\r\n"
+           f"Subject: confirm\r\n\r\nconfirm\r\n").encode()
+    key = spool_key(datetime.now(UTC), "smtp")
+    assert game_of(key, raw, identity) is None
+    assert game_of(key, raw.replace(tag.encode(), b"not-an-answer"), identity) == "g3"
+
+
+def test_the_delivery_waits_for_a_batch_being_published(tmp_path):
+    """A master publishing holds the lock shared; the delivery, exclusive,
+    waits for it; a publication that failed half way keeps it held until
+    one succeeds."""
+    master = PublishingLock(tmp_path / "publishing.lock", exclusive=False)
+    other = PublishingLock(tmp_path / "publishing.lock", exclusive=False)
+    with master, other:  # two masters publish side by side
+        assert try_hold(tmp_path / "publishing.lock", exclusive=True) is None
+    fd = try_hold(tmp_path / "publishing.lock", exclusive=True)
+    assert fd is not None
+    os.close(fd)
+    with pytest.raises(OSError), master:
+        raise OSError(28, "No space left on device")
+    assert try_hold(tmp_path / "publishing.lock", exclusive=True) is None  # still held: not durable
+    with master:
+        pass
+    fd = try_hold(tmp_path / "publishing.lock", exclusive=True)
+    assert fd is not None
+    os.close(fd)
+
+
+def test_every_game_served_and_each_mail_once(tmp_path):
+    """Orders for four games, two on each master, sent together: each is
+    applied once, in its game, and every reply delivered once; each master
+    kept what is its own apart."""
+    root = tmp_path / "data"
+    server, sent = set_up(root)
+    server.start()
+    try:
+        for raw, sender, recipient in orders(root, sent):
+            send(server, raw, sender, recipient)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0
+    each_once(root, sent)
+    assert (root / "masters" / "1" / "attempts").is_dir()
+    assert b"master restarted" not in server.logs
+
+
+MASTER_POINTS = ["master-loaded:1", "mid-handle:2", "after-archive:1", "after-queue:2", "between-messages:1",
+                 "batch-synced:1", "mid-batch-commit:3", "after-batch-commit:1", "master-told:1"]
+
+
+@pytest.mark.parametrize(("spec", "master"), [(spec, number % 2) for number, spec in enumerate(MASTER_POINTS)])
+def test_a_master_killed_alone_is_started_again(tmp_path, spec, master):
+    """Eight orders for four games wait in the spool when gm starts; one
+    master is killed (SIGKILL) inside its first batch, its commit, or as it
+    tells the daemon. The daemon goes on, starts that master again, and
+    every order is applied once and every reply delivered once."""
+    root = tmp_path / "data"
+    server, sent = set_up(root)
+    for raw, sender, recipient in orders(root, sent):  # as the SpoolHandler writes them
+        spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
+                                 "Return-Path", f"<{sender}>")
+        Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
+    server.start(spec, master)
+    try:
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0, "the daemon itself died"
+    assert server.logs.count(b"master restarted") == 1, server.logs.decode()[-3000:]
+    each_once(root, sent)
+
+
+DAEMON_POINTS = ["after-spool:3", "mid-spool-commit:2", "mid-delivery:3", "mid-sent:2", "delivery-synced:1",
+                 "master-restarting:1"]
+
+
+@pytest.mark.parametrize("spec", DAEMON_POINTS)
+def test_the_daemon_killed_its_masters_stop_and_the_next_waits(tmp_path, spec):
+    """The daemon is killed (SIGKILL) while it takes orders or delivers the
+    replies (or, at master-restarting, just after a master was killed too,
+    so that both died); its masters notice and stop; the next daemon waits
+    for them, and every order is applied once, every reply delivered once."""
+    root = tmp_path / "data"
+    server, sent = set_up(root)
+    # master-restarting needs a master to die first: the first master, once its games are loaded.
+    server.start(spec if spec != "master-restarting:1" else "master-loaded:1,master-restarting:1")
+    try:
+        for raw, sender, recipient in orders(root, sent):
+            send(server, raw, sender, recipient)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1, f"the crash point {spec} never fired"
+    masters_gone(root)
+    each_once(root, sent)
+
+
+def test_daemon_and_masters_killed_at_once(tmp_path):
+    """Every process of the daemon killed at the same moment (SIGKILL to
+    its process group) while orders are handled: the next start loses
+    nothing and repeats nothing."""
+    root = tmp_path / "data"
+    server, sent = set_up(root)
+    mails = orders(root, sent)
+    server.start()
+    try:
+        for number, (raw, sender, recipient) in enumerate(mails):
+            send(server, raw, sender, recipient)
+            if number == 4:
+                os.killpg(server.process.pid, signal.SIGKILL)
+                server.process.wait(5)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 1
+    each_once(root, sent)
