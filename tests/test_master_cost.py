@@ -11,6 +11,10 @@ from email.headerregistry import HeaderRegistry
 
 import pytest
 
+from gm.games.spaceships.game import Game
+from gm.games.spaceships.geometry import ALL_CELLS
+from gm.games.spaceships.grids import known_mark
+from gm.games.spaceships.knowledge import KnownCell, OwnCell, known_cells, opponent_space, own_space
 from gm.mail import reading
 from gm.mail.headers import addresses
 from gm.mail.reading import parse_message
@@ -67,3 +71,36 @@ def test_an_address_field_reads_as_policy_default_reads_it(field):
 def read(header) -> tuple:
     """What a reader of the field can see of it."""
     return (str(header), type(header).__name__, getattr(header, "addresses", None), [repr(d) for d in header.defects])
+
+
+SETUPS = ("DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n",
+          "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n")
+"""Legal setups (the daemon tests' Alice and Bob)."""
+
+
+def test_a_sheet_makes_no_cell_anew_that_it_drew_before(monkeypatch):
+    """A turn sheet draws 250 cells: those drawn alike (an empty cell of
+    one's own, an unexplored one of the opponent's, most of them) are made
+    once, not for every sheet; what the player was told is found as before."""
+    game = Game.from_setups(*SETUPS)
+    for orders in (("Rv1 Rw1", "Rv1"), ("Ox3", "Yz1"), ("sGz1", "Bv5")):
+        game.push(*orders)
+    views = [report.view(1) for report in game.reports]
+    side = game.state.side(1)
+    first = own_space(side)
+    told = known_cells(1, views)
+    assert 0 < len(told) < 10
+    assert opponent_space(1, views) == {cell: told.get(cell, KnownCell()) for cell in ALL_CELLS}
+    made: list[str] = []
+    for kind in (OwnCell, KnownCell):
+        monkeypatch.setattr(kind, "__init__", counted(kind.__init__, made))
+    assert own_space(side) == first and made == []
+    assert known_cells(1, views) == told and len(made) == len(told)
+    assert known_mark(KnownCell()) is known_mark(KnownCell())
+
+
+def counted(init, made: list[str]):
+    def counting(self, *args, **kwargs):
+        made.append(type(self).__name__)
+        init(self, *args, **kwargs)
+    return counting

@@ -77,26 +77,36 @@ def own_mark(cell: OwnCell) -> Mark:
 
 
 def known_mark(cell: KnownCell, edition: int = 2) -> Mark:
-    if cell.ship is not None:
-        if cell.destroyed:
-            return Mark(cell.ship.lower(), "revealed-destroyed", f"{cell.ship}, destroyed")
-        return Mark(cell.ship, "revealed", f"{cell.ship}, undamaged when last reported")
-    if cell.kamikaze:
+    """How a cell of the opponent's space is drawn, as the player knows it."""
+    return _known_mark(cell.ship, bool(cell.destroyed), bool(cell.strikes), cell.scan, cell.empty, cell.kamikaze,
+                       cell.exploded, edition >= 2)
+
+
+@functools.lru_cache(maxsize=1024)
+def _known_mark(ship: str | None, destroyed: bool, struck: bool, scan: str | None, empty: bool, kamikaze: bool,
+                exploded: bool, named_unexplored: bool) -> Mark:
+    """`known_mark` of what it reads of a cell: made once for every cell
+    drawn alike (most are unexplored)."""
+    if ship is not None:
+        if destroyed:
+            return Mark(ship.lower(), "revealed-destroyed", f"{ship}, destroyed")
+        return Mark(ship, "revealed", f"{ship}, undamaged when last reported")
+    if kamikaze:
         return Mark("k", "kamikaze", "kamikaze launched from here")
-    if cell.exploded:
+    if exploded:
         return Mark("*", "explosion", "missile explosion")
-    if cell.destroyed and cell.strikes:
+    if destroyed and struck:
         return Mark("X", "hit", "hit")
-    if cell.destroyed:
-        return Mark("X" if cell.scan != "destroyed" else "x", "hit" if cell.scan != "destroyed" else "scan-destroyed",
+    if destroyed:
+        return Mark("X" if scan != "destroyed" else "x", "hit" if scan != "destroyed" else "scan-destroyed",
                     "destroyed")
-    if cell.scan == "undamaged":
+    if scan == "undamaged":
         return Mark("S", "scan-ship", "scanned: a ship, undamaged")
-    if cell.scan == "empty":
+    if scan == "empty":
         return Mark("-", "scan-empty", "scanned: empty")
-    if cell.empty:
+    if empty:
         return Mark("o", "miss", "miss: no ship")
-    return Mark(".", "unknown", "unexplored: nothing known" if edition >= 2 else "nothing known")
+    return Mark(".", "unknown", "unexplored: nothing known" if named_unexplored else "nothing known")
 
 
 _GRID_CELLS = {colour: tuple(tuple(Cell(colour, letter, number) for number in range(1, 6)) for letter in LETTERS)

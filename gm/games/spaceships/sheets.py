@@ -18,7 +18,7 @@ from ...kernel.values import ENDED, SHEETS_EDITION, Seat
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
-from .geometry import COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
+from .geometry import ALL_CELLS, COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
 from .grids import (
     LEGEND_OPPONENT_ENTRIES,
     LEGEND_OWN,
@@ -30,7 +30,7 @@ from .grids import (
     own_mark,
     text_grids,
 )
-from .knowledge import opponent_space, own_space
+from .knowledge import KnownCell, known_cells, own_space
 from .orders import format_orders
 
 
@@ -229,7 +229,9 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
     opponent's as the player knows it."""
     assert game.play.game is not None
     own = {c: own_mark(v) for c, v in own_space(game.play.game.state.side(player)).items()}
-    known = {c: known_mark(v, game.edition) for c, v in opponent_space(player, views).items()}
+    told = known_cells(player, views)
+    unknown = known_mark(KnownCell(), game.edition)
+    known = {c: known_mark(told[c], game.edition) if c in told else unknown for c in ALL_CELLS}
     return own, known
 
 
