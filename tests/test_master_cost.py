@@ -9,11 +9,12 @@ from __future__ import annotations
 import email.policy
 from email.headerregistry import HeaderRegistry
 
+import jinja2
 import pytest
 
 from gm.games.spaceships.game import Game
 from gm.games.spaceships.geometry import ALL_CELLS
-from gm.games.spaceships.grids import known_mark
+from gm.games.spaceships.grids import Mark, html_grid, known_mark, own_mark
 from gm.games.spaceships.knowledge import KnownCell, OwnCell, known_cells, opponent_space, own_space
 from gm.mail import reading
 from gm.mail.headers import addresses
@@ -104,3 +105,36 @@ def counted(init, made: list[str]):
         made.append(type(self).__name__)
         init(self, *args, **kwargs)
     return counting
+
+
+GRID_MACRO = """\
+{%- macro grid(colour, rows, which, blank) -%}
+<table class="grid {{ which }}"><caption>{{ colour }} &middot; {{ "yours" if which == "own" else "theirs" }}</caption>\
+<tr><th></th><th>1</th><th>2</th><th>3</th><th>4</th><th>5</th></tr>
+{% for row in rows %}<tr><th>{{ "vwxyz"[loop.index0] }}</th>{% for mark in row %}{% if mark.css == blank %}<td></td>\
+{% else %}<td class="{{ mark.css }}">{{ mark.code }}</td>{% endif %}{% endfor %}</tr>{% if loop.last %}</table>\
+{% else %}
+{% endif %}{% endfor %}
+{%- endmacro -%}
+{{ grid(colour, rows, which, blank) }}"""
+"""The grid as the sheet's template drew it cell by cell before `html_grid` drew it."""
+
+
+def test_a_grid_is_drawn_as_the_template_drew_it_cell_by_cell():
+    own = [own_mark(OwnCell(None)), own_mark(OwnCell("KC")), own_mark(OwnCell("kc", destroyed=True)),
+           own_mark(OwnCell("MD", missile="unfired")), own_mark(OwnCell("MD2", missile="fired"))]
+    known = [known_mark(KnownCell()), known_mark(KnownCell(strikes=["miss"], empty=True)),
+             known_mark(KnownCell(strikes=["hit"], destroyed=True)), known_mark(KnownCell(scan="undamaged")),
+             known_mark(KnownCell(scan="empty", empty=True)), known_mark(KnownCell(scan="destroyed", destroyed=True)),
+             known_mark(KnownCell(destroyed=True, exploded=True)), known_mark(KnownCell(kamikaze=True, destroyed=True)),
+             known_mark(KnownCell(ship="FS2")), known_mark(KnownCell(ship="LS", destroyed=True)),
+             Mark("<&'\">", "a&b", "")]
+    template = jinja2.Environment(autoescape=True).from_string(GRID_MACRO)
+    for which, blank, marks in (("own", "empty", own), ("known", "unknown", known)):
+        for shift in range(len(marks)):
+            cells = (marks[shift:] + marks[:shift]) * 3
+            rows = tuple(tuple(cells[5 * n:5 * n + 5]) for n in range(5))
+            expected = template.render(colour="Orange", rows=rows, which=which, blank=blank)
+            assert str(html_grid("Orange", rows, which, blank)) == expected
+            assert jinja2.Environment(autoescape=True).from_string("{{ g }}").render(
+                g=html_grid("Orange", rows, which, blank)) == expected  # shown as it is, not escaped again

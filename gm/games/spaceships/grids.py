@@ -120,6 +120,41 @@ def grid_rows(marks: dict[Cell, Mark], colour: str) -> tuple[tuple[Mark, ...], .
     return tuple([tuple([marks[cell] for cell in row]) for row in _GRID_CELLS[colour]])
 
 
+class Html(str):
+    """Markup that a sheet's HTML template shows as it is (Jinja's
+    ``__html__``), made here where Jinja would make it cell by cell."""
+
+    def __html__(self) -> str:
+        return self
+
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
+"""What Jinja's autoescape (markupsafe) writes for each character it escapes."""
+
+
+@functools.lru_cache(maxsize=1024)
+def html_grid(colour: str, rows: tuple[tuple[Mark, ...], ...], which: str, blank: str) -> Html:
+    """One colour's grid of one space (``which``: ``own`` or ``known``) as
+    the HTML sheet of `gm.games.spaceships.mail.LIGHTER_SHEET_EDITION` on
+    draws it: a table with a caption and a head row, then a row for each
+    letter, each cell of the ``blank`` class drawn empty (its table's rows
+    are painted in that colour), every other one as its code in a cell of
+    its class. Drawn here, once for every grid and row drawn alike, rather
+    than by the template: its loop over 250 cells, each with a test and two
+    escapes, was most of the time of rendering a sheet."""
+    head = (f'<table class="grid {which.translate(_ESCAPES)}"><caption>{colour.translate(_ESCAPES)} &middot; '
+            f'{"yours" if which == "own" else "theirs"}</caption>'
+            "<tr><th></th><th>1</th><th>2</th><th>3</th><th>4</th><th>5</th></tr>\n")
+    body = "\n".join(f"<tr><th>{letter}</th>{_html_cells(row, blank)}</tr>" for letter, row in zip(LETTERS, rows))
+    return Html(head + body + "</table>")
+
+
+@functools.lru_cache(maxsize=4096)
+def _html_cells(row: tuple[Mark, ...], blank: str) -> str:
+    return "".join("<td></td>" if mark.css == blank else
+                   f'<td class="{mark.css.translate(_ESCAPES)}">{mark.code.translate(_ESCAPES)}</td>' for mark in row)
+
+
 def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str,
                edition: int = 2) -> list[str]:
     """Both spaces side by side, one colour under the other, in 78 columns

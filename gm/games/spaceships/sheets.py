@@ -24,6 +24,7 @@ from .grids import (
     LEGEND_OWN,
     LEGEND_OWN_ENTRIES,
     grid_rows,
+    html_grid,
     known_mark,
     legend_lines,
     legend_opponent,
@@ -237,9 +238,14 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
 
 def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
+    colours = []
+    for c in COLOURS:
+        own_rows, known_rows = grid_rows(own, c), grid_rows(known, c)
+        colours.append({"code": c, "name": COLOUR_NAMES[c], "own": own_rows, "known": known_rows,
+                        "own_grid": html_grid(COLOUR_NAMES[c], own_rows, "own", "empty"),
+                        "known_grid": html_grid(COLOUR_NAMES[c], known_rows, "known", "unknown")})
     return {
-        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c),
-                     "known": grid_rows(known, c)} for c in COLOURS],
+        "colours": colours,
         "legend_own": LEGEND_OWN,
         "legend_opponent": legend_opponent(edition),
     }
