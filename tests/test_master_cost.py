@@ -7,15 +7,18 @@ records, sample-mail and the byte-exact replays of tests/archives check."""
 from __future__ import annotations
 
 import email.policy
+import textwrap
 from email.headerregistry import HeaderRegistry
 
 import jinja2
 import pytest
 
+from gm.games.spaceships import grids
 from gm.games.spaceships.game import Game
 from gm.games.spaceships.geometry import ALL_CELLS
-from gm.games.spaceships.grids import Mark, html_grid, known_mark, own_mark
+from gm.games.spaceships.grids import Mark, html_grid, known_mark, own_mark, text_grids
 from gm.games.spaceships.knowledge import KnownCell, OwnCell, known_cells, opponent_space, own_space
+from gm.kernel.text import wrap
 from gm.mail import reading
 from gm.mail.headers import addresses
 from gm.mail.reading import parse_message
@@ -138,3 +141,31 @@ def test_a_grid_is_drawn_as_the_template_drew_it_cell_by_cell():
             assert str(html_grid("Orange", rows, which, blank)) == expected
             assert jinja2.Environment(autoescape=True).from_string("{{ g }}").render(
                 g=html_grid("Orange", rows, which, blank)) == expected  # shown as it is, not escaped again
+
+
+def test_a_grid_line_pads_each_code_once_and_as_before():
+    marks = [own_mark(OwnCell(None)), own_mark(OwnCell("KC")), own_mark(OwnCell("HF12", missile="fired")),
+             known_mark(KnownCell(ship="LS", destroyed=True)), known_mark(KnownCell(strikes=["miss"], empty=True))]
+    own = {cell: marks[n % 5] for n, cell in enumerate(ALL_CELLS)}
+    known = {cell: marks[n % 3 + 2] for n, cell in enumerate(ALL_CELLS)}
+    lines = text_grids(own, known, "Your space", "Bob's space, as you know it")
+    rows = zip(grids.grid_rows(own, "R"), grids.grid_rows(known, "R"))
+    assert lines[2:7] == [  # as each code was formatted before
+        f"    {letter}      {''.join(f'{m.code:<4}' for m in left):<23}{letter}  "
+        f"{''.join(f'{m.code:<4}' for m in right)}".rstrip() for letter, (left, right) in zip("vwxyz", rows)]
+    assert "HF12'" in lines[2] + lines[3] and "ls" in lines[2] + lines[3]
+    assert set(grids._PADDED) >= {mark.code for mark in marks}
+    assert all(len(padded) >= 4 and padded.rstrip() == code for code, padded in grids._PADDED.items())
+
+
+def test_a_short_text_is_wrapped_once_and_each_caller_gets_its_own_lines(monkeypatch):
+    wrapped: list[str] = []
+    monkeypatch.setattr(textwrap, "wrap", lambda text, *a, real=textwrap.wrap, **k: wrapped.append(text) or real(
+        text, *a, **k))
+    words = f"Beam from DS [8.2]: along letter (bYw3Yy3), colour (bRx3Bx3) {id(wrapped)}"  # no earlier test's
+    first = wrap(words, "", "  ", 40)
+    first.append("changed by its caller")
+    assert wrap(words, "", "  ", 40) == first[:-1] and len(first) == 4
+    assert wrapped == [words]
+    long = "word " * 200
+    assert wrap(long) == wrap(long) and wrapped == [words, long, long]  # not kept: the memory stays small

@@ -155,11 +155,26 @@ def _html_cells(row: tuple[Mark, ...], blank: str) -> str:
                    f'<td class="{mark.css.translate(_ESCAPES)}">{mark.code.translate(_ESCAPES)}</td>' for mark in row)
 
 
+class _Padded(dict):
+    """A cell's code as the text grids show it, in a column of four (a few
+    dozen codes: each padded once)."""
+
+    def __missing__(self, code: str) -> str:
+        self[code] = padded = f"{code:<{_CELL_WIDTH}}"
+        return padded
+
+
+_CELL_WIDTH = 4
+"""Columns of a cell in the text grids."""
+
+_PADDED = _Padded()
+
+
 def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str,
                edition: int = 2) -> list[str]:
     """Both spaces side by side, one colour under the other, in 78 columns
     (edition 1 set the opponent's column numbers one column left)."""
-    width = 4
+    width = _CELL_WIDTH
     shift = 6 if edition >= 2 else 5
     lines = [f"{'':11}{left_title:<{5 * width + 6}}{right_title}"]
     numbers = "".join(f"{n:<{width}}" for n in range(1, 6))
@@ -167,7 +182,7 @@ def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str,
         name = COLOUR_NAMES[colour]
         lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + shift}}{numbers}".rstrip())
         for letter, left_row, right_row in zip(LETTERS, grid_rows(left, colour), grid_rows(right, colour)):
-            cells_left = "".join(f"{m.code:<{width}}" for m in left_row)
-            cells_right = "".join(f"{m.code:<{width}}" for m in right_row)
+            cells_left = "".join([_PADDED[m.code] for m in left_row])
+            cells_right = "".join([_PADDED[m.code] for m in right_row])
             lines.append(f"    {letter}      {cells_left:<{5 * width + 3}}{letter}  {cells_right}".rstrip())
     return lines
