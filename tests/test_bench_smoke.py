@@ -67,6 +67,14 @@ def test_ingest_benchmark_quick():
         assert re.search(rf"^target: {re.escape(target)}: (MET|NOT MET)$", output, re.MULTILINE), output
 
 
+def test_master_benchmark_quick():
+    output = run_quick("master.py")  # exit 0: every order mail was acknowledged, none shunted
+    assert "order mails handled a pass: 16, all acknowledged, none shunted" in output, output
+    for label in ("CPU ms per order mail (master)", "reference CPU ms per mail (email parse)",
+                  "ratio master/reference"):
+        assert figure(output, label) > 0, label
+
+
 def test_celestial_parse_benchmark_quick():
     output = run_quick("celestial_parse.py")  # exit 0: the mail read back to the orders it was made of
     for label in ("lines", "orders", "microseconds/line Lark (parse_orders)",

@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from datetime import timedelta
 
+MAX_KEPT_TEXT = 512
+"""The longest text whose wrapping `wrap` keeps for the next time it is asked."""
+
 
 def wrap(text: str, first: str = "", rest: str = "", width: int = 76) -> list[str]:
-    """Lines of at most ``width`` characters, for mail clients' narrow windows."""
+    """Lines of at most ``width`` characters, for mail clients' narrow windows.
+    A short text is wrapped once: the same lines (a ship's beams, a legend)
+    come back in sheet after sheet."""
+    if len(text) <= MAX_KEPT_TEXT:
+        return list(_wrapped(text, first, rest, width))
+    return _wrap(text, first, rest, width)
+
+
+@functools.lru_cache(maxsize=2048)
+def _wrapped(text: str, first: str, rest: str, width: int) -> tuple[str, ...]:
+    return tuple(_wrap(text, first, rest, width))
+
+
+def _wrap(text: str, first: str, rest: str, width: int) -> list[str]:
     return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [first]
 
 

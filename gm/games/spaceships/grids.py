@@ -77,26 +77,36 @@ def own_mark(cell: OwnCell) -> Mark:
 
 
 def known_mark(cell: KnownCell, edition: int = 2) -> Mark:
-    if cell.ship is not None:
-        if cell.destroyed:
-            return Mark(cell.ship.lower(), "revealed-destroyed", f"{cell.ship}, destroyed")
-        return Mark(cell.ship, "revealed", f"{cell.ship}, undamaged when last reported")
-    if cell.kamikaze:
+    """How a cell of the opponent's space is drawn, as the player knows it."""
+    return _known_mark(cell.ship, bool(cell.destroyed), bool(cell.strikes), cell.scan, cell.empty, cell.kamikaze,
+                       cell.exploded, edition >= 2)
+
+
+@functools.lru_cache(maxsize=1024)
+def _known_mark(ship: str | None, destroyed: bool, struck: bool, scan: str | None, empty: bool, kamikaze: bool,
+                exploded: bool, named_unexplored: bool) -> Mark:
+    """`known_mark` of what it reads of a cell: made once for every cell
+    drawn alike (most are unexplored)."""
+    if ship is not None:
+        if destroyed:
+            return Mark(ship.lower(), "revealed-destroyed", f"{ship}, destroyed")
+        return Mark(ship, "revealed", f"{ship}, undamaged when last reported")
+    if kamikaze:
         return Mark("k", "kamikaze", "kamikaze launched from here")
-    if cell.exploded:
+    if exploded:
         return Mark("*", "explosion", "missile explosion")
-    if cell.destroyed and cell.strikes:
+    if destroyed and struck:
         return Mark("X", "hit", "hit")
-    if cell.destroyed:
-        return Mark("X" if cell.scan != "destroyed" else "x", "hit" if cell.scan != "destroyed" else "scan-destroyed",
+    if destroyed:
+        return Mark("X" if scan != "destroyed" else "x", "hit" if scan != "destroyed" else "scan-destroyed",
                     "destroyed")
-    if cell.scan == "undamaged":
+    if scan == "undamaged":
         return Mark("S", "scan-ship", "scanned: a ship, undamaged")
-    if cell.scan == "empty":
+    if scan == "empty":
         return Mark("-", "scan-empty", "scanned: empty")
-    if cell.empty:
+    if empty:
         return Mark("o", "miss", "miss: no ship")
-    return Mark(".", "unknown", "unexplored: nothing known" if edition >= 2 else "nothing known")
+    return Mark(".", "unknown", "unexplored: nothing known" if named_unexplored else "nothing known")
 
 
 _GRID_CELLS = {colour: tuple(tuple(Cell(colour, letter, number) for number in range(1, 6)) for letter in LETTERS)
@@ -110,11 +120,61 @@ def grid_rows(marks: dict[Cell, Mark], colour: str) -> tuple[tuple[Mark, ...], .
     return tuple([tuple([marks[cell] for cell in row]) for row in _GRID_CELLS[colour]])
 
 
+class Html(str):
+    """Markup that a sheet's HTML template shows as it is (Jinja's
+    ``__html__``), made here where Jinja would make it cell by cell."""
+
+    def __html__(self) -> str:
+        return self
+
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
+"""What Jinja's autoescape (markupsafe) writes for each character it escapes."""
+
+
+@functools.lru_cache(maxsize=1024)
+def html_grid(colour: str, rows: tuple[tuple[Mark, ...], ...], which: str, blank: str) -> Html:
+    """One colour's grid of one space (``which``: ``own`` or ``known``) as
+    the HTML sheet of `gm.games.spaceships.mail.LIGHTER_SHEET_EDITION` on
+    draws it: a table with a caption and a head row, then a row for each
+    letter, each cell of the ``blank`` class drawn empty (its table's rows
+    are painted in that colour), every other one as its code in a cell of
+    its class. Drawn here, once for every grid and row drawn alike, rather
+    than by the template: its loop over 250 cells, each with a test and two
+    escapes, was most of the time of rendering a sheet."""
+    head = (f'<table class="grid {which.translate(_ESCAPES)}"><caption>{colour.translate(_ESCAPES)} &middot; '
+            f'{"yours" if which == "own" else "theirs"}</caption>'
+            "<tr><th></th><th>1</th><th>2</th><th>3</th><th>4</th><th>5</th></tr>\n")
+    body = "\n".join(f"<tr><th>{letter}</th>{_html_cells(row, blank)}</tr>" for letter, row in zip(LETTERS, rows))
+    return Html(head + body + "</table>")
+
+
+@functools.lru_cache(maxsize=4096)
+def _html_cells(row: tuple[Mark, ...], blank: str) -> str:
+    return "".join("<td></td>" if mark.css == blank else
+                   f'<td class="{mark.css.translate(_ESCAPES)}">{mark.code.translate(_ESCAPES)}</td>' for mark in row)
+
+
+class _Padded(dict):
+    """A cell's code as the text grids show it, in a column of four (a few
+    dozen codes: each padded once)."""
+
+    def __missing__(self, code: str) -> str:
+        self[code] = padded = f"{code:<{_CELL_WIDTH}}"
+        return padded
+
+
+_CELL_WIDTH = 4
+"""Columns of a cell in the text grids."""
+
+_PADDED = _Padded()
+
+
 def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str, right_title: str,
                edition: int = 2) -> list[str]:
     """Both spaces side by side, one colour under the other, in 78 columns
     (edition 1 set the opponent's column numbers one column left)."""
-    width = 4
+    width = _CELL_WIDTH
     shift = 6 if edition >= 2 else 5
     lines = [f"{'':11}{left_title:<{5 * width + 6}}{right_title}"]
     numbers = "".join(f"{n:<{width}}" for n in range(1, 6))
@@ -122,7 +182,7 @@ def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str,
         name = COLOUR_NAMES[colour]
         lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + shift}}{numbers}".rstrip())
         for letter, left_row, right_row in zip(LETTERS, grid_rows(left, colour), grid_rows(right, colour)):
-            cells_left = "".join(f"{m.code:<{width}}" for m in left_row)
-            cells_right = "".join(f"{m.code:<{width}}" for m in right_row)
+            cells_left = "".join([_PADDED[m.code] for m in left_row])
+            cells_right = "".join([_PADDED[m.code] for m in right_row])
             lines.append(f"    {letter}      {cells_left:<{5 * width + 3}}{letter}  {cells_right}".rstrip())
     return lines

@@ -11,6 +11,7 @@ past turns (`TurnReport.view`), so nothing the rules keep hidden can leak in.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from .events import PlayerView, Result
@@ -29,20 +30,30 @@ class OwnCell:
     """``unfired`` or ``fired`` for a missile cell [8.1], else None."""
 
 
+_EMPTY = OwnCell(None)
+
+
+@functools.lru_cache(maxsize=1024)
+def _own_cell(ship: str, destroyed: bool, missile: str | None) -> OwnCell:
+    """A cell of a ship, made once for all the sheets that show one like it."""
+    return OwnCell(ship, destroyed, missile)
+
+
 def own_space(side: Side) -> dict[Cell, OwnCell]:
     """Every cell of the player's own space [11.3.1], [11.3.2]."""
     cells = {}
     fleet = side.fleet
+    labels = [ship.label for ship in fleet.ships]
     for cell in ALL_CELLS:
-        ship = fleet.ship_of(cell)
-        if ship is None:
-            cells[cell] = OwnCell(None)
+        index = fleet.ship_at[cell.index]
+        if index < 0:
+            cells[cell] = _EMPTY
             continue
         destroyed = bool(side.destroyed & cell.bit)
         missile = None
-        if ship.type.missiles and not destroyed:
+        if fleet.ships[index].type.missiles and not destroyed:
             missile = "fired" if side.fired & cell.bit else "unfired"
-        cells[cell] = OwnCell(ship.label, destroyed, missile)
+        cells[cell] = _own_cell(labels[index], destroyed, missile)
     return cells
 
 
@@ -76,7 +87,23 @@ class KnownCell:
 
 def opponent_space(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell]:
     """Everything ``player`` has been told about the opponent's space."""
-    known = {cell: KnownCell() for cell in ALL_CELLS}
+    told = known_cells(player, views)
+    return {cell: told.get(cell) or KnownCell() for cell in ALL_CELLS}
+
+
+class _Told(dict):
+    """Cells as `known_cells` finds them: a cell is made when first told of."""
+
+    def __missing__(self, cell: Cell) -> KnownCell:
+        self[cell] = made = KnownCell()
+        return made
+
+
+def known_cells(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell]:
+    """The cells of the opponent's space ``player`` has been told something
+    about (`opponent_space` without the cells of which nothing is known,
+    which a sheet draws alike: most of them, most of the game)."""
+    known: dict[Cell, KnownCell] = _Told()
     opponent = 3 - player
     for view in views:
         for a in view.announcements:
@@ -115,4 +142,4 @@ def opponent_space(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell
                             target.ship = f.ship
                             if target.destroyed is not True:
                                 target.destroyed = f.destroyed
-    return known
+    return dict(known)

@@ -18,19 +18,20 @@ from ...kernel.values import ENDED, SHEETS_EDITION, Seat
 from .checking import Accepted, OrderCheck, check_orders
 from .events import Announcement, PlayerView, TurnReport
 from .final import record_lines
-from .geometry import COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
+from .geometry import ALL_CELLS, COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
 from .grids import (
     LEGEND_OPPONENT_ENTRIES,
     LEGEND_OWN,
     LEGEND_OWN_ENTRIES,
     grid_rows,
+    html_grid,
     known_mark,
     legend_lines,
     legend_opponent,
     own_mark,
     text_grids,
 )
-from .knowledge import opponent_space, own_space
+from .knowledge import KnownCell, known_cells, own_space
 from .orders import format_orders
 
 
@@ -229,15 +230,22 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
     opponent's as the player knows it."""
     assert game.play.game is not None
     own = {c: own_mark(v) for c, v in own_space(game.play.game.state.side(player)).items()}
-    known = {c: known_mark(v, game.edition) for c, v in opponent_space(player, views).items()}
+    told = known_cells(player, views)
+    unknown = known_mark(KnownCell(), game.edition)
+    known = {c: known_mark(told[c], game.edition) if c in told else unknown for c in ALL_CELLS}
     return own, known
 
 
 def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
     """The grids as data for the HTML sheet: colour -> rows -> marks."""
+    colours = []
+    for c in COLOURS:
+        own_rows, known_rows = grid_rows(own, c), grid_rows(known, c)
+        colours.append({"code": c, "name": COLOUR_NAMES[c], "own": own_rows, "known": known_rows,
+                        "own_grid": html_grid(COLOUR_NAMES[c], own_rows, "own", "empty"),
+                        "known_grid": html_grid(COLOUR_NAMES[c], known_rows, "known", "unknown")})
     return {
-        "colours": [{"code": c, "name": COLOUR_NAMES[c], "own": grid_rows(own, c),
-                     "known": grid_rows(known, c)} for c in COLOURS],
+        "colours": colours,
         "legend_own": LEGEND_OWN,
         "legend_opponent": legend_opponent(edition),
     }
