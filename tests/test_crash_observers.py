@@ -4,10 +4,11 @@ the mail's spool key, then sends the answer. After the restart the game's
 archive holds that event once (and replays from it), the observer is
 answered once, and is sent nothing more of the game.
 
-The daemon runs as a real process (`gm serve`), as in tests/test_crash.py,
-whose helpers these are: the game is made by a daemon that does not crash,
-then one restarted with GM_CRASH_AT handles the observer's mail to the
-``List-Unsubscribe`` mailto and dies at the chosen step."""
+The daemon runs as a real process (`gm serve`), with tests/test_crash.py's
+helpers and the league crash tests' scaffold (tests/crash_league.py): the
+game is made by a daemon that does not crash, then one restarted with
+GM_CRASH_AT handles the observer's mail to the ``List-Unsubscribe`` mailto
+and dies at the chosen step."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from crash_confirming import nothing_left
+from crash_league import serving, subjects
 from gm.cli import main
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
@@ -26,7 +28,6 @@ from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM
 from test_crash import Server, latest_to, send_until_accepted, wait_for_crash, wait_until_idle
-from test_crash_seeks import subjects
 from test_digest import plain, unsubscribe_ways
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point
@@ -51,21 +52,14 @@ def unsubscribed_through_a_crash(root: Path, point: str | None) -> None:
     request_game(Store(root), Identity(GM), [ALICE, BOB], "2.6.1", Options(), datetime.now(UTC),
                  observers=[CAROL])
     server = Server(root, None)
-    server.start(None)
-    try:
+    with serving(server):
         wait_until_idle(server, root)
-    finally:
-        server.stop()
     _, mailto = unsubscribe_ways(latest_to(root, CAROL, "g1"))
-    server.start(point)
-    try:
+    with serving(server, point):
         send_until_accepted(server, plain(CAROL, mailto), CAROL, mailto)
         if point is not None:
             wait_for_crash(server)  # a point after the last mail was sent may fire once all looks idle
         wait_until_idle(server, root)
-    finally:
-        server.stop()
-    assert server.crashes == (point is not None), f"the crash point {point} never fired"
 
 
 @pytest.mark.parametrize("point", POINTS)
@@ -80,12 +74,8 @@ def test_sigkill_while_an_observer_unsubscribes_leaves_once_and_answers_once(tmp
     # She is sent nothing more of the game: not its end, which the players are sent.
     before = {address: subjects(root, address) for address in (ALICE, CAROL)}
     assert main(["cancel", "g1", "--data", str(root), "--reason", "test"]) == 0
-    server = Server(root, None)
-    server.start(None)
-    try:
+    with serving(Server(root, None)) as server:
         wait_until_idle(server, root)
-    finally:
-        server.stop()
     assert len(subjects(root, ALICE)) > len(before[ALICE]), subjects(root, ALICE)
     assert subjects(root, CAROL) == before[CAROL]
     count, differences = verify_replay(str(root / "games" / "g1"))
