@@ -5,7 +5,7 @@ order mail's acknowledgement is durably queued (in ``outbox/``, or already
 moved on to ``delivered/``), with 8 client threads, each holding one SMTP
 connection that it reuses. Printed beside the ceiling measured in the same
 run over the same mails: the same aiosmtpd server whose handler only writes
-the message durably into a Maildir (`gm.storage.DurableMaildir.add`, in an
+the message durably into a Maildir (`gm.storage.maildirs.DurableMaildir.add`, in an
 executor, as gm's `SpoolHandler` does) and answers 250. The target is at
 least half the ceiling. The ceiling is measured before and after gm, and gm
 is compared with the mean of the two (both are printed: they are noisy).
@@ -109,7 +109,7 @@ from gm.pbem.master.game_master import GameMaster, Limits, utc_now
 from gm.pbem.operator.admin import request_game
 from gm.pbem.serving.delivery import Deliverer
 from gm.pbem.writing.mailer import Identity
-from gm.storage import DurableMaildir
+from gm.storage.maildirs import DurableMaildir
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -48,7 +48,7 @@ from .pbem.serving.imap import ImapPoller
 from .pbem.serving.listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .pbem.writing.mailer import Identity
 from .process import EXIT_COMMIT, EXIT_MASTER, STOP_SIGNALS, StartError
-from .storage import CommitError, Staged, publish
+from .storage.batches import CommitError, Staged, publish
 
 __all__ = ["CATCH_UP", "DEFAULT_SMTP", "EXIT_COMMIT", "EXIT_MASTER", "MAX_CONNECTIONS", "MAX_MESSAGE_BYTES",
            "SPOOL_POLL_SECONDS", "Config", "Daemon", "SpoolCommitter", "SpoolHandler", "StartError", "serve"]
@@ -70,7 +70,7 @@ class SpoolCommitter:
     commit; see `Store.syncer` for why not syncfs here), then waits here.
     One commit at a time renames every message waiting into
     ``spool/new/`` and makes that durable with one fsync of the folder
-    (`gm.storage.publish`), then wakes their handlers, which answer 250.
+    (`gm.storage.batches.publish`), then wakes their handlers, which answer 250.
     Messages that arrive during a commit form the next: the more clients
     wait, the more each commit carries, so a busy server fsyncs the spool
     folder once per group instead of once per message. No message is

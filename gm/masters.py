@@ -76,7 +76,7 @@ from .pbem.master.digests import DIGEST_TIME
 from .pbem.master.game_master import GameMaster, utc_now
 from .pbem.writing.mailer import Identity
 from .process import EXIT_COMMIT, EXIT_MASTER
-from .storage import CommitError
+from .storage.batches import CommitError
 
 log = logging.getLogger("gm")
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from gm.pbem.archive.replay import identity_of, is_inbound, iter_out, replay, spool_key_of
 from gm.pbem.data.tokens import mask
-from gm.storage import DurableMaildir, unix_lines
+from gm.storage.maildirs import DurableMaildir, unix_lines
 from gmprocess import WAIT, gm
 from gmtest import World
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from crash_league import mail
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
 from gm.pbem.data.store import Store
@@ -17,7 +18,6 @@ from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM
 from test_crash import Server, wait_for_crash, wait_until_idle
-from test_crash_seeks import mail
 
 GAMES = ("g1", "g2")
 

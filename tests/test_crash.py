@@ -37,7 +37,7 @@ from gm.pbem.data.store import Store, spool_key
 from gm.pbem.operator.admin import request_game
 from gm.pbem.state import index, snapshots
 from gm.pbem.writing.mailer import Identity
-from gm.storage import DurableMaildir
+from gm.storage.maildirs import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point and started again

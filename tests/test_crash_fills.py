@@ -3,8 +3,8 @@ daemon (issue 25): the fill event fires from the master's timer at the fill
 time (a moment with sub-second parts, a few seconds after the seek), and
 runs exactly once even when the daemon is SIGKILLed while running it.
 
-`gm serve` runs as its own process, as in tests/test_crash.py, whose
-helpers these are. Names, the seek and Bob's joining are mailed first; then
+`gm serve` runs as its own process, with the league crash tests' scaffold
+(tests/crash_league.py). Names, the seek and Bob's joining are mailed first; then
 either the daemon keeps running and the fill is timed, or it is stopped and
 started again after the fill time with GM_CRASH_AT, so that the fill is
 what it is killed in, and restarted without it."""
@@ -17,11 +17,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from crash_league import each_sent_once, games_made, mail, named_seek, serving, subjects
 from gm.pbem.data.seeks import stored_seek
 from gm.pbem.data.store import Store
 from gmtest import ALICE, BOB
 from test_crash import WAIT, Server, delivered, wait_until_idle
-from test_crash_seeks import mail, subjects
 
 pytestmark = pytest.mark.slow  # a real daemon, waiting for the wall clock, SIGKILLed at each point
 
@@ -50,16 +50,9 @@ def wait_for_begun(server: Server, root) -> datetime:
 def test_a_seeks_fill_begins_its_game_once_on_the_wall_clock(tmp_path, point):
     root = tmp_path / "data"
     server = Server(root, None)
-    server.start(None)
-    try:
-        wait_until_idle(server, root)
-        for address, chosen in ((ALICE, "Ahab"), (BOB, "Ishmael")):
-            mail(server, root, address, f"name {chosen}")
-            mail(server, root, address, "confirm", answering="[gm] Confirm your name")
-        mail(server, root, ALICE, f"seek celestial-empire\nvariant standard+turns=3\nempires 4\nfill {FILL}s\n"
-                                  "level easy\n")
-        mail(server, root, ALICE, "confirm", answering="[gm] Confirm your seek")
-        (seek_id,) = re.findall(r"Your seek (s[0-9a-f]{10}) is open", " ".join(subjects(root, ALICE)))
+    with serving(server):
+        seek_id = named_seek(server, root, "seek celestial-empire\nvariant standard+turns=3\nempires 4\n"
+                                           f"fill {FILL}s\nlevel easy\n")
         mail(server, root, BOB, f"accept {seek_id}")
         mail(server, root, BOB, "confirm", answering="[gm] Confirm you take")
         seek = stored_seek(Store(root), seek_id)
@@ -71,24 +64,18 @@ def test_a_seeks_fill_begins_its_game_once_on_the_wall_clock(tmp_path, point):
         if point is None:
             seen = wait_for_begun(server, root)
             assert fill <= seen < fill + timedelta(seconds=5), (fill, seen)
-        else:
-            server.stop()
-            time.sleep(max(0.0, (fill - datetime.now(UTC)).total_seconds()) + 0.3)
-            server.start(point)
+            wait_until_idle(server, root)
+    if point is not None:
+        time.sleep(max(0.0, (fill - datetime.now(UTC)).total_seconds()) + 0.3)
+        with serving(server, point):
             wait_for_begun(server, root)
-        wait_until_idle(server, root)
-    finally:
-        server.stop()
-    assert server.crashes == (0 if point is None else 1), f"the crash point {point} never fired"
-    store = Store(root)
-    (game_id,) = [game_id for game_id in store.game_ids() if store.archive(game_id).keys()]
+            wait_until_idle(server, root)
+    (game_id,) = games_made(Store(root))
     for address in (ALICE, BOB):
         assert begun(root, address) == [f"[gm] Game {game_id} begins: seek {seek_id}"]
         assert subjects(root, address).count("The game begins: turn 1") <= 1
         firsts = [m for m in delivered(root) if address in str(m["To"]) and str(m["X-GM-Game"]).strip() == game_id
                   and "game begins" in str(m["Subject"])]
         assert len(firsts) == 1, subjects(root, address)
-    ids = [str(m["Message-ID"]) for m in delivered(root)]
-    assert len(ids) == len(set(ids))
-    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
+    each_sent_once(root)
     assert not list((root / "shunt" / "new").iterdir())

@@ -24,7 +24,7 @@ from gm.pbem.data.store import Store
 from gm.pbem.operator.actions import request_action
 from gm.pbem.operator.admin import load_games, request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
-from gm.storage import DurableMaildir
+from gm.storage.maildirs import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE
 from test_crash import Server, delivered, reply, send_until_accepted, wait_until_idle
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from crash_confirming import confirmed_through_a_crash, nothing_left, recorded_once_in_each_game
+from crash_league import subjects
 from gm.pbem.data.settings import settings_of
 from gmtest import ALICE, BOB
 from test_crash_seeks import POINTS as SEEK_POINTS
-from test_crash_seeks import subjects
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point
 

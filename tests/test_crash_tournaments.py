@@ -2,8 +2,9 @@
 each pairing of the round has exactly one game, made once, and each player
 one invitation.
 
-The daemon runs as a real process (`gm serve`, tests/test_crash.py's
-helpers); a round-robin of four is recorded with ``gm tournament new`` while
+The daemon runs as a real process (`gm serve`, with the league crash tests'
+scaffold, tests/crash_league.py); a round-robin of four is recorded with
+``gm tournament new`` while
 it is stopped, and the daemon restarted with GM_CRASH_AT starts round 1 (one
 batch: the games' requests and the round's record), then makes its games,
 and dies at the chosen step of either."""
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from crash_league import games_made, serving
 from gm.cli import main
 from gm.pbem.data import tournaments as data
 from gm.pbem.data.store import Store
@@ -46,25 +48,17 @@ def round_made(server: Server, root: Path) -> None:
 def test_sigkill_while_a_round_starts_makes_each_game_once(tmp_path, point):
     root = tmp_path / "data"
     server = Server(root, None)
-    server.start(None)
-    try:
+    with serving(server):
         wait_until_idle(server, root)
-    finally:
-        server.stop()
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["tournament", "new", "--data", str(root), "--game", "spaceships", "--format", "round-robin",
                      "--players", *PLAYERS]) == 0
-    server.start(point)
-    try:
+    with serving(server, point):
         round_made(server, root)
-    finally:
-        server.stop()
     store = Store(root)
-    assert server.crashes == 1, f"the crash point {point} never fired"
     (_, games), = data.rounds(store, "t1")
     assert [(g.first, g.second) for g in games] == [(ALICE, "di@example.com"), (BOB, "cy@example.com")]
-    made = [game_id for game_id in store.game_ids() if store.archive(game_id).keys()]
-    assert sorted(made) == sorted(g.game_id for g in games)  # no game made twice
+    assert sorted(games_made(store)) == sorted(g.game_id for g in games)  # no game made twice
     for address in PLAYERS:
         invitations = [m for m in delivered(root) if address in str(m["To"]) and "Invitation" in str(m["Subject"])]
         assert len(invitations) == 1, [str(m["Subject"]) for m in delivered(root)]

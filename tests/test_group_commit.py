@@ -18,21 +18,23 @@ from pathlib import Path
 import pytest
 
 from gm import daemon as daemon_module
-from gm import storage
 from gm.daemon import SpoolCommitter
 from gm.pbem.data.store import Store, spool_key
 from gm.pbem.serving.delivery import Deliverer
 from gm.pbem.writing.mailer import Identity
-from gm.storage import Batch, CommitError, DurableMaildir, Syncer, finish_interrupted
+from gm.storage import batches, syncing
+from gm.storage.batches import Batch, CommitError, finish_interrupted
+from gm.storage.maildirs import DurableMaildir
+from gm.storage.syncing import Syncer
 from gmtest import GM
 
-MODES = ["fsync", "syncfs"] if storage._syncfs is not None else ["fsync"]
+MODES = ["fsync", "syncfs"] if syncing._syncfs is not None else ["fsync"]
 
 
 @pytest.fixture(params=MODES)
 def mode(request, monkeypatch) -> str:
     monkeypatch.setenv("GM_SYNC", request.param)
-    assert storage.sync_mode() == request.param
+    assert syncing.sync_mode() == request.param
     return request.param
 
 
@@ -138,7 +140,7 @@ def test_a_batch_killed_before_its_data_barrier_is_not_published(tmp_path):
     staged = [p for p in (root / "games").glob("g*/tmp/*")]
     assert len(staged) == 3
     lines = [f'["{p.relative_to(root)}", "games/{p.parts[-3]}/cur/x:2,S"]' for p in staged]
-    (root / "commit").write_bytes(storage._manifest_text(lines)[:-5] + b"xxxx\n")  # torn
+    (root / "commit").write_bytes(batches._manifest_text(lines)[:-5] + b"xxxx\n")  # torn
     assert finish_interrupted(root / "commit", root) == 0
     assert list((root / "games").glob("g*/cur/*")) == [] and (root / "commit").read_bytes() == b""
 
@@ -168,7 +170,7 @@ def test_a_full_disk_during_the_commit_keeps_the_batch_for_later_and_the_deliver
         real(source, target)
 
     store.spool.add(b"mail\n", "k1")
-    monkeypatch.setattr(storage.os, "replace", full)
+    monkeypatch.setattr(batches.os, "replace", full)
     with pytest.raises(OSError), store.batch():
         store.outbox.add(b"one\n", "r1")
         store.outbox.add(b"two\n", "r2")
@@ -186,13 +188,13 @@ def test_a_batch_of_many_files_waits_for_the_disk_twice(tmp_path, monkeypatch):
     in 20 folders makes two syncfs calls and no fsync; with fsync, one per
     file and one per folder."""
     monkeypatch.setenv("GM_SYNC", "syncfs")
-    if storage.sync_mode() != "syncfs":
+    if syncing.sync_mode() != "syncfs":
         pytest.skip("no syncfs here")
     store = Store(tmp_path / "data")
     for n in range(20):
         store.archive(f"g{n}")
     counts = {"fsync": 0, "syncfs": 0}
-    real_fsync, real_syncfs = os.fsync, storage._syncfs
+    real_fsync, real_syncfs = os.fsync, syncing._syncfs
 
     def fsync(fd):
         counts["fsync"] += 1
@@ -202,8 +204,8 @@ def test_a_batch_of_many_files_waits_for_the_disk_twice(tmp_path, monkeypatch):
         counts["syncfs"] += 1
         return real_syncfs(fd)
 
-    monkeypatch.setattr(storage.os, "fsync", fsync)
-    monkeypatch.setattr(storage, "_syncfs", syncfs)
+    monkeypatch.setattr(syncing.os, "fsync", fsync)
+    monkeypatch.setattr(syncing, "_syncfs", syncfs)
     with store.batch():
         for n in range(20):
             store.archive(f"g{n}").add(b"in\n", "000002.in.k", seen=True)
@@ -284,7 +286,7 @@ STOPS = """
 import asyncio, sys
 from gm.daemon import Config, serve
 from gm.pbem.writing.mailer import Identity
-from gm.storage import Batch, CommitError
+from gm.storage.batches import Batch, CommitError
 
 real = Batch._publish
 

@@ -26,6 +26,7 @@ import pytest
 from gm.kernel import engine
 from gm.kernel.effects import SendGamesList
 from gm.kernel.model import MailGame
+from gm.kernel.outcomes import Did, Submitted, Turn
 from gm.kernel.protocol import REGISTRY, GameRules, Table, TurnPolicy, game_named
 from gm.kernel.registry import Registry
 from gm.kernel.values import (
@@ -35,7 +36,6 @@ from gm.kernel.values import (
     Cancelled,
     Created,
     DeadlinePassed,
-    Did,
     EndKind,
     GameEnd,
     Notice,
@@ -45,8 +45,6 @@ from gm.kernel.values import (
     Reply,
     Resumed,
     Seat,
-    Submitted,
-    Turn,
 )
 from gm.pbem.operator.admin import request_game, verify_replay
 from gmtest import START, World, run, text

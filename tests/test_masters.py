@@ -30,7 +30,7 @@ from gm.pbem.data.store import Part, Store, spool_key
 from gm.pbem.master.routing import game_of
 from gm.pbem.operator.admin import request_game
 from gm.pbem.writing.mailer import Identity
-from gm.storage import DurableMaildir
+from gm.storage.maildirs import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
 pytestmark = pytest.mark.slow  # real daemons with their master processes, SIGKILLed and started again

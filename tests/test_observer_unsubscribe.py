@@ -120,3 +120,30 @@ def test_one_click_unsubscribes_an_observer_and_the_archive_keeps_no_url(tmp_pat
         assert count and not differences, differences
 
     run(scenario())
+
+
+def test_an_unsubscribe_come_twice_in_one_batch_leaves_once_and_is_answered_once(tmp_path):
+    """An MTA's resend after a 250 it lost (or a second click) spools a second
+    copy; handled in the batch that handled the first, before the game has
+    applied the first's ``observer-left``, it changes nothing more."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            observed_game(world, [CAROL])
+            await world.settle()
+            carol = Player(CAROL, world)
+            _, mailto = unsubscribe_ways(carol.latest())
+            before = len(carol.inbox())
+            for _ in range(2):
+                await world.asend(plain(CAROL, mailto), CAROL, [mailto])
+            assert len(world.daemon.store.spool.keys()) == 2
+            await world.settle()
+            await world.settle()
+            assert [str(m["Subject"]) for m in carol.inbox()[before:]] == ["[gm g1] Unsubscribed"]
+            assert world.daemon.master.games["g1"].observers == ("",)
+            archive = world.daemon.store.archive("g1")
+            left = [k for k in archive.keys() if b"X-GM-Event: observer-left" in archive.get_bytes(k)]
+            assert len(left) == 1, left
+        count, differences = verify_replay(str(tmp_path / "data" / "games" / "g1"))
+        assert count and not differences, differences
+
+    run(scenario())

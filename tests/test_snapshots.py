@@ -22,7 +22,8 @@ from gm.pbem.master.game_master import GameMaster
 from gm.pbem.state import loading, snapshots
 from gm.pbem.state.resident import summary_of
 from gm.pbem.writing.mailer import Identity
-from gm.storage import DurableMaildir, current_batch, unix_lines
+from gm.storage.batches import current_batch
+from gm.storage.maildirs import DurableMaildir, unix_lines
 from gmtest import GM, START, World, run, started_game, text
 
 AFTER = START + timedelta(hours=1, microseconds=123456)

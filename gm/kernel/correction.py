@@ -21,8 +21,9 @@ is not made, and the move stays the player's.
 from __future__ import annotations
 
 from .model import MailGame
+from .outcomes import Did
 from .protocol import TurnPolicy
-from .values import PLAY, SETTLED_EDITION, Did, PlayerMail, Reply
+from .values import PLAY, SETTLED_EDITION, PlayerMail, Reply
 
 WAIT_FOR_CORRECTION_EDITION = SETTLED_EDITION
 """The first edition whose turn waits for a seat's corrected orders when

@@ -41,6 +41,7 @@ from .commands import ABSENCE_HELP, Command, Mail, read_mail
 from .effects import SendGamesList
 from .errors import NotationError, found_phrase
 from .model import MailGame
+from .outcomes import Did
 from .protocol import Table, TurnPolicy, game_named
 from .text import wrap
 from .values import (
@@ -55,7 +56,6 @@ from .values import (
     Bouncing,
     Created,
     DeadlinePassed,
-    Did,
     EndKind,
     Event,
     GameEnd,

@@ -3,7 +3,7 @@
 The kernel alone keeps a game's bookkeeping: the phase, the deadline, the
 reminders sent, the offers of a draw, the deadlines each seat missed, the
 outcome and the game of a series. A game changes only its own state and
-says what happened (`gm.kernel.values.Turn`, `Submitted`, `NextGame`);
+says what happened (`gm.kernel.outcomes.Turn`, `Submitted`, `NextGame`);
 this module does the rest, the same way for every game:
 
 - the setup phase ends when the game waits for no seat's setup (`start`);
@@ -25,8 +25,9 @@ from datetime import datetime
 
 from .correction import holding
 from .model import MailGame
+from .outcomes import Turn
 from .protocol import TurnPolicy
-from .values import ENDED, PLAY, SETUP, Notice, PlayerMail, Reply, Turn
+from .values import ENDED, PLAY, SETUP, Notice, PlayerMail, Reply
 
 
 def at_once(game: MailGame) -> bool:

@@ -29,21 +29,18 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from . import shown
 from .commands import KERNEL_HELP, Command, Mail
 from .errors import RecordError
+from .outcomes import NextGame, Replayed, Submitted, Turn
 from .registry import Registry
 from .schema import Step
 from .shown import ShownDeadline
 from .values import (
     WORDS_EDITION,
     GameEnd,
-    NextGame,
     Notice,
     Options,
     PlayerMail,
-    Replayed,
     Reply,
     Seat,
-    Submitted,
-    Turn,
 )
 
 

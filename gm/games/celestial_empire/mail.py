@@ -23,21 +23,18 @@ from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data, unexpected_in
+from ...kernel.outcomes import Did, Replayed, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.schema import REPLAY, Step
 from ...kernel.values import (
     ENDED,
     PLAY,
     SHEETS_EDITION,
-    Did,
     EndKind,
     GameEnd,
     Notice,
     PlayerMail,
-    Replayed,
     Reply,
-    Submitted,
-    Turn,
 )
 from . import sheets
 from .checking import check_lines

@@ -24,7 +24,8 @@ from typing import Any
 
 from ...kernel.commitments import PER_TURN, text_value
 from ...kernel.errors import NotationError, RecordError
-from ...kernel.values import FINISH_EDITION, Replayed
+from ...kernel.outcomes import Replayed
+from ...kernel.values import FINISH_EDITION
 from .galaxy import generate
 from .notation import parse_order
 from .report import Report

@@ -19,21 +19,18 @@ from typing import Any
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
 from ...kernel.errors import NotationError
+from ...kernel.outcomes import Did, Replayed, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.schema import Step
 from ...kernel.values import (
     ENDED,
     SETUP,
     SHEETS_EDITION,
-    Did,
     EndKind,
     GameEnd,
     Notice,
     PlayerMail,
-    Replayed,
     Reply,
-    Submitted,
-    Turn,
 )
 from . import robot_seat, sheets, verification, web
 from .events import MoveReport

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...kernel.commitments import text_value
-from ...kernel.values import Replayed
+from ...kernel.outcomes import Replayed
 from .notation import Placement, parse_record
 from .referee import referee
 from .sheets import happened

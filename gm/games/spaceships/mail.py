@@ -18,6 +18,7 @@ from typing import Any
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
 from ...kernel.errors import NotationError
+from ...kernel.outcomes import Did, NextGame, Replayed, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy
 from ...kernel.schema import Step, fill_defaults
 from ...kernel.values import (
@@ -27,16 +28,11 @@ from ...kernel.values import (
     PLAY,
     SETUP,
     WORDS_EDITION,
-    Did,
     EndKind,
     GameEnd,
-    NextGame,
     Notice,
     PlayerMail,
-    Replayed,
     Reply,
-    Submitted,
-    Turn,
 )
 from ..numbers import TOO_LARGE, whole_number
 from . import robot_seat, sheets, verification, web

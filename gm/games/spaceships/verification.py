@@ -10,7 +10,7 @@ games, the labels say which game (``game-2-setup-1``).
 from __future__ import annotations
 
 from ...kernel.commitments import text_value
-from ...kernel.values import Replayed
+from ...kernel.outcomes import Replayed
 from .events import TurnReport
 from .notation import parse_record
 from .orders import Placement

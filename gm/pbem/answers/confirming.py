@@ -13,7 +13,7 @@ from email.message import Message
 from typing import Any
 
 from ...mail.reading import parse_message
-from ...storage import DurableMaildir
+from ...storage.maildirs import DurableMaildir
 from ..archive.replay import orders_text, prepend_header
 from ..data.store import Store, time_of
 from ..data.tokens import token, verify

@@ -34,7 +34,7 @@ from typing import Any
 from ...kernel.clock import utc_minute
 from ...kernel.values import ENDED, AddressReplaced
 from ...mail.reading import parse_message
-from ...storage import DurableMaildir
+from ...storage.maildirs import DurableMaildir
 from ..archive.replay import orders_text
 from ..data.store import time_of
 from ..data.tokens import token, verify

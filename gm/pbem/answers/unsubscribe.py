@@ -22,7 +22,11 @@ player's setting like any other (`gm.pbem.answers.settings`): recorded in
 what changed and how to undo it (and the deputy, when it was theirs).
 An observer's is an event of the game's (`ObserverLeft`), spooled under a
 name made from the mail's spool key, so a redo after a crash spools it
-once; the observer is told.
+once; the observer is told. A second copy of the mail (an MTA's resend after
+a 250 it lost, a second click) has a spool key of its own, and may be handled
+in the batch that spooled the first's event, before the game applied it: the
+marker ``observer-left-GAME.N`` in ``handled/``, written in that batch, makes
+it change nothing more.
 """
 
 from __future__ import annotations
@@ -109,10 +113,12 @@ class Unsubscribing:
             raise Shunted(f"unsubscribing {sender} from watching {game_id}: not that observer's token")
         game = master.all_games[game_id]
         number = next((n for n, address in watching(game) if address.lower() == sender.lower()), None)
-        if number is None or game.phase == ENDED:
+        left = f"observer-left-{game_id}.{number}"
+        if number is None or game.phase == ENDED or left in master.store.handled:
             return  # a second click, or a game whose last mail went out already: nothing to do, nothing to say
         request_id = "u" + hashlib.sha256(key.encode()).hexdigest()[:10]
         at = time_of(key)
+        master.store.handled.add(left)
         request_action(master.store, master.identity, game_id, ObserverLeft(at, number), name=f"{request_id}-{game_id}")
         master.outside.send(f"{request_id}.done", sender, f"[gm {game_id}] Unsubscribed", at, "unsubscribed_observer",
                             {"game": game_id, "title": game.rules.title}, "auto-replied")

@@ -33,7 +33,7 @@ from ...kernel.model import MailGame
 from ...kernel.values import SHEETS_EDITION, Bouncing, Created, Event, Notice, PlayerMail
 from ...mail.headers import message_id_of
 from ...mail.reading import parse_message, player_text
-from ...storage import DurableMaildir
+from ...storage.maildirs import DurableMaildir
 from ..data.tokens import mask
 from ..writing.mailer import DEPUTY_COPY, Identity, build, deputy_message_id, message_id
 from ..writing.observers import build_observer

@@ -57,17 +57,9 @@ from pathlib import Path
 from typing import Any
 
 from ...locks import PublishingLock
-from ...storage import (
-    Batch,
-    DurableMaildir,
-    Staged,
-    Syncer,
-    current_batch,
-    finish_interrupted,
-    fsync_dir,
-    staging_name,
-    write_staged,
-)
+from ...storage.batches import Batch, Staged, current_batch, finish_interrupted, staging_name, write_staged
+from ...storage.maildirs import DurableMaildir
+from ...storage.syncing import Syncer, fsync_dir
 from .attempts import Attempts
 from .crashpoints import crashpoint
 from .tokens import load_key
@@ -330,7 +322,7 @@ class Store:
         is not what limits gm.) ``GM_SYNC=syncfs`` in the environment puts
         the spool on syncfs too. The master's and the delivery's batches,
         many files in many folders, use syncfs where it may be used
-        (`gm.storage.sync_mode`). Each passes the steps of its commits to
+        (`gm.storage.syncing.sync_mode`). Each passes the steps of its commits to
         the crash points (`gm.pbem.data.crashpoints`)."""
         if role not in self._syncers:
             spool_fsync = role == "spool" and os.environ.get("GM_SYNC", "").strip().lower() != "syncfs"
@@ -338,7 +330,7 @@ class Store:
         return self._syncers[role]
 
     def batch(self) -> Batch:
-        """A batch of the master's (see `gm.storage.Batch`): published whole
+        """A batch of the master's (see `gm.storage.batches.Batch`): published whole
         or not at all (its manifest is ``DATA/commit``), and not seen by
         the delivery before it is durable. The previous one must be
         committed (`commit_pending`)."""
@@ -361,7 +353,7 @@ class Store:
 
     def finish_interrupted(self, everyone: bool = True) -> int:
         """Complete a batch of the master's whose commit a crash cut short
-        (see `gm.storage.finish_interrupted`); the daemon does this at start,
+        (see `gm.storage.batches.finish_interrupted`); the daemon does this at start,
         before it reads anything; with ``everyone``, the batches of every
         master process a daemon with several left (`manifests`), else only
         this store's own. Returns the number of files renamed."""

@@ -28,6 +28,7 @@ from ..answers.outside import OutsideMail
 from ..archive.creation import parse_fields
 from ..archive.events import AT_HEADER, event_message
 from ..data.settings import all_settings
+from ..data.stamps import FolderCache
 from ..data.store import Store, spool_key
 from ..writing.mailer import Identity
 
@@ -35,6 +36,8 @@ DIGEST = "digest"
 """The kind of a digest's GM event."""
 DIGEST_TIME = time(7, 0)
 """When a player's digest is due, in their own time."""
+_DIGESTING: FolderCache[tuple[tuple[str, PlayerSettings], ...]] = FolderCache()
+"""The players in digest mode, kept while the settings folder stays as it was."""
 
 
 def _zone(settings: PlayerSettings) -> ZoneInfo:
@@ -77,12 +80,17 @@ class Digests:
     outside: OutsideMail
     digest_time: time
 
+    def _digesting(self) -> tuple[tuple[str, PlayerSettings], ...]:
+        """Each player in ``digest`` mode and their settings (read again only when a record was added)."""
+        folder = self.store.settings.path
+        return _DIGESTING.get((folder / "new", folder / "cur"), lambda: tuple(
+            (address, settings) for address, settings in all_settings(self.store).items()
+            if settings.reminders == DIGEST))
+
     def digests_due(self, now: datetime) -> int:
         """Spool the digest event of each player in ``digest`` mode whose day's digest fell due."""
         count = 0
-        for address, settings in all_settings(self.store).items():
-            if settings.reminders != DIGEST:
-                continue
+        for address, settings in self._digesting():
             day, moment = latest_due(settings, now, self.digest_time)
             name = marker(address, day.isoformat())
             key = spool_key(moment, "clock", name)
@@ -96,7 +104,7 @@ class Digests:
     def next_digest(self, now: datetime) -> datetime | None:
         """When the next digest falls due, if any player chose them."""
         moments = [latest_due(settings, now, self.digest_time)[1] + timedelta(days=1)
-                   for settings in all_settings(self.store).values() if settings.reminders == DIGEST]
+                   for _, settings in self._digesting()]
         return min(moments) if moments else None
 
     def send_digest(self, key: str, message: EmailMessage) -> None:

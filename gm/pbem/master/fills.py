@@ -23,12 +23,15 @@ from ..answers.league import LeagueMail
 from ..archive.creation import parse_fields
 from ..archive.events import AT_HEADER, event_message
 from ..data.seeks import status_of, stored_seek
+from ..data.stamps import FolderCache
 from ..data.store import Store, spool_key
 from ..writing.mailer import Identity
 
 FILL = "fill"
 """The kind of a seek's fill event."""
 _SEEK_ID = re.compile(r"s[0-9a-f]{10}")
+_FILLING: FolderCache[tuple[Seek, ...]] = FolderCache()
+"""The filling seeks, kept while the seeks' folder and their markers' stay as they were."""
 
 
 class Fills:
@@ -40,15 +43,20 @@ class Fills:
     handled_keys: set[str]
     league: LeagueMail
 
-    def _filling(self) -> list[Seek]:
-        """The filling seeks whose games have neither begun nor closed."""
+    def _filling(self) -> tuple[Seek, ...]:
+        """The filling seeks whose games have neither begun nor closed (read
+        again only when a seek was added, or a marker of one: `FolderCache`)."""
+        seeks = self.store.seeks.path
+        return _FILLING.get((seeks / "new", seeks / "cur", self.store.handled.path), self._read_filling)
+
+    def _read_filling(self) -> tuple[Seek, ...]:
         found = []
         for seek_id in self.store.seeks.keys():
             if _SEEK_ID.fullmatch(seek_id) and status_of(self.store, seek_id) is Status.OPEN:
                 seek = stored_seek(self.store, seek_id)
                 if seek is not None and seek.filling is not None:
                     found.append(seek)
-        return found
+        return tuple(found)
 
     def fills_due(self, now: datetime) -> int:
         """Spool the fill event of each open filling seek whose fill time has come."""

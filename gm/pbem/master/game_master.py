@@ -64,7 +64,7 @@ from ...kernel.actions import operator_refusal
 from ...kernel.effects import Effect
 from ...kernel.values import Created, Event, PlayerMail
 from ...logs import event as log_event
-from ...storage import unix_lines
+from ...storage.maildirs import unix_lines
 from ..answers.away import BANK, VacationDesk
 from ..answers.deputies import DeputyDesk
 from ..answers.league import LeagueMail
@@ -217,7 +217,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         keeps it from being committed, kept to be committed first by the
         next pass), the message stays spooled and the next pass tries
         again. A batch that cannot be made durable raises
-        `gm.storage.CommitError`: the games in memory are then ahead of the
+        `gm.storage.batches.CommitError`: the games in memory are then ahead of the
         disk, and the daemon must stop (and start again from the disk, as
         after a crash)."""
         count = 0

@@ -10,7 +10,7 @@ from functools import cached_property
 
 from ...mail.reading import addresses, parse_message
 from ...mail.screening import automatic_reason
-from ...storage import unix_lines
+from ...storage.maildirs import unix_lines
 from ..archive.replay import orders_text
 from ..intake.addressing import envelope_from, plus_tags
 from ..intake.limits import normalized
@@ -40,7 +40,7 @@ class Incoming:
 
     @cached_property
     def stored(self) -> bytes:
-        """The message as a game's archive keeps it (`gm.storage.unix_lines`),
+        """The message as a game's archive keeps it (`gm.storage.maildirs.unix_lines`),
         which is what every rule reads: a replay reads these very bytes, so
         it reads what the live master read, whatever the charset and the
         line ends (a CRLF of the wire inside UTF-16 text is no line end)."""

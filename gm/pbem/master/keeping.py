@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ...kernel.values import ENDED
 from ...logs import event as log_event
-from ...storage import current_batch
+from ...storage.batches import current_batch
 from ..data.crashpoints import crashpoint
 from ..data.store import Store
 from ..state import index, loading, snapshots

@@ -19,7 +19,7 @@ from ...kernel.protocol import GameRules, game_named
 from ...kernel.takeover import stand_in_level
 from ...kernel.values import DEFAULT_GAME, Options, Seat
 from ...mail.reading import parse_message
-from ...storage import DurableMaildir, unix_lines
+from ...storage.maildirs import DurableMaildir, unix_lines
 from ..archive.creation import fresh_terms, game_of, parse_fields, request_fields, seats_and_options
 from ..archive.events import EVENT_HEADER, event_message
 from ..archive.replay import identity_of, iter_out, mbox_of, player_mailbox, replay

@@ -53,7 +53,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...mail.reading import addresses, parse_message
-from ...storage import Batch, DurableMaildir, Staged, finish_interrupted, fsync_dir
+from ...storage.batches import Batch, Staged, finish_interrupted
+from ...storage.maildirs import DurableMaildir
+from ...storage.syncing import fsync_dir
 from ..data.crashpoints import crashpoint
 from ..data.store import GAME_ID, SHARD_FILE, Shard, shard_of
 from ..state import snapshots
@@ -353,7 +355,7 @@ def import_game(store, bundle: str | os.PathLike[str]) -> Bundle:
     The game goes live with all its mail or not at all: its Maildir is
     copied into ``DATA/moving-in/GAME``, its mail and markers are staged
     beside their folders, and the whole is published by one group commit
-    (`gm.storage.Batch`) whose list of renames, ``DATA/moving-in/GAME.commit``,
+    (`gm.storage.batches.Batch`) whose list of renames, ``DATA/moving-in/GAME.commit``,
     is durable before the first rename. Run again after being cut short,
     it completes a commit that had begun (and then reports the import
     done), or starts over if none had."""

@@ -8,7 +8,7 @@ is made for the record. While the relay refuses or is down, each message
 waits and is retried with exponential backoff.
 
 Each pass over the outbox (in steps of `LOCAL_BATCH`) is one group commit
-for local delivery: the deliveries are written as one `gm.storage.Batch`
+for local delivery: the deliveries are written as one `gm.storage.batches.Batch`
 (one data barrier, the renames into ``delivered/new/``, one barrier for the
 names), then marked sent, and ``sent/`` is made durable once for all of
 them. Through a relay each message is marked durably as soon as the relay
@@ -36,7 +36,8 @@ from datetime import datetime, timedelta
 
 from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message
-from ...storage import Batch, CommitError, unix_lines
+from ...storage.batches import Batch, CommitError
+from ...storage.maildirs import unix_lines
 from ..archive.events import event_message
 from ..data.crashpoints import crashpoint
 from ..data.store import Store, spool_key

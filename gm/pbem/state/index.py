@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...logs import event
-from ...storage import fsync_dir
+from ...storage.syncing import fsync_dir
 from . import snapshots
 
 MAGIC = b"gm-index 1\n"

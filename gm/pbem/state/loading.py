@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...kernel.values import PlayerMail
-from ...storage import current_batch
+from ...storage.batches import current_batch
 from ..archive.replay import Replayed, is_inbound, replay, spool_key_of
 from ..data.store import Store, origin_of
 from ..writing.mailer import Identity

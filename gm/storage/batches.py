@@ -1,12 +1,5 @@
-"""Durable Maildirs: every message gm keeps is a file any mail client can open.
-
-`mailbox.Maildir` reads and exports well, but its ``add`` does not fsync, and
-gm promises that a message acknowledged with 250 survives a power cut. So
-writing goes through `DurableMaildir.add`: the message is written into
-``tmp/``, made durable, renamed into ``new/`` (or ``cur/``), and that rename
-is made durable, as the Maildir specification intends. Names are chosen by
-the caller where they must be deterministic (so that redoing a step after a
-crash finds the file already there instead of writing it twice).
+"""Staged files and group commit (`Batch`, `publish`), and the manifest that
+makes a batch's publication all or nothing (`finish_interrupted`).
 
 Group commit
 ------------
@@ -40,24 +33,6 @@ daemon at start, before it reads anything) completes them from the
 manifest, so a batch is published whole or not at all. The spool's and
 local delivery's batches need none: their files are independent.
 
-How data is made durable (`Syncer`). Per-file fsync costs one disk flush
-(on ext4 a journal commit) per file, and an order mail makes about eight
-files. Linux's ``syncfs(2)`` makes everything written on one file system
-durable in one call, so a batch costs two calls whatever its size. The
-master's and the delivery's batches use it on Linux 5.8 and later (before
-that, syncfs did not report write-back errors); elsewhere, or with
-``GM_SYNC=fsync`` in the environment, each file is fsynced as it is written
-(still with one fsync per directory per batch). syncfs also flushes other
-programs' writes on the same file system: on a file system shared with
-something that writes a lot, ``GM_SYNC=fsync`` bounds gm's waits by its
-own writes. The spool fsyncs each message's file, unless ``GM_SYNC=syncfs``
-(see `gm.pbem.data.store.Store.syncer`): a 250 waits for that mail only. syncfs
-reports an error that happened since the file descriptor it is given was
-opened, so each `Syncer` keeps a descriptor per file system, opened before
-any file it vouches for is written, and each kind of writer (spool,
-master, delivery) has its own, so that none of them takes an error report
-meant for another.
-
 A batch whose commit fails (an I/O error from a barrier, a rename refused)
 raises `CommitError`: what the thread has done in memory is then ahead of
 what is durable, and the caller must not go on as if the batch were done
@@ -78,154 +53,23 @@ daily counts) may be written directly.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import hashlib
 import json
-import mailbox
 import os
-import platform
 import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-_HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
+from .syncing import Syncer, fsync_dir
 
-
-def fsync_dir(path: Path) -> None:
-    """Make a directory's entries (a rename, a new file) durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def unix_lines(data: bytes) -> bytes:
-    """A message with the line ends mail programs expect in a Maildir on
-    Unix (LF, not the CRLF of the wire). gm keeps its games and its local
-    deliveries so; `gm replay` compares in this form, and the master reads
-    a player's mail in it (`gm.pbem.master.incoming.Incoming.stored`)."""
-    return data.replace(b"\r\n", b"\n")
-
-
-# Making data durable
-
-
-def _linux_at_least(major: int, minor: int) -> bool:
-    if platform.system() != "Linux":
-        return False
-    try:
-        found = tuple(int(part) for part in platform.release().split("-")[0].split(".")[:2])
-    except ValueError:
-        return False
-    return found >= (major, minor)
-
-
-def _load_syncfs():
-    """libc's syncfs, or None where there is none (or it hides write errors)."""
-    if not _linux_at_least(5, 8):
-        return None
-    try:
-        function = ctypes.CDLL(None, use_errno=True).syncfs
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_int]
-    function.restype = ctypes.c_int
-    return function
-
-
-_syncfs = _load_syncfs()
-
-
-def sync_mode() -> str:
-    """``syncfs`` or ``fsync`` (see the module's docstring); ``GM_SYNC`` in
-    the environment may ask for ``fsync`` (or for ``syncfs`` where it exists)."""
-    wanted = os.environ.get("GM_SYNC", "").strip().lower()
-    if wanted == "fsync" or _syncfs is None:
-        return "fsync"
-    return "syncfs"
-
-
-def no_crashpoint(name: str) -> None:
-    """A `Syncer`'s crash points unless it is given others: nothing happens."""
-
-
-class Syncer:
-    """Makes files and directory entries durable, by syncfs (one call per
-    file system) or fsync (one per file and per directory).
-
-    Call `watch` with a file's directory before writing the file, `written`
-    with its descriptor before closing it; then `data_barrier` makes every
-    such file durable, and `name_barrier` the renames into the directories
-    given. Not shared between threads that commit at the same time.
-
-    ``crashpoint`` is called with the name of each step of a commit made
-    through this syncer (see `Batch`): the crash tests' hook, which the
-    edge gives (`gm.pbem.data.crashpoints`); storage knows nothing of it."""
-
-    def __init__(self, mode: str | None = None, crashpoint: Callable[[str], None] = no_crashpoint):
-        self.mode = mode or sync_mode()
-        self.crashpoint = crashpoint
-        self._device_of: dict[Path, int] = {}
-        self._fds: dict[int, int] = {}
-        """A descriptor per file system, opened before the first file
-        written there, for syncfs to report errors since then."""
-        self._lock = threading.Lock()
-
-    def watch(self, directory: Path) -> None:
-        if self.mode != "syncfs" or directory in self._device_of:
-            return
-        device = os.stat(directory).st_dev
-        with self._lock:
-            if device not in self._fds:
-                self._fds[device] = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-            self._device_of[directory] = device
-
-    def written(self, fd: int) -> None:
-        """A file was written through ``fd`` (still open)."""
-        if self.mode == "fsync":
-            os.fsync(fd)
-
-    def _syncfs(self, directories: Iterable[Path]) -> None:
-        for directory in directories:
-            self.watch(directory)
-        devices = {self._device_of[d] for d in directories}
-        for device in sorted(devices):
-            if _syncfs(self._fds[device]) != 0:  # type: ignore[misc]
-                number = ctypes.get_errno()
-                raise OSError(number, f"syncfs: {os.strerror(number)}")
-
-    def data_barrier(self, directories: set[Path], entries: bool) -> None:
-        """Make durable every file written (with `written`) into
-        ``directories``; with ``entries``, also those files' names there
-        (a manifest will look for them after a power cut)."""
-        if self.mode == "syncfs":
-            self._syncfs(directories)
-        elif entries:  # each file was fsynced when written; its name in the staging folder:
-            for directory in sorted(directories):
-                fsync_dir(directory)
-
-    def name_barrier(self, directories: set[Path]) -> None:
-        """Make durable the renames into (and out of) ``directories``."""
-        if self.mode == "syncfs" and len(directories) > 1:
-            self._syncfs(directories)
-        else:
-            for directory in sorted(directories):
-                fsync_dir(directory)
-
-    def close(self) -> None:
-        with self._lock:
-            for fd in self._fds.values():
-                os.close(fd)
-            self._fds.clear()
-            self._device_of.clear()
+HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
+"""This host, as the names of staged files carry it (the Maildir way)."""
 
 
 class CommitError(RuntimeError):
@@ -268,7 +112,7 @@ def staging_name(key: str) -> str:
     batch cut short may be completed long after, so names are never reused)."""
     with _counter_lock:
         number = next(_counter)
-    return f"{key}.{_PROCESS}.{number}.{_HOST}"
+    return f"{key}.{_PROCESS}.{number}.{HOST}"
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -288,11 +132,11 @@ def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
         finally:
             os.close(fd)
     except BaseException:
-        _drop_half_written(tmp)
+        drop_half_written(tmp)
         raise
 
 
-def _drop_half_written(tmp: Path) -> None:
+def drop_half_written(tmp: Path) -> None:
     """Remove a file a write failed in: a half-written file (a full disk)
     would keep its space taken. A failure to remove it is not the fault
     being raised, so it is not raised."""
@@ -529,180 +373,3 @@ def publish(staged: list[Staged], syncer: Syncer, label: str) -> None:
         batch.discard()
         raise
 
-
-# Maildirs
-
-
-class DurableMaildir:
-    """A Maildir whose additions are durable when `add` returns (or, in a
-    `Batch`, when the batch is committed).
-
-    Keys are file names in ``new/`` or ``cur/`` without the ``:2,`` info
-    suffix; `keys` lists them sorted, so callers that need an order name
-    their files so that it sorts (gm's archives start each name with a
-    zero-padded sequence number).
-
-    The keys are also kept in memory once listed, so that checking for a key
-    (which every idempotent write does) costs no directory scan; gm is the
-    only writer of its Maildirs, and `keys` always reads the disk again (the
-    spool also receives files from ``gm new`` in another process).
-    """
-
-    def __init__(self, path: str | os.PathLike[str], create: bool = True):
-        self.path = Path(path)
-        self._known: set[str] | None = None
-        self._syncer: Syncer | None = None
-        if create:
-            for sub in ("tmp", "new", "cur"):
-                (self.path / sub).mkdir(parents=True, exist_ok=True)
-            fsync_dir(self.path)
-            fsync_dir(self.path.parent)
-        elif not (self.path / "new").is_dir():
-            raise FileNotFoundError(f"{self.path} is not a Maildir (no new/ folder)")
-
-    @staticmethod
-    def _check(key: str) -> None:
-        if "/" in key or ":" in key or key.startswith("."):
-            raise ValueError(f"bad Maildir key {key!r}")
-
-    def _target(self, key: str, seen: bool) -> Path:
-        return self.path / "cur" / f"{key}:2,S" if seen else self.path / "new" / key
-
-    def add(self, data: bytes, key: str, seen: bool = False) -> str:
-        """Store ``data`` under ``key`` durably, unless the key exists already.
-
-        Returns the key. A message stored as seen goes to ``cur/`` with the
-        ``S`` flag, so a mail client shows gm's own archive as read. In a
-        batch the file is staged, and durable once the batch is committed."""
-        self._check(key)
-        if key in self:
-            return key
-        batch = current_batch()
-        if batch is not None:
-            tmp = self.path / "tmp" / staging_name(key)
-            write_staged(batch.syncer, tmp, data)
-            batch.stage(Staged(self, key, tmp, self._target(key, seen)))
-            return key
-        tmp = self.path / "tmp" / f"{key}.{os.getpid()}.{_HOST}"
-        try:
-            with open(tmp, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except BaseException:
-            _drop_half_written(tmp)
-            raise
-        target = self._target(key, seen)
-        os.replace(tmp, target)
-        fsync_dir(target.parent)
-        self._published(key)
-        return key
-
-    def stage(self, data: bytes, key: str, syncer: Syncer) -> Staged:
-        """Write ``data`` for ``key`` where nothing looks, for `publish` to
-        rename into ``new/`` (with other files, by a group commit)."""
-        self._check(key)
-        tmp = self.path / "tmp" / staging_name(key)
-        write_staged(syncer, tmp, data)
-        return Staged(self, key, tmp, self._target(key, False))
-
-    def forget(self) -> None:
-        """Forget the keys known in memory: the next look reads the disk."""
-        self._known = None
-
-    def _published(self, key: str) -> None:
-        if self._known is not None:
-            self._known.add(key)
-
-    def _removed(self, key: str) -> None:
-        if self._known is not None:
-            self._known.discard(key)
-
-    def _find(self, key: str) -> Path | None:
-        batch = current_batch()
-        if batch is not None:
-            if batch.state(self, key) is False:
-                return None
-            staged = batch.staged_file(self, key)
-            if staged is not None:
-                return staged
-        cur = self.path / "cur"
-        # gm writes only these two names; a mail client that changed a
-        # message's flags is caught by the scan below.
-        for candidate in (self.path / "new" / key, cur / f"{key}:2,S", cur / key):
-            if candidate.exists():
-                return candidate
-        for candidate in cur.glob(f"{glob_escape(key)}:2,*"):
-            return candidate
-        return None
-
-    def __contains__(self, key: str) -> bool:
-        batch = current_batch()
-        if batch is not None:
-            state = batch.state(self, key)
-            if state is not None:
-                return state
-        if self._known is None:
-            self._scan()
-        return key in self._known  # type: ignore[operator]
-
-    def _scan(self) -> set[str]:
-        names = set()
-        for sub in ("new", "cur"):
-            for entry in os.scandir(self.path / sub):
-                if not entry.name.startswith("."):
-                    names.add(entry.name.split(":2,")[0])
-        self._known = set(names)
-        return names
-
-    def keys(self) -> list[str]:
-        names = self._scan()
-        batch = current_batch()
-        if batch is not None:
-            staged, removed = batch.changes(self)
-            names = (names | staged) - removed
-        return sorted(names)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.keys())
-
-    def __len__(self) -> int:
-        return len(self.keys())
-
-    def get_bytes(self, key: str) -> bytes:
-        path = self._find(key)
-        if path is None:
-            raise KeyError(key)
-        return path.read_bytes()
-
-    def file_of(self, key: str) -> Path:
-        path = self._find(key)
-        if path is None:
-            raise KeyError(key)
-        return path
-
-    def remove(self, key: str) -> None:
-        """Delete a message durably (no error if it is already gone). In a
-        batch it is deleted once the batch is durable, not made durable
-        itself (see the module's docstring)."""
-        batch = current_batch()
-        if batch is not None:
-            if batch.state(self, key) is False:
-                return
-            staged = batch.staged_file(self, key) is not None
-            path = None if staged else self._find(key)
-            batch.remove(self, key, path)
-            return
-        path = self._find(key)
-        if path is not None:
-            path.unlink(missing_ok=True)
-            fsync_dir(path.parent)
-        self._removed(key)
-
-    def mailbox(self) -> mailbox.Maildir:
-        """The standard library's view of this Maildir, for reading and export."""
-        return mailbox.Maildir(self.path, factory=None, create=False)
-
-
-def glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
