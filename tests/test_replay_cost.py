@@ -1,7 +1,8 @@
 """What lets `gm replay` go at the speed of parsing its archive (issue 27),
 without changing a byte of what it reads or renders: a mail's MIME fields
 are parsed once, however often they are read, and a template is looked up
-once per process, not at every mail. Each test fails if the work comes
+once per process, not at every mail; no sheet is made for an empire the
+GM's robot holds, which is mailed nothing. Each test fails if the work comes
 back; that the results are the same is what the byte-exact replays of
 tests/archives and sample-mail check."""
 
@@ -9,13 +10,17 @@ from __future__ import annotations
 
 import email.policy
 import os
+from datetime import timedelta
 from email.headerregistry import HeaderRegistry
 
 import jinja2
 import pytest
 
+from gm.games.celestial_empire import sheets
+from gm.games.celestial_empire.mail import Terms
 from gm.kernel import commitments, engine
-from gm.kernel.values import FINISH_EDITION, Created, Notice, Options, Seat
+from gm.kernel.protocol import mailed
+from gm.kernel.values import ENDED, FINISH_EDITION, Created, Notice, Options, PlayerMail, Seat
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
 from gm.pbem.archive.replay import Threads, field_text, notice_messages, to_event
@@ -173,3 +178,30 @@ def test_an_events_messages_make_the_games_commitment_fields_once(monkeypatch):
     messages = notice_messages(game, notices, identity, 1, START, Threads())
     assert len(notices) == 2 and made == ["g1"]
     assert [data for _, _, data in messages] == alone
+
+
+def test_no_sheet_is_made_for_a_robot_empire(monkeypatch):
+    """A Celestial Empire empire the GM's robot holds is mailed nothing
+    (`engine._for_people`), so its sheet is not made, at the start, after a
+    turn, nor at the end; a person's sheets are, and a person's seat the
+    robot only stands in for is still mailed (`protocol.mailed`)."""
+    made: list[int] = []
+    real = sheets.sheet_data
+    monkeypatch.setattr(sheets, "sheet_data", lambda state, report, empire, *rest: made.append(empire) or real(
+        state, report, empire, *rest))
+    seats = (Seat(1, "ann@example.org", "Ann"), Seat(2, "robot", "Boreas", "easy"), Seat(3, "robot", "Cygnus", "easy"))
+    game, notices = engine.create(Created(START, "g1", seats, "standard+turns=2", Options(), Terms(7),
+                                          game="celestial-empire"))
+    assert [n.player for n in notices] == [1] and made == [1]
+    for turn in (1, 2):
+        made.clear()
+        for empire in (2, 3):
+            assert engine.apply(game, PlayerMail(START + timedelta(minutes=turn, seconds=empire), empire, "TURN2\n",
+                                                 robot=True)) == []
+        assert made == []
+        notices = engine.apply(game, PlayerMail(START + timedelta(minutes=turn, seconds=4), 1, "TURN2\n"))
+        sheet = [n for n in notices if n.template == "turn_sheet"]
+        assert [n.player for n in sheet] == [1] and made == [1], (turn, made)
+    assert game.phase == ENDED and sheet[0].subject == "The game is over: your final sheet"
+    game.stand_ins[1] = "easy"
+    assert mailed(game) == [1]
