@@ -2,7 +2,8 @@
 without changing a byte of what it reads or renders: a mail's MIME fields
 are parsed once, however often they are read, and a template is looked up
 once per process, not at every mail; no sheet is made for an empire the
-GM's robot holds, which is mailed nothing. Each test fails if the work comes
+GM's robot holds, which is mailed nothing, and a Celestial Empire order
+line read before is not parsed again. Each test fails if the work comes
 back; that the results are the same is what the byte-exact replays of
 tests/archives and sample-mail check."""
 
@@ -16,7 +17,7 @@ from email.headerregistry import HeaderRegistry
 import jinja2
 import pytest
 
-from gm.games.celestial_empire import sheets
+from gm.games.celestial_empire import notation, sheets
 from gm.games.celestial_empire.mail import Terms
 from gm.kernel import commitments, engine
 from gm.kernel.protocol import mailed
@@ -205,3 +206,20 @@ def test_no_sheet_is_made_for_a_robot_empire(monkeypatch):
     assert game.phase == ENDED and sheet[0].subject == "The game is over: your final sheet"
     game.stand_ins[1] = "easy"
     assert mailed(game) == [1]
+
+
+def test_an_order_line_read_before_is_not_parsed_again(monkeypatch):
+    """Celestial Empire's orders: a line is parsed by the grammar once, and
+    read again from what was kept; a line that does not read is answered
+    afresh each time, on its own line of each mail."""
+    parsed: list[str] = []
+    real = notation.parse_notation
+    monkeypatch.setattr(notation, "parse_notation", lambda parser, code, *rest: parsed.append(code) or real(
+        parser, code, *rest))
+    notation._parse_line.cache_clear()
+    first = notation.parse_orders("S123J120\n123B3I\nS123Q\n")
+    second = notation.parse_orders("; again\nS123Q\n123B3I\nS123J120 ; the same order\n")
+    assert parsed == ["S123J120", "123B3I", "S123Q", "S123Q"]
+    assert [line.order for line in second if line.order] == [first[1].order, first[0].order]
+    assert [(line.number, line.error.line) for line in first + second if line.error] == [(3, 3), (2, 2)]
+    assert notation.parse_order("123B3I") is first[1].order
