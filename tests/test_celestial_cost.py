@@ -1,6 +1,9 @@
-"""The copy of a Celestial Empire state that `run_turn` works on
-(`GameState.copy`, issue 27): each state class copies what a turn may
-change, in place of `copy.deepcopy`, which was a third of a replay.
+"""What makes a Celestial Empire turn cheaper (issue 27), and that it
+changes nothing: the copy of the state that `run_turn` works on
+(`GameState.copy`: each state class copies what a turn may change, in
+place of `copy.deepcopy`, which was a third of a replay), and the state's
+canonical serialisation, whose digest every turn commits to
+(`verification.canonical_state`: written by `json` as it walks the state).
 
 Pinned here, on random games of 2 to 9 empires (the fuzz test's orders,
 tests/celestial_fuzz.py), turn after turn: the copy equals a deepcopy and
@@ -8,13 +11,16 @@ shares no mutable object with its original (a field added later that
 holds a list, a dict or another state object, and is not copied, fails
 this); `run_turn` on the copy gives the same state, pickled byte for
 byte (snapshots are pickles), and the same report as on a deepcopy; the
-state it was given is left as it was; and a turn makes no deepcopy.
+state it was given is left as it was; a turn makes no deepcopy; and each
+state is serialised byte for byte as `plain_value` and `json` write it,
+to the digests gm wrote before.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import pickle
 import random
 from collections.abc import Iterator
@@ -24,9 +30,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from celestial_fuzz import NAMES, scattered_game, upheaval
+from gm.games.celestial_empire import verification
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.turn import run_turn
+from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
 from test_celestial_fuzz import orders_of
 
 
@@ -73,8 +81,15 @@ def deep_turn(state: GameState, orders: dict, research: dict, monkeypatch: pytes
         return run_turn(state, orders, research)
 
 
+def plainly(state: GameState) -> bytes:
+    """The canonical serialisation as the docs define it: `plain_value`, then `json`."""
+    return (json.dumps(plain_value(state), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            + "\n").encode("utf-8")
+
+
 def check(seed: int, empires: int, turns: int, monkeypatch: pytest.MonkeyPatch, upset: bool = False) -> None:
     for state, orders, research in games(seed, empires, turns, upset):
+        assert canonical_state(state) == plainly(state), f"turn {state.turn}"
         twin = state.copy()
         assert twin == copy.deepcopy(state)
         assert shared(state, twin) == []
@@ -117,3 +132,22 @@ def test_a_field_that_is_not_copied_is_found():
     twin = state.copy()
     twin.planets[state.earth].ore = state.planets[state.earth].ore
     assert [line.split()[0] for line in shared(state, twin)] == ["list"]
+
+
+def test_a_state_is_serialised_without_making_its_plain_value_first(monkeypatch):
+    state = upheaval(scattered_game(11, 4))
+    expected = plainly(state)
+
+    def refused(_value):
+        raise AssertionError("the state was made plain first")
+
+    monkeypatch.setattr(verification, "plain_value", refused)
+    assert canonical_state(state) == expected
+
+
+def test_the_digests_are_those_gm_wrote_before():
+    """Made by gm before this serialisation (main at 68aea0b): a new game, and one turned upside down."""
+    assert state_digest(new_game(generate(7, 2), ["Grok", "Winter"])) == (
+        "7bfee2ee6a279ae4a00188801fe403c85d3be284ab5d1e8907e9075537c7c595")
+    assert state_digest(upheaval(scattered_game(11, 4))) == (
+        "50352227e5848208d6aa37f2cefc8584b576df5808c48aa05416b5cf992b853f")
