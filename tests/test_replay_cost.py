@@ -3,7 +3,8 @@ without changing a byte of what it reads or renders: a mail's MIME fields
 are parsed once, however often they are read, and a template is looked up
 once per process, not at every mail; no sheet is made for an empire the
 GM's robot holds, which is mailed nothing, and a Celestial Empire order
-line read before is not parsed again. Each test fails if the work comes
+line read before is not parsed again, nor is a GM's own event written as
+gm writes them by the email package. Each test fails if the work comes
 back; that the results are the same is what the byte-exact replays of
 tests/archives and sample-mail check."""
 
@@ -13,6 +14,7 @@ import email.policy
 import os
 from datetime import timedelta
 from email.headerregistry import HeaderRegistry
+from pathlib import Path
 
 import jinja2
 import pytest
@@ -21,12 +23,34 @@ from gm.games.celestial_empire import notation, sheets
 from gm.games.celestial_empire.mail import Terms
 from gm.kernel import commitments, engine
 from gm.kernel.protocol import mailed
-from gm.kernel.values import ENDED, FINISH_EDITION, Created, Notice, Options, PlayerMail, Seat
+from gm.kernel.settings import PlayerSettings
+from gm.kernel.values import (
+    ENDED,
+    FINISH_EDITION,
+    AddressReplaced,
+    Answered,
+    Away,
+    Cancelled,
+    Created,
+    DeadlineSet,
+    Notice,
+    ObserverLeft,
+    Options,
+    Paused,
+    PlayerMail,
+    Resumed,
+    Seat,
+    SeatHanded,
+    SettingsChanged,
+)
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
-from gm.pbem.archive.replay import Threads, field_text, notice_messages, to_event
+from gm.pbem.archive import replay
+from gm.pbem.archive.events import ROBOT, event_fields, event_message, own_event, read_event
+from gm.pbem.archive.replay import Threads, field_text, gm_line, notice_messages, to_event
 from gm.pbem.writing import mailer, writer
 from gm.pbem.writing.mailer import Identity, build
+from gm.storage import unix_lines
 from gmtest import START
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
@@ -223,3 +247,58 @@ def test_an_order_line_read_before_is_not_parsed_again(monkeypatch):
     assert [line.order for line in second if line.order] == [first[1].order, first[0].order]
     assert [(line.number, line.error.line) for line in first + second if line.error] == [(3, 3), (2, 2)]
     assert notation.parse_order("123B3I") is first[1].order
+
+
+ARCHIVES = Path(__file__).resolve().parent / "archives"
+
+
+def gm_events() -> list[bytes]:
+    """A message of every kind of the GM's own events, as gm writes them
+    now and keeps them (`unix_lines`), and every GM event of the frozen
+    archives (format 1 among them)."""
+    at = START + timedelta(microseconds=5)
+    identity = Identity("gm@example.org", "Celestial Empire GM")
+    events = [Away(at, 2, at + timedelta(days=3)), Away(at, 2, None), Paused(at), Resumed(at),
+              DeadlineSet(at, deadline=at + timedelta(days=2)), DeadlineSet(at, extend=timedelta(hours=36)),
+              AddressReplaced(at, 2, "new@example.org"), SeatHanded(at, 2, "easy"), SeatHanded(at, 2, None),
+              Cancelled(at, "no one plays"), Answered(at, 1, "Yes, that planet is linked."),
+              SettingsChanged(at, 1, PlayerSettings(zone="Europe/Paris", reminders="none")), ObserverLeft(at, 2)]
+    made = [event_message(identity, *event_fields(event)[:1], at, "<e@example.org>", "g1", event_fields(event)[1])
+            for event in events]
+    made += [event_message(identity, "deadline", at, "<d@example.org>", "g1", ["The deadline."], START),
+             event_message(identity, "reminder", at, "<r@example.org>", "g1", ["A reminder."]),
+             event_message(identity, "bouncing", at, "<b@example.org>", "g1", ["player: 2", "reason: 550 gone"]),
+             event_message(identity, ROBOT, at, "<o@example.org>", "g1", ["player: 3", "level: easy", "",
+                                                                          "S123J120", "SCAN114"])]
+    archived = [path.read_bytes() for path in sorted(ARCHIVES.rglob("*.in.*")) if b".smtp." not in path.name.encode()]
+    return [unix_lines(raw) for raw in made] + archived
+
+
+def test_the_gms_own_events_are_read_without_the_email_package_as_it_reads_them():
+    messages = gm_events()
+    read = 0
+    for raw in messages:
+        if gm_line(raw)[0] in ("x-gm-accepted", "x-gm-bounce"):
+            continue
+        event = own_event(raw, "g1")
+        assert (event is not None) == (b"\nX-GM-At: " in raw and b"\r" not in raw), raw[:400]  # format 1: not
+        if event is not None:
+            read += 1
+            assert event == read_event(parse_message(raw), "g1"), raw[:400]
+    assert read == 17 + 8, read  # every kind as written now, and the archives' events of format 2
+    robot = messages[16]
+    for changed in (robot.replace(b"\n", b"\r\n"), robot.replace(b"Subject: ", b"Subject:\n "),
+                    robot.replace(b"Content-Transfer-Encoding: 7bit", b"Content-Transfer-Encoding: 8bit"),
+                    robot.replace(b"X-GM-At", b"X-GM-Then"), robot.replace(b"[gm g1]", b"=?utf-8?q?=5Bgm?=")):
+        assert own_event(changed, "g1") is None
+
+
+def test_a_robots_orders_are_read_from_the_archive_without_the_email_package(monkeypatch):
+    robot = gm_events()[16]
+    expected = to_event(robot, "g1")
+
+    def refused(_raw):
+        raise AssertionError("parsed by the email package")
+
+    monkeypatch.setattr(replay, "parse_message", refused)
+    assert to_event(robot, "g1") == expected and expected.robot and expected.text == "S123J120\nSCAN114\n"
