@@ -11,9 +11,11 @@ shares no mutable object with its original (a field added later that
 holds a list, a dict or another state object, and is not copied, fails
 this); `run_turn` on the copy gives the same state, pickled byte for
 byte (snapshots are pickles), and the same report as on a deepcopy; the
-state it was given is left as it was; a turn makes no deepcopy; and each
+state it was given is left as it was; a turn makes no deepcopy; each
 state is serialised byte for byte as `plain_value` and `json` write it,
-to the digests gm wrote before.
+to the digests gm wrote before; and two steps no longer do work a turn
+rarely needs (the ship numbers drawn when no ship is built, every ship
+looked at for each planet when ownership is judged).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from celestial_fuzz import NAMES, scattered_game, upheaval
-from gm.games.celestial_empire import verification
+from gm.games.celestial_empire import endturn, industry, verification
 from gm.games.celestial_empire.galaxy import generate
+from gm.games.celestial_empire.notation import parse_orders
+from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.state import GameState, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
@@ -59,6 +63,11 @@ def shared(original: GameState, twin: GameState) -> list[str]:
     """The mutable objects ``twin`` shares with ``original``, described."""
     mine = {id(part) for part in mutable_parts(original)}
     return [f"{type(part).__name__} {part!r:.80}" for part in mutable_parts(twin) if id(part) in mine]
+
+
+def parse_orders_of(text: str) -> list:
+    """The orders of a mail's text."""
+    return [line.order for line in parse_orders(text) if line.order is not None]
 
 
 def games(seed: int, empires: int, turns: int, upset: bool = False) -> Iterator[tuple[GameState, dict, dict]]:
@@ -151,3 +160,40 @@ def test_the_digests_are_those_gm_wrote_before():
         "7bfee2ee6a279ae4a00188801fe403c85d3be284ab5d1e8907e9075537c7c595")
     assert state_digest(upheaval(scattered_game(11, 4))) == (
         "50352227e5848208d6aa37f2cefc8584b576df5808c48aa05416b5cf992b853f")
+
+
+def test_a_turn_that_builds_no_ship_draws_no_ship_numbers(monkeypatch):
+    """The free ship numbers are shuffled for a turn only when an order
+    builds a ship (900 numbers, every turn before); a turn that builds
+    one draws them as before."""
+    drawn: list[str] = []
+    real = industry.draws
+    monkeypatch.setattr(industry, "draws", lambda seed, turn, purpose: drawn.append(purpose) or real(
+        seed, turn, purpose))
+    state = new_game(generate(3, 2), ["Grok", "Winter"])
+    home = state.empires[1].home
+    after, _ = run_turn(state, {1: parse_orders_of(f"{home}B1I\n")})
+    assert drawn == [] and after.turn == 2
+    state.planets[home].ore = [50] * 10
+    state.planets[home].industry = 50
+    after, report = run_turn(state, {1: parse_orders_of(f"{home}B1H1/0/0/0\n")})
+    assert drawn == ["new-ship-numbers"] and len(after.ships) == len(state.ships) + 1, report.history[1]
+
+
+def test_ownership_finds_the_ships_over_each_planet_in_one_pass(monkeypatch):
+    """Step 23 judges every planet from the ships over it: gathered in one
+    pass over the ships, not a pass over all of them for each planet."""
+    state, orders, research = next(games(3, 9, 1))
+    expected, _ = run_turn(state, orders, research)
+
+    def refused(*_args):
+        raise AssertionError("every ship looked at for one planet")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(endturn.GameState, "ships_at", refused)
+        report = Report(state.turn)
+        twin = state.copy()
+        endturn.ownership(twin, report)
+    reference = state.copy()
+    endturn.ownership(reference, Report(state.turn))
+    assert twin == reference and expected.turn == state.turn + 1
