@@ -302,3 +302,19 @@ def test_a_robots_orders_are_read_from_the_archive_without_the_email_package(mon
 
     monkeypatch.setattr(replay, "parse_message", refused)
     assert to_event(robot, "g1") == expected and expected.robot and expected.text == "S123J120\nSCAN114\n"
+
+
+def test_a_commitments_salt_is_made_once(monkeypatch):
+    """Every mail carries a game's commitments so far (a Celestial Empire
+    game makes one a turn): each salt, an HMAC of the game key, is made
+    once and kept."""
+    made: list[bytes] = []
+    real = commitments.hmac.new
+    monkeypatch.setattr(commitments.hmac, "new", lambda key, label, digest: made.append(label) or real(
+        key, label, digest))
+    commitments.salt_for.cache_clear()
+    key = bytes(range(32))
+    first = [commitments.salt_for(key, f"turn-{n}") for n in range(1, 4)]
+    again = [commitments.salt_for(key, f"turn-{n}") for n in range(1, 4)]
+    assert first == again and made == [b"turn-1", b"turn-2", b"turn-3"]
+    assert commitments.salt_for(bytes(32), "turn-1") != first[0] and len(made) == 4
