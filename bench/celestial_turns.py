@@ -7,8 +7,9 @@ middle of things so that the orders meet (`scattered_game`). The time of
 `run_turn` alone is measured for each turn (the mails are written and read
 before the clock starts), and printed beside a reference measured in the
 same run on the same states: one `copy.deepcopy` of the state, which
-`run_turn` itself does once a turn (it never changes the state it is given),
-so the ratio says how many copies' worth of work a turn's rules are.
+`run_turn` made once a turn until each state class copied itself
+(`GameState.copy`, issue 27; it never changes the state it is given), so
+the ratio says how many such copies' worth of work a turn now is.
 
     python bench/celestial_turns.py [--turns N] [--empires E] [--seed S] [--quick]
 """

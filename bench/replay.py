@@ -25,7 +25,16 @@ Games built here are made under today's edition of gm's mail rules
 builds them as gm made them when issue 12 was filed (inline-styled,
 quoted-printable sheets), which gm still replays as they were.
 
+With --game celestial-empire, one Celestial Empire game is built instead:
+one person and --robots robot empires (8 by default, the most) at the easy
+level, played through the GameMaster to its end after --turns turns
+(``standard+turns=T`` with no other condition that ends it), the person's
+orders chosen by the easy robot from their own sheet, the robots' spooled
+by the GameMaster as the daemon spools them. A Celestial Empire game's
+turns are counted by the events that sent its turn sheets.
+
     python bench/replay.py [--data DIR] [--edition N] [--replay-games K] [--repeat R] [--profile] [--quick]
+    python bench/replay.py --game celestial-empire [--turns T] [--robots R] [--data DIR] [--repeat R] [--profile]
 """
 
 from __future__ import annotations
@@ -33,19 +42,31 @@ from __future__ import annotations
 import argparse
 import cProfile
 import email
+import email.parser
 import email.policy
 import io
 import os
 import pstats
+import random
+import re
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
+from gm.games.celestial_empire.robot import robot_mail
+from gm.kernel.values import ENDED, Options
 from gm.pbem.archive.replay import is_inbound
-from gm.pbem.operator.admin import verify_replay
+from gm.pbem.data.store import Store, spool_key
+from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.operator.admin import request_game, verify_replay
+from gm.pbem.writing.mailer import Identity
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from build_data import GM_ADDRESS, STEP, mail, player_address  # noqa: E402
 
 
 def parse_all(paths: list[Path]) -> tuple[float, float, int]:
@@ -83,43 +104,123 @@ def turns_played(path: Path) -> int:
     return len(inbound_with_sheets) - 1  # the first pair of sheets is the game's start, not a turn
 
 
+_SHEET_SUBJECT = re.compile(rb"^Subject: (?:\[gm [^]]*\] )?(?:Turn \d+ results|The game is over: your final sheet)",
+                            re.M)
+"""A Celestial Empire turn sheet's Subject: the event that sent it ran a turn."""
+
+
+def celestial_turns(path: Path) -> int:
+    """Turns a Celestial Empire game has played: the events that sent turn sheets."""
+    events = set()
+    for sub in ("cur", "new"):
+        for entry in os.scandir(path / sub):
+            if ".out." in entry.name:
+                with open(entry.path, "rb") as handle:
+                    if _SHEET_SUBJECT.search(handle.read().split(b"\n\n", 1)[0]):
+                        events.add(entry.name.split(".")[0])
+    return len(events)
+
+
+def is_celestial(path: Path) -> bool:
+    """Whether the game archived at ``path`` is one of Celestial Empire (its creation event says)."""
+    created = [e.path for sub in ("cur", "new") for e in os.scandir(path / sub) if e.name.startswith("000001.in.")]
+    with open(created[0], "rb") as handle:
+        return b"celestial-empire" in handle.read()
+
+
+def build_celestial(data: Path, turns: int, robots: int, seed: int) -> int:
+    """A Celestial Empire game, g1, in a new data directory: one person and
+    ``robots`` easy robot empires, played through the GameMaster to its end
+    after ``turns`` turns; the person's orders are the easy robot's choice
+    from their own sheet. Returns the number of archived messages."""
+    store = Store(data)
+    clock = [utc_now() - STEP * (2 * turns + 8)]
+    master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
+    parser = email.parser.BytesHeaderParser(policy=email.policy.default)
+    sheet = None
+
+    def handled() -> None:
+        nonlocal sheet
+        master.process_spool()
+        for out in store.outbox.keys():
+            head = parser.parsebytes(store.outbox.get_bytes(out))
+            if any(words in str(head["Subject"]) for words in ("orders for turn", "begins")):
+                sheet = head  # orders answer the sheet, not the GM's reply
+            store.outbox.remove(out)
+
+    clock[0] += STEP
+    _, game_id = request_game(store, master.identity, [player_address("g1", 1)],
+                              f"standard+turns={turns}+earth=no+score=no+planets=no",  # played to the last turn
+                              Options(deadline=timedelta(days=30)), clock[0], game="celestial-empire",
+                              robot="easy", robots=robots, robot_seed=seed, name="g1create")
+    handled()
+    game = master.games[game_id]
+    rng = random.Random(seed)
+    count = 0
+    while game.phase != ENDED:
+        play = game.play
+        orders = robot_mail(play.state, play.reports[-1] if play.reports else None, 1, play.variant.conditions,
+                            "easy", rng)
+        count += 1
+        clock[0] += STEP
+        store.spool.add(mail(sheet, orders, clock[0], f"<g1-{count}@players.example>"),
+                        spool_key(clock[0], "smtp", f"g1m{count}"))
+        handled()
+    archive = store.archive(game_id)
+    return len(archive.keys())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", help="a data directory from bench/build_data.py (default: build one)")
+    parser.add_argument("--data", help="a data directory from bench/build_data.py (default: build one); one that "
+                                           "does not exist yet is built there and kept")
+    parser.add_argument("--game", choices=("spaceships", "celestial-empire"), default="spaceships",
+                        help="the game of the games built (default spaceships)")
     parser.add_argument("--games", type=int, default=8, help="games to build when no --data (default 8)")
-    parser.add_argument("--turns", type=int, default=40, help="turn they reach when no --data (default 40)")
+    parser.add_argument("--turns", type=int, default=40, help="turn they reach when no --data (default 40; "
+                                                              "Celestial Empire: turns played)")
+    parser.add_argument("--robots", type=int, default=8, help="Celestial Empire: robot empires (default 8)")
     parser.add_argument("--replay-games", type=int, default=8, help="games to replay (default 8; 0: all)")
     parser.add_argument("--repeat", type=int, default=1, help="times to replay them (default 1)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile summary of one replay pass")
     parser.add_argument("--seed", type=int, default=1, help="seed of the built games' orders (default 1)")
     parser.add_argument("--edition", type=int, help="edition the built games are made under (default today's)")
-    parser.add_argument("--quick", action="store_true", help="4 games at turn 3, for the smoke test")
+    parser.add_argument("--quick", action="store_true", help="4 games at turn 3 (Celestial Empire: one game "
+                                                             "of 3 turns), for the smoke test")
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.turns, args.replay_games = 4, 3, 4
 
     with tempfile.TemporaryDirectory(prefix="gm-bench-replay-") as temporary:
-        if args.data:
+        if args.data and Path(args.data).exists():
             data = Path(args.data)
             print(f"data directory: {data}")
         else:
-            sys.path.insert(0, str(HERE))
             import gm.pbem.archive.creation
             from build_data import build, describe
 
-            data = Path(temporary) / "data"
+            data = Path(args.data) if args.data else Path(temporary) / "data"
             today = gm.pbem.archive.creation.EDITION
             gm.pbem.archive.creation.EDITION = args.edition or today  # what `gm new` writes into the creation event
             try:
-                built = build(data, args.games, args.turns, prototypes=args.games, verify=0, seed=args.seed)
+                if args.game == "celestial-empire":
+                    start = time.perf_counter()
+                    count = build_celestial(data, args.turns, args.robots, args.seed)
+                    described = (f"one Celestial Empire game of one person and {args.robots} robot empires, "
+                                 f"{args.turns} turns, {count:,} archived messages, in "
+                                 f"{time.perf_counter() - start:.1f} s")
+                else:
+                    described = describe(build(data, args.games, args.turns, prototypes=args.games, verify=0,
+                                               seed=args.seed))
             finally:
                 gm.pbem.archive.creation.EDITION = today
-            print(f"data directory built now, edition {args.edition or today}: {describe(built)}")
+            print(f"data directory built {'in ' + str(data) if args.data else 'now'}, "
+                  f"edition {args.edition or today}: {described}")
         games = sorted((p for p in (data / "games").iterdir() if (p / "cur").is_dir()),
                        key=lambda p: (len(p.name), p.name))
         if args.replay_games:
             games = games[:args.replay_games]
-        turns = sum(turns_played(p) for p in games)
+        turns = sum(celestial_turns(p) if is_celestial(p) else turns_played(p) for p in games)
         parse_all(games)  # warms the page cache, and gm's templates for the replays
         replay_all(games)
         references, replays = [], []

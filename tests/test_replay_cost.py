@@ -1,7 +1,10 @@
 """What lets `gm replay` go at the speed of parsing its archive (issue 27),
 without changing a byte of what it reads or renders: a mail's MIME fields
 are parsed once, however often they are read, and a template is looked up
-once per process, not at every mail. Each test fails if the work comes
+once per process, not at every mail; no sheet is made for an empire the
+GM's robot holds, which is mailed nothing, and a Celestial Empire order
+line read before is not parsed again, nor is a GM's own event written as
+gm writes them by the email package. Each test fails if the work comes
 back; that the results are the same is what the byte-exact replays of
 tests/archives and sample-mail check."""
 
@@ -9,18 +12,45 @@ from __future__ import annotations
 
 import email.policy
 import os
+from datetime import timedelta
 from email.headerregistry import HeaderRegistry
+from pathlib import Path
 
 import jinja2
 import pytest
 
+from gm.games.celestial_empire import notation, sheets
+from gm.games.celestial_empire.mail import Terms
 from gm.kernel import commitments, engine
-from gm.kernel.values import FINISH_EDITION, Created, Notice, Options, Seat
+from gm.kernel.protocol import mailed
+from gm.kernel.settings import PlayerSettings
+from gm.kernel.values import (
+    ENDED,
+    FINISH_EDITION,
+    AddressReplaced,
+    Answered,
+    Away,
+    Cancelled,
+    Created,
+    DeadlineSet,
+    Notice,
+    ObserverLeft,
+    Options,
+    Paused,
+    PlayerMail,
+    Resumed,
+    Seat,
+    SeatHanded,
+    SettingsChanged,
+)
 from gm.mail import reading
 from gm.mail.reading import body_text, parse_message, player_text
-from gm.pbem.archive.replay import Threads, field_text, notice_messages, to_event
+from gm.pbem.archive import replay
+from gm.pbem.archive.events import ROBOT, event_fields, event_message, own_event, read_event
+from gm.pbem.archive.replay import Threads, field_text, gm_line, notice_messages, to_event
 from gm.pbem.writing import mailer, writer
 from gm.pbem.writing.mailer import Identity, build
+from gm.storage import unix_lines
 from gmtest import START
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"
@@ -173,3 +203,118 @@ def test_an_events_messages_make_the_games_commitment_fields_once(monkeypatch):
     messages = notice_messages(game, notices, identity, 1, START, Threads())
     assert len(notices) == 2 and made == ["g1"]
     assert [data for _, _, data in messages] == alone
+
+
+def test_no_sheet_is_made_for_a_robot_empire(monkeypatch):
+    """A Celestial Empire empire the GM's robot holds is mailed nothing
+    (`engine._for_people`), so its sheet is not made, at the start, after a
+    turn, nor at the end; a person's sheets are, and a person's seat the
+    robot only stands in for is still mailed (`protocol.mailed`)."""
+    made: list[int] = []
+    real = sheets.sheet_data
+    monkeypatch.setattr(sheets, "sheet_data", lambda state, report, empire, *rest: made.append(empire) or real(
+        state, report, empire, *rest))
+    seats = (Seat(1, "ann@example.org", "Ann"), Seat(2, "robot", "Boreas", "easy"), Seat(3, "robot", "Cygnus", "easy"))
+    game, notices = engine.create(Created(START, "g1", seats, "standard+turns=2", Options(), Terms(7),
+                                          game="celestial-empire"))
+    assert [n.player for n in notices] == [1] and made == [1]
+    for turn in (1, 2):
+        made.clear()
+        for empire in (2, 3):
+            assert engine.apply(game, PlayerMail(START + timedelta(minutes=turn, seconds=empire), empire, "TURN2\n",
+                                                 robot=True)) == []
+        assert made == []
+        notices = engine.apply(game, PlayerMail(START + timedelta(minutes=turn, seconds=4), 1, "TURN2\n"))
+        sheet = [n for n in notices if n.template == "turn_sheet"]
+        assert [n.player for n in sheet] == [1] and made == [1], (turn, made)
+    assert game.phase == ENDED and sheet[0].subject == "The game is over: your final sheet"
+    game.stand_ins[1] = "easy"
+    assert mailed(game) == [1]
+
+
+def test_an_order_line_read_before_is_not_parsed_again(monkeypatch):
+    """Celestial Empire's orders: a line is parsed by the grammar once, and
+    read again from what was kept; a line that does not read is answered
+    afresh each time, on its own line of each mail."""
+    parsed: list[str] = []
+    real = notation.parse_notation
+    monkeypatch.setattr(notation, "parse_notation", lambda parser, code, *rest: parsed.append(code) or real(
+        parser, code, *rest))
+    notation._parse_line.cache_clear()
+    first = notation.parse_orders("S123J120\n123B3I\nS123Q\n")
+    second = notation.parse_orders("; again\nS123Q\n123B3I\nS123J120 ; the same order\n")
+    assert parsed == ["S123J120", "123B3I", "S123Q", "S123Q"]
+    assert [line.order for line in second if line.order] == [first[1].order, first[0].order]
+    assert [(line.number, line.error.line) for line in first + second if line.error] == [(3, 3), (2, 2)]
+    assert notation.parse_order("123B3I") is first[1].order
+
+
+ARCHIVES = Path(__file__).resolve().parent / "archives"
+
+
+def gm_events() -> list[bytes]:
+    """A message of every kind of the GM's own events, as gm writes them
+    now and keeps them (`unix_lines`), and every GM event of the frozen
+    archives (format 1 among them)."""
+    at = START + timedelta(microseconds=5)
+    identity = Identity("gm@example.org", "Celestial Empire GM")
+    events = [Away(at, 2, at + timedelta(days=3)), Away(at, 2, None), Paused(at), Resumed(at),
+              DeadlineSet(at, deadline=at + timedelta(days=2)), DeadlineSet(at, extend=timedelta(hours=36)),
+              AddressReplaced(at, 2, "new@example.org"), SeatHanded(at, 2, "easy"), SeatHanded(at, 2, None),
+              Cancelled(at, "no one plays"), Answered(at, 1, "Yes, that planet is linked."),
+              SettingsChanged(at, 1, PlayerSettings(zone="Europe/Paris", reminders="none")), ObserverLeft(at, 2)]
+    made = [event_message(identity, *event_fields(event)[:1], at, "<e@example.org>", "g1", event_fields(event)[1])
+            for event in events]
+    made += [event_message(identity, "deadline", at, "<d@example.org>", "g1", ["The deadline."], START),
+             event_message(identity, "reminder", at, "<r@example.org>", "g1", ["A reminder."]),
+             event_message(identity, "bouncing", at, "<b@example.org>", "g1", ["player: 2", "reason: 550 gone"]),
+             event_message(identity, ROBOT, at, "<o@example.org>", "g1", ["player: 3", "level: easy", "",
+                                                                          "S123J120", "SCAN114"])]
+    archived = [path.read_bytes() for path in sorted(ARCHIVES.rglob("*.in.*")) if b".smtp." not in path.name.encode()]
+    return [unix_lines(raw) for raw in made] + archived
+
+
+def test_the_gms_own_events_are_read_without_the_email_package_as_it_reads_them():
+    messages = gm_events()
+    read = 0
+    for raw in messages:
+        if gm_line(raw)[0] in ("x-gm-accepted", "x-gm-bounce"):
+            continue
+        event = own_event(raw, "g1")
+        assert (event is not None) == (b"\nX-GM-At: " in raw and b"\r" not in raw), raw[:400]  # format 1: not
+        if event is not None:
+            read += 1
+            assert event == read_event(parse_message(raw), "g1"), raw[:400]
+    assert read == 17 + 8, read  # every kind as written now, and the archives' events of format 2
+    robot = messages[16]
+    for changed in (robot.replace(b"\n", b"\r\n"), robot.replace(b"Subject: ", b"Subject:\n "),
+                    robot.replace(b"Content-Transfer-Encoding: 7bit", b"Content-Transfer-Encoding: 8bit"),
+                    robot.replace(b"X-GM-At", b"X-GM-Then"), robot.replace(b"[gm g1]", b"=?utf-8?q?=5Bgm?=")):
+        assert own_event(changed, "g1") is None
+
+
+def test_a_robots_orders_are_read_from_the_archive_without_the_email_package(monkeypatch):
+    robot = gm_events()[16]
+    expected = to_event(robot, "g1")
+
+    def refused(_raw):
+        raise AssertionError("parsed by the email package")
+
+    monkeypatch.setattr(replay, "parse_message", refused)
+    assert to_event(robot, "g1") == expected and expected.robot and expected.text == "S123J120\nSCAN114\n"
+
+
+def test_a_commitments_salt_is_made_once(monkeypatch):
+    """Every mail carries a game's commitments so far (a Celestial Empire
+    game makes one a turn): each salt, an HMAC of the game key, is made
+    once and kept."""
+    made: list[bytes] = []
+    real = commitments.hmac.new
+    monkeypatch.setattr(commitments.hmac, "new", lambda key, label, digest: made.append(label) or real(
+        key, label, digest))
+    commitments.salt_for.cache_clear()
+    key = bytes(range(32))
+    first = [commitments.salt_for(key, f"turn-{n}") for n in range(1, 4)]
+    again = [commitments.salt_for(key, f"turn-{n}") for n in range(1, 4)]
+    assert first == again and made == [b"turn-1", b"turn-2", b"turn-3"]
+    assert commitments.salt_for(bytes(32), "turn-1") != first[0] and len(made) == 4

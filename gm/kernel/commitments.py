@@ -26,6 +26,7 @@ import base64
 import hashlib
 import hmac
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .model import MailGame
 from .values import ENDED, FINISH_EDITION, TIME_EDITION
@@ -77,8 +78,16 @@ def commitment_digest(salt: bytes, value: bytes) -> str:
     return hashlib.sha256(salt + value).hexdigest()
 
 
+SALTS_KEPT = 4096
+"""Salts kept once made (`salt_for`): every mail of a game carries all its
+commitments so far, one a turn in a Celestial Empire game, so each salt
+would be made again for every mail."""
+
+
+@lru_cache(maxsize=SALTS_KEPT)
 def salt_for(key: bytes, label: str) -> bytes:
-    """The salt of the commitment called ``label`` in a game of game key ``key``."""
+    """The salt of the commitment called ``label`` in a game of game key
+    ``key`` (an HMAC: the same for the same two, so kept once made)."""
     return hmac.new(key, label.encode("ascii"), hashlib.sha256).digest()
 
 

@@ -120,7 +120,8 @@ def _zones(game: MailGame) -> shown.Zones:
 
 def _for_people(game: MailGame, notices: list[Notice]) -> list[Notice]:
     """The notices without those to the GM's robot: it reads the game
-    through its seat's view (`GameRules.robot_text`), never by mail. From
+    through its seat's view (`GameRules.robot_text`), never by mail (so a
+    game may build notices only for the seats `protocol.mailed` names). From
     `TIME_EDITION` on, in a game the robot plays seats of, each notice to a
     person names them (``robot_seats``: `gm.kernel.takeover.robot_seats`)."""
     robots = game.robots

@@ -138,6 +138,14 @@ class Table(Protocol[S_co]):
         """Every seat but ``player``'s."""
 
 
+def mailed(game: Table[Any]) -> list[int]:
+    """The seats the GM sends mail to: every seat but those the GM's robot
+    holds (`Seat.robot`), whose notices the kernel drops unread
+    (`gm.kernel.engine`), so a game need not build them. A person's seat
+    the robot only stands in for is still mailed (`gm.kernel.takeover`)."""
+    return [seat.player for seat in game.seats if not seat.robot]
+
+
 class GameRules(ABC, Generic[S]):
     """A game as the kernel sees it: subclass it, give the class attributes,
     write the abstract hooks, and override the others where the kernel's

@@ -36,9 +36,13 @@ def ownership(state: GameState, report: Report) -> None:
     loses its standing order (l.1601). A home planet stays its empire's home
     whoever holds it (R-22). Who holds Earth, and since when, is kept for the
     Earth condition (``state.earth_held``, R-26)."""
+    crewed: dict[int, set[int]] = {}  # by planet, the owners of the ships (not hulls) over it
+    for ship in state.ships.values():
+        if not ship.is_empty_hull():
+            crewed.setdefault(ship.planet, set()).add(ship.owner)
     taken: dict[int, int] = {}
     for number, planet in sorted(state.planets.items()):
-        taker = _taker(state, planet)
+        taker = _taker(state, planet, crewed.get(number, set()))
         if taker is not None:
             taken[number] = taker
     for number, taker in taken.items():
@@ -62,11 +66,10 @@ def ownership(state: GameState, report: Report) -> None:
         state.earth_held = (earth, state.turn)
 
 
-def _taker(state: GameState, planet: Planet) -> int | None:
-    """The empire that takes ``planet`` now, or None (R-63)."""
+def _taker(state: GameState, planet: Planet, owners: set[int]) -> int | None:
+    """The empire that takes ``planet`` now, or None (R-63); ``owners`` own the ships (not hulls) over it."""
     if planet.pdus > 0:
         return None
-    owners = {s.owner for s in state.ships_at(planet.number) if not s.is_empty_hull()}
     if len(owners) != 1:
         return None
     (owner,) = owners

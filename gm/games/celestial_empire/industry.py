@@ -196,7 +196,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
     reduced to what it can afford (l.1358-1367, R-25); new ships only whole,
     with all their units (R-54). Then Earth removes a tenth of the
     spacemines orbiting it, rounded up (l.746-747, R-33)."""
-    numbers = _free_ship_numbers(state)
+    numbers: list[int] | None = None  # drawn at the first new ship: no step before it here adds or drops a ship
     for empire, order in in_sub_steps(orders, PLANET_STEPS):
         assert isinstance(order, (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives))
         planet = own_planet(state, empire, order.planet, order, report)
@@ -205,6 +205,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
         cost, what = _item_cost(order)
         limits = affordable(planet.ore, report.free_industry(planet), cost, "on the planet")
         if isinstance(order, BuildHyperdrives):
+            numbers = _free_ship_numbers(state) if numbers is None else numbers
             limits.append((len(numbers), "H", "no ship numbers left"))
         n, code, why = reduce(order.amount, limits)
         if n == 0:
@@ -221,6 +222,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
         elif isinstance(order, BuildSpacemines):
             planet.spacemines += n  # stored, not deployed (l.881-887)
         else:
+            assert numbers is not None
             built = [numbers.pop() for _ in range(n)]
             for number in built:
                 state.ships[number] = Ship(number, empire, planet.number, fighters=order.fighters,

@@ -6,7 +6,9 @@ sent before for the turn (R-12), and the turn runs once every empire still
 playing is in, or at the deadline; an empire that sent nothing has its
 standing orders, defences, mining and score all the same (R-84), so silence
 forfeits nothing. Each empire gets its own sheet after every turn
-(`sheets.sheet_data`), holding only what it may know.
+(`sheets.sheet_data`), holding only what it may know; an empire the GM's
+robot holds is mailed nothing, so its sheet is not made (`protocol.mailed`):
+the robot makes its own view when it chooses its orders (`robot.robot_mail`).
 
 The galaxy is generated from a seed drawn when the game is requested
 (`fresh_terms`) and kept in the creation event (``seed: N``), so a replay
@@ -24,7 +26,7 @@ from typing import Any
 from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data, unexpected_in
 from ...kernel.outcomes import Did, Replayed, Submitted, Turn
-from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.protocol import GameRules, Table, TurnPolicy, mailed
 from ...kernel.schema import REPLAY, Step
 from ...kernel.values import (
     ENDED,
@@ -185,7 +187,7 @@ class CelestialEmpire(GameRules[Play]):
     def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
         """Each empire's turn-1 sheet: there is no setup, so the first mail is the first sheet."""
         return [Notice(p, "turn_sheet", "The game begins: turn 1", self._sheet(game, p, at, None) | {"first": True})
-                for p in game.players]
+                for p in mailed(game)]
 
     def is_notation(self, first_word: str) -> bool:
         """Whether a line is an order (``S123J120``, ``123B3I``, ``SCAN101``...) rather than a
@@ -289,7 +291,7 @@ class CelestialEmpire(GameRules[Play]):
             end = GameEnd(EndKind.RULES, report.turn, tuple(winners), clause=reason, result=result)
             return self._final(game, at, end, report)
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {after.turn}",
-                                    self._sheet(game, p, at, report)) for p in game.players])
+                                    self._sheet(game, p, at, report)) for p in mailed(game)])
 
     def playing(self, game: Table[Play]) -> list[int]:
         """The empires not resigned: a resigned empire stays in the game on its standing orders, but
@@ -374,7 +376,7 @@ class CelestialEmpire(GameRules[Play]):
                 play.research.pop(p, None)
             names = " and ".join(game.seat(p).alias for p in losers)
             return Turn(lambda: [Notice(p, "resigned", f"{names} resigned", self.common(game, p, at) | {"who": names})
-                                 for p in game.players])
+                                 for p in mailed(game)])
         if end.winner is None and losers and len(playing) == 1:
             end = replace(end, winners=(playing[0],))
         return self._final(game, at, replace(end, after_turn=play.state.turn - 1))
@@ -420,7 +422,7 @@ class CelestialEmpire(GameRules[Play]):
         last = report or (play.reports[-1] if play.reports else None)
         return Turn(lambda: [Notice(p, "turn_sheet", "The game is over: your final sheet",
                                     self._sheet(game, p, at, last) | {"outcome": end.reason}, attach_archive=True)
-                             for p in game.players], end)
+                             for p in mailed(game)], end)
 
     def _sheet(self, game: Table[Play], player: int, at: datetime, report: Report | None) -> dict[str, Any]:
         play: Play = game.play

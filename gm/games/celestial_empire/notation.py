@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from typing import Any
 
@@ -416,7 +416,19 @@ def _code(text: str) -> tuple[str, str | None]:
     return code.rstrip(), (comment if semicolon else None)
 
 
+PARSED_LINES = 4096
+"""Order lines whose reading is kept (`_parse_line`): a game's empires send
+much the same lines turn after turn (of the 5,700 lines of a game of 80
+turns with eight robot empires, standing orders included, 992 differ), and
+a replay reads every line again."""
+
+
+@lru_cache(maxsize=PARSED_LINES)
 def _parse_line(code: str) -> o.Order | None:
+    """The order on one line, as the grammar reads it. Kept for the next
+    time the same line is read: an order is a frozen value, and reading is
+    a pure function of the line; a line that does not read raises afresh
+    each time (a `NotationError` is not kept, and is changed by its reader)."""
     result: o.Order | None = parse_notation(parser(), code, "line", explain)
     return result
 

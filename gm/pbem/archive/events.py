@@ -31,6 +31,8 @@ before ``X-GM-At``).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage, Message
 from email.utils import format_datetime, parsedate_to_datetime
@@ -117,26 +119,66 @@ def read_event(message: EmailMessage, game: str) -> Event:
     """The event a GM event's message stands for."""
     kind = str(message.get(EVENT_HEADER, "")).strip()
     at = _event_time(message) or message_time(message)  # archives before X-GM-At: whole seconds
+    return _event_of(kind, at, lambda: _event_time(message, DEADLINE_HEADER), message.get_content, game)
+
+
+_FIELD_NAME = re.compile(rb"[\x21-\x39\x3b-\x7e]+")
+"""A field's name as the email package's parser reads one: printable, no colon."""
+_OWN_BODY = {"content-type": 'text/plain; charset="utf-8"', "content-transfer-encoding": "7bit"}
+"""How `event_message` writes every event's body (`gm.pbem.writing.writer.text_body`)."""
+
+
+def own_event(raw: bytes, game: str) -> Event | None:
+    """The event a GM event's message stands for, read without the email
+    package when it is written as `event_message` writes every event: one
+    line a field, unfolded, in plain ASCII (no encoded word), ``X-GM-At``
+    among them, and a plain text body in 7 bits, in line feeds. Read so, it
+    is what `read_event` reads from the parsed message (the first field of
+    each name, its value stripped; the body's bytes in UTF-8); None for any
+    other message, which the email package reads. Most of a game's events
+    with robot seats are the robots' orders, which `gm replay` reads."""
+    head, blank, body = raw.partition(b"\n\n")
+    if not blank or b"\r" in raw or not head.isascii() or b"=?" in head:
+        return None
+    fields: dict[str, str] = {}
+    for line in head.split(b"\n"):
+        name, colon, value = line.partition(b":")
+        if not colon or not _FIELD_NAME.fullmatch(name):
+            return None  # a folded line, or none the parser reads as a field
+        fields.setdefault(name.decode().lower(), value.decode().strip())
+    if any(fields.get(name) != value for name, value in _OWN_BODY.items()) or AT_HEADER.lower() not in fields:
+        return None
+    text = body.decode("utf-8", "replace")
+    deadline = fields.get(DEADLINE_HEADER.lower())
+    return _event_of(fields.get(EVENT_HEADER.lower(), ""), datetime.fromisoformat(fields[AT_HEADER.lower()]),
+                     lambda: datetime.fromisoformat(deadline) if deadline else None, lambda: text, game)
+
+
+def _event_of(kind: str, at: datetime, deadline: Callable[[], datetime | None], content: Callable[[], str],
+              game: str) -> Event:
+    """The event of ``kind`` at ``at``, its ``deadline`` field and its
+    message's text (`email.message.EmailMessage.get_content`) read when its
+    kind has them."""
     if kind == "created":
-        return created_event(at, game, parse_fields(message.get_content()))
+        return created_event(at, game, parse_fields(content()))
     if kind == "deadline":
-        return DeadlinePassed(at, _event_time(message, DEADLINE_HEADER))
+        return DeadlinePassed(at, deadline())
     if kind == "reminder":
         return ReminderDue(at)
     if kind == ROBOT:
-        head, _, text = message.get_content().replace("\r\n", "\n").partition("\n\n")  # (`gm.pbem.master.robots`)
+        head, _, text = content().replace("\r\n", "\n").partition("\n\n")  # (`gm.pbem.master.robots`)
         return PlayerMail(at, int(parse_fields(head)["player"]), text, robot=True)
     if kind == "bouncing":
-        fields = parse_fields(message.get_content())
+        fields = parse_fields(content())
         return Bouncing(at, int(fields["player"]), fields.get("reason", "the relay refused it"))
     if kind == ABSENCE:
-        fields = parse_fields(message.get_content())
+        fields = parse_fields(content())
         until = fields["until"]
         return Away(at, int(fields["player"]), None if until == BACK else datetime.fromisoformat(until))
     if kind == SETTINGS:
-        fields = parse_fields(message.get_content())
+        fields = parse_fields(content())
         return SettingsChanged(at, int(fields["player"]), PlayerSettings.from_fields(fields))
-    action = operator_event(kind, at, parse_fields(message.get_content()))
+    action = operator_event(kind, at, parse_fields(content()))
     if action is not None:
         return action
     raise ValueError(f"archived message is no event: {kind!r}")

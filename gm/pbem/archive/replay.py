@@ -38,7 +38,7 @@ from ..data.tokens import mask
 from ..writing.mailer import DEPUTY_COPY, Identity, build, deputy_message_id, message_id
 from ..writing.observers import build_observer
 from ..writing.writer import as_bytes
-from .events import message_time, read_event
+from .events import message_time, own_event, read_event
 
 BOUNCE_HEADER = "X-GM-Bounce"
 ACCEPTED_HEADER = "X-GM-Accepted"
@@ -154,20 +154,21 @@ def without_gm_headers(raw: bytes) -> bytes:
 def to_event(raw: bytes, game: str) -> Event:
     """The event an archived inbound message stands for: a player's mail
     (under gm's X-GM-Accepted line), a bounce (X-GM-Bounce), or one of the
-    GM's own events (`gm.pbem.archive.events`)."""
-    message = parse_message(raw)
+    GM's own events (`gm.pbem.archive.events`; those written as gm writes
+    them now are read without the email package: `own_event`)."""
     name, _ = gm_line(raw)
     if name == BOUNCE_HEADER.lower():
-        bounce = accepted_fields(message, BOUNCE_HEADER)
+        bounce = accepted_fields(parse_message(raw), BOUNCE_HEADER)
         return Bouncing(datetime.fromisoformat(bounce["at"]), int(bounce["player"]), bounce.get("reason", "a bounce"))
-    if name == ACCEPTED_HEADER.lower():
-        accepted = accepted_fields(message)
-        at = datetime.fromisoformat(accepted["at"])
-        text, _ = orders_text(message)
-        message_id = player_message_id(message) if format_of(raw) == FORMAT else _message_id_as_written(message)
-        return PlayerMail(at, int(accepted["player"]), text, message_id, *answering(message),
-                          deputy=accepted.get("deputy") == "yes")
-    return read_event(message, game)
+    if name != ACCEPTED_HEADER.lower():
+        return own_event(raw, game) or read_event(parse_message(raw), game)
+    message = parse_message(raw)
+    accepted = accepted_fields(message)
+    at = datetime.fromisoformat(accepted["at"])
+    text, _ = orders_text(message)
+    message_id = player_message_id(message) if format_of(raw) == FORMAT else _message_id_as_written(message)
+    return PlayerMail(at, int(accepted["player"]), text, message_id, *answering(message),
+                      deputy=accepted.get("deputy") == "yes")
 
 
 def _message_id_as_written(message: Message) -> str | None:
