@@ -25,9 +25,11 @@ reach turn T. Deadlines are 30 days out, so none falls due at start-up.
 
 Each game's snapshot (`gm.pbem.state.snapshots`, what start-up reads instead of
 the archive) is cloned likewise, from the prototype's pickled at protocol 0,
-where every string stands whole on a line of its own, so the same swap
-applies; gm reads any protocol. The verified games' snapshots are checked
-to be current and to hold exactly the game their archive replays to.
+where every string is the argument of a text opcode that ends at a newline,
+so the same swap applies to each string whole; gm reads any protocol. The
+verified games' snapshots are checked to be current and to hold exactly
+what replaying their archive gives: the game, the threads of its mail and
+the Message-IDs it applied.
 
 What production also has and this does not: a sent/ marker for every mail
 ever sent (only the last event's are written: start-up looks at those
@@ -44,6 +46,7 @@ import email.parser
 import email.policy
 import os
 import pickle
+import pickletools
 import random
 import re
 import shutil
@@ -59,7 +62,7 @@ from email.utils import format_datetime
 from pathlib import Path
 
 from gm.games.spaceships.geometry import ALL_CELLS
-from gm.kernel.values import Options
+from gm.kernel.values import Options, PlayerMail
 from gm.pbem.archive.events import exact_time
 from gm.pbem.archive.replay import identity_of, is_inbound, prepend_header, replay, without_gm_headers
 from gm.pbem.data.store import Store, spool_key, time_of
@@ -100,8 +103,8 @@ class Prototype:
     created: str
     files: list[tuple[str, bytes]]
     """(cur/ or new/ file name, bytes) of its archive."""
-    snapshot: tuple[bytes, bytes]
-    """Its snapshot's head and body, pickled with protocol 0 (see `clone`)."""
+    snapshot: tuple[list[bytes], list[bytes]]
+    """Its snapshot's head and body, pickled with protocol 0 and cut at its strings (`strings_apart`)."""
 
 
 def mail(head, body: str, at, message_id: str) -> bytes:
@@ -183,7 +186,22 @@ def prototype_of(store: Store, master: GameMaster, game_id: str) -> Prototype:
         raise RuntimeError(f"{game_id}: no snapshot written")
     head, body = found
     return Prototype(game_id, game.instance or "", created, files,
-                     (pickle.dumps(head, protocol=0), pickle.dumps(body, protocol=0)))
+                     (strings_apart(pickle.dumps(head, protocol=0)), strings_apart(pickle.dumps(body, protocol=0))))
+
+
+def strings_apart(pickled: bytes) -> list[bytes]:
+    """A protocol-0 pickle cut around the bytes of each string it holds (the
+    argument of a ``V`` opcode, up to its newline): the pieces at odd
+    places are the strings. A string need not start a line (``aV``, ``sV``:
+    an item appended to a list, a key set in a dict, after the one before)."""
+    pieces, done = [], 0
+    for opcode, _, position in pickletools.genops(pickled):
+        if opcode.code == "V":
+            end = pickled.index(b"\n", position)
+            pieces += [pickled[done:position + 1], pickled[position + 1:end]]
+            done = end
+    pieces.append(pickled[done:])
+    return pieces
 
 
 def clone(store: Store, proto: Prototype, game_id: str) -> None:
@@ -205,12 +223,10 @@ def clone(store: Store, proto: Prototype, game_id: str) -> None:
 
     for name, data in proto.files:
         (root / pattern.sub(new_id, name.encode()).decode()).write_bytes(swap(data))
-    # The snapshot, the same way: a protocol-0 pickle holds each string on a
-    # line of its own after a V, so the swap sees each string whole (in a
-    # binary pickle a length byte before a string could hide its start).
+    # The snapshot, the same way, string by string (in a binary pickle a
+    # length before a string would have to change with it).
     snapshots.write_pickled(store.root, game_id, *(
-        b"\n".join(b"V" + swap(line[1:]) if line.startswith(b"V") else line for line in pickled.split(b"\n"))
-        for pickled in proto.snapshot))
+        b"".join(swap(piece) if n % 2 else piece for n, piece in enumerate(pieces)) for pieces in proto.snapshot))
 
 
 def mark_last_event_sent(store: Store, game_id: str) -> None:
@@ -224,16 +240,24 @@ def mark_last_event_sent(store: Store, game_id: str) -> None:
 
 
 def verify_snapshot(store: Store, game_id: str) -> None:
-    """A game's snapshot is current and holds the game its archive replays to."""
+    """A game's snapshot is current and holds what replaying its archive
+    gives: the game, the threads of its mail (the References of the GM's
+    next mail) and the Message-IDs of the player mail it applied."""
     archive = store.archive(game_id)
     head = snapshots.read_head(store.root, game_id)
     if (head is None or head.last_in != [k for k in archive.keys() if is_inbound(k)][-1]
             or not snapshots.is_current(head)):
         raise RuntimeError(f"{game_id}: its snapshot is missing, of other schema numbers, or not current")
-    replayed, _, _ = replay(archive, identity_of(archive), game_id, render="none")
+    replayed, threads, events = replay(archive, identity_of(archive), game_id, render="none")
+    applied: dict[str, set[str]] = {}
+    for r in events:
+        if isinstance(r.event, PlayerMail) and r.event.message_id:
+            applied.setdefault(r.event.message_id, set()).add(loading.digest(r.event.text))
     live, _ = loading.load(store, identity_of(archive), game_id)
     if not (head.summary == summary_of(replayed) == summary_of(live.game)) or not same_state(live.game, replayed):
         raise RuntimeError(f"{game_id}: its snapshot does not hold the game its archive replays to")
+    if not same_state(live.threads, threads) or live.applied != applied:
+        raise RuntimeError(f"{game_id}: its snapshot's threads or applied Message-IDs are not its archive's")
 
 
 def same_state(a: object, b: object) -> bool:

@@ -273,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                     as_before_schema_numbers(copy)
                 if not args.no_index:
                     primed.append(prime_index(copy))
+                load = os.getloadavg()
                 done = subprocess.run([sys.executable, *interpreter_flags(), __file__, "--child", str(copy),
                                        "--timeout", str(args.timeout)], capture_output=True, text=True)
                 shutil.rmtree(copy, ignore_errors=True)
@@ -280,7 +281,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"error: the daemon's start-up failed:\n{done.stdout}\n{done.stderr[-3000:]}",
                           file=sys.stderr)
                     return 1
-                (upgraded if kind == "upgrade" else runs).append(json.loads(done.stdout.strip().splitlines()[-1]))
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                (upgraded if kind == "upgrade" else runs).append(result)
+                print(f"run {number + 1}, {'after an upgrade' if kind == 'upgrade' else 'snapshots current'}: "
+                      f"first order mail acknowledged after {result['seconds']:.2f} s"
+                      + (f", its priming open (no index) {primed[-1]:.2f} s" if not args.no_index else "")
+                      + f"; load average before it {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {result['opened']}",
+                      flush=True)
         games = runs[0]["games"]
         played = runs[0]["turns_played"]
         seconds = [r["seconds"] for r in runs]

@@ -97,6 +97,18 @@ def test_build_data_quick():
                      re.MULTILINE), output
 
 
+def test_build_data_clones_every_string_of_a_snapshot():
+    """Every clone verified (4 of 6 games), its snapshot included: the
+    threads of its mail and the Message-IDs it applied are its own, not its
+    prototype's (a protocol-0 pickle puts a list's later items and a dict's
+    later keys after an opcode on the same line, not at a line's start)."""
+    done = subprocess.run([sys.executable, str(BENCH / "build_data.py"), "--games", "6", "--turns", "3",
+                           "--prototypes", "2", "--verify", "4"], capture_output=True, text=True, timeout=120,
+                          cwd=BENCH.parent)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert re.search(r"^verified by replay: 6 games \(2 prototypes\), byte for byte", done.stdout, re.MULTILINE)
+
+
 def test_startup_benchmark_quick():
     output = run_quick("startup.py")  # exit 0: the daemon acknowledged the order mail
     for label in ("games", "start-up seconds until the first order mail is acknowledged", "ms per game",

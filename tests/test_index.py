@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from gm.pbem.archive.replay import identity_of, replay
-from gm.pbem.data.store import Store, spool_key
+from gm.pbem.data.store import Markers, Store, spool_key
 from gm.pbem.data.tokens import token
 from gm.pbem.master.game_master import GameMaster
 from gm.pbem.state import index, loading, snapshots
@@ -109,6 +109,37 @@ def test_a_start_with_the_index_knows_what_a_start_without_it_knows_and_lists_no
     assert listed == [] and reading == []
     assert "games opened games=6 listed=0" in caplog.text
     assert _known(with_index) == _known(without)
+
+
+def test_a_start_with_the_index_looks_for_no_sent_marker_it_found_before(data, monkeypatch):
+    """Every game's last replies were sent (build_data leaves their markers)
+    when the index was written: the next start knows it from the index, and
+    looks for none of them in sent/ (a stat call each)."""
+    _master(data).load()
+    assert all(e.sent == e.present and e.sent for e in index.read(data).entries.values())
+    looked: list[str] = []
+    real = Markers.__contains__
+    monkeypatch.setattr(Markers, "__contains__", lambda markers, name: looked.append(name) or real(markers, name))
+    with_index = _master(data)
+    with_index.load()
+    assert looked == []
+    assert len(with_index.games) == 6 and not with_index.unfinished
+
+
+def test_an_index_entry_without_sent_markers_has_them_looked_for_once_and_kept(data, monkeypatch):
+    """An index written by a gm before entries kept their sent markers (its
+    entries unpickle with the class's default, None): the first start
+    looks for the markers and writes them into the index, the next looks
+    for none."""
+    _master(data).load()
+    old = index.read(data)
+    for entry in old.entries.values():
+        object.__delattr__(entry, "sent")  # as pickled by that gm: no such field
+    monkeypatch.setattr(index, "SETTLED_NS", 0)
+    index.write(data, old, data / "spool")
+    assert all(e.sent is None for e in index.read(data).entries.values())
+    _master(data).load()
+    assert all(e.sent == e.present and e.sent for e in index.read(data).entries.values())
 
 
 def test_a_game_changed_behind_the_index_is_opened_from_its_archive(data, monkeypatch):

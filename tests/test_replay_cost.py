@@ -50,7 +50,7 @@ from gm.pbem.archive.events import ROBOT, event_fields, event_message, own_event
 from gm.pbem.archive.replay import Threads, field_text, gm_line, notice_messages, to_event
 from gm.pbem.writing import mailer, writer
 from gm.pbem.writing.mailer import Identity, build
-from gm.storage import unix_lines
+from gm.storage.maildirs import unix_lines
 from gmtest import START
 
 ORDERS = (b"From: bob@example.org\r\nTo: gm@example.org\r\nSubject: Re: [gm g1] Turn 3\r\n"

@@ -1,13 +1,16 @@
-"""The first start after an upgrade: a data directory written by the previous
-release of gm (its snapshots made before schema numbers, so none is read)
-is served at once by this gm, which answers the first order mail without
-replaying the other games first, loads every game in the background, and
-ends with every game the one its archive replays to, byte for byte.
+"""The first start after an upgrade: a data directory written by an older
+release of gm is served at once by this gm, which answers the first order
+mail within issue 27's target, and ends with every game the one its
+archive replays to, byte for byte.
 
-The data directory is written by the previous release's own code, as an
-upgrade meets it: the commit `PREVIOUS` of this repository (``git archive``
-into a temporary folder, laid out as installed, kernel templates inside the
-package) runs its bench/build_data.py on this test's interpreter, whose
+Two older releases write the data directory, each as an upgrade meets it:
+`PREVIOUS`, the last gm before schema numbers (its snapshots are not read:
+every game starts pending and is replayed when its mail comes or in the
+background), and `RELEASE`, the release before this one (its snapshots, and
+the start-up index it leaves when it stops, are read as they are). Each
+runs from its own commit of this repository (``git archive`` into a
+temporary folder, laid out as installed, kernel templates inside the
+package), its bench/build_data.py on this test's interpreter, whose
 dependencies are the same. So no pickle of old classes is kept in the
 tree, and the test reads what that gm really wrote. A source tree without
 git history (an unpacked sdist) cannot run it, and says so."""
@@ -46,6 +49,9 @@ pytestmark = pytest.mark.slow  # the previous release builds a data directory fi
 
 PREVIOUS = "f9d8fe8"
 """The last commit of gm before schema numbers: its snapshots count only for its own code."""
+RELEASE = "48b6f5b"
+"""The release before this one (edition 7, `gm.kernel.values.FINISH_EDITION`): snapshots under schema numbers,
+and the start-up index."""
 ROOT = Path(__file__).resolve().parents[1]
 GM_ADDRESS = "gm@example.org"  # bench/build_data.py's
 GAMES = 12
@@ -60,24 +66,67 @@ same_state = _build_data.same_state
 """Whether two games hold the same values, field by field (the rules' own classes need not define ``==``)."""
 
 
-@pytest.fixture(scope="module")
-def previous_data(tmp_path_factory) -> Path:
-    """12 Spaceships games at turn 4, written (snapshots included) by the previous release."""
-    where = tmp_path_factory.mktemp("previous")
-    tree = where / "gm-previous"
+def _release_tree(where: Path, commit: str) -> Path:
+    """The source of gm at ``commit``, laid out as installed; skips the test without git history."""
+    tree = where / f"gm-{commit}"
     tree.mkdir()
-    packed = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS, "gm", "templates", "bench"],
+    packed = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "gm", "templates", "bench"],
                             capture_output=True)
     if packed.returncode != 0:
-        pytest.skip(f"the previous release ({PREVIOUS}) is not in this tree's git history")
+        pytest.skip(f"the release {commit} is not in this tree's git history")
     subprocess.run(["tar", "-x", "-C", str(tree)], input=packed.stdout, check=True)
     (tree / "templates").rename(tree / "gm" / "templates")  # as installed (setup.cfg: gm.templates = templates)
+    return tree
+
+
+def _built_by(where: Path, tree: Path, prototypes: int = 2) -> Path:
+    """12 Spaceships games at turn 4, written (snapshots included) by the gm in ``tree``: ``prototypes`` of each
+    id length played through its GameMaster, the others cloned from them by its bench/build_data.py."""
     data = where / "data"
     done = subprocess.run([sys.executable, str(tree / "bench" / "build_data.py"), str(data), "--games", str(GAMES),
-                           "--turns", "4", "--prototypes", "2", "--verify", "2"],
+                           "--turns", "4", "--prototypes", str(prototypes), "--verify", "2"],
                           env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     return data
+
+
+@pytest.fixture(scope="module")
+def previous_data(tmp_path_factory) -> Path:
+    """12 Spaceships games at turn 4, written (snapshots included) by the gm before schema numbers."""
+    where = tmp_path_factory.mktemp("previous")
+    return _built_by(where, _release_tree(where, PREVIOUS))
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> tuple[Path, Path]:
+    """The release before this one: its source, and 12 Spaceships games at turn 4 it played, every one through
+    its GameMaster (its bench/build_data.py cloned a snapshot's strings in lists and dict keys as the prototype's,
+    and this gm reads those snapshots)."""
+    where = tmp_path_factory.mktemp("release")
+    tree = _release_tree(where, RELEASE)
+    return tree, _built_by(where, tree, prototypes=GAMES)
+
+
+_STOPPED = """\
+import sys, time
+from pathlib import Path
+from gm.pbem.data.store import Store
+from gm.pbem.master.game_master import GameMaster
+from gm.pbem.state import index
+from gm.pbem.writing.mailer import Identity
+index.SETTLED_NS = 300_000_000  # the copy's files are new: settled sooner
+time.sleep(0.35)
+GameMaster(Store(Path(sys.argv[1]), create=False), Identity(sys.argv[2])).load()
+"""
+"""A start of the gm on ``PYTHONPATH`` on the data directory ``argv[1]``: what it leaves when it stops, the
+start-up index included (written at the end of its start)."""
+
+
+def _run_by(tree: Path, data: Path) -> None:
+    """Open ``data`` once with the gm in ``tree``, as that gm's daemon does when it starts."""
+    done = subprocess.run([sys.executable, "-P", "-c", _STOPPED, str(data), GM_ADDRESS], cwd=tree,
+                          env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
 
 
 def _copy(previous: Path, tmp_path: Path) -> Path:
@@ -178,13 +227,11 @@ def test_an_index_over_the_previous_release_s_snapshots_opens_every_game_pending
     asyncio.run(scenario())
 
 
-def test_an_upgrade_serves_the_first_order_mail_in_time_and_replays_every_game_identically(previous_data, tmp_path):
-    """The daemon as it runs (its own tasks): the first order mail is
-    acknowledged within `TARGET` seconds of constructing it; then every
-    game is loaded in the background and its snapshot written anew under
-    this gm's schema numbers, holding the game its archive replays to; and
-    every archive replays byte for byte."""
-    data = _copy(previous_data, tmp_path)
+def _served_in(data: Path) -> float:
+    """The daemon as it runs (its own tasks), on ``data``: seconds from
+    constructing it until the first order mail (`_order_mail`) is
+    acknowledged; returns once no game is pending (each loaded in the
+    background), the daemon stopped."""
     _, sender, to, raw, places = _order_mail(data)
 
     async def scenario() -> float:
@@ -204,8 +251,13 @@ def test_an_upgrade_serves_the_first_order_mail_in_time_and_replays_every_game_i
             await daemon.stop()
         return seconds
 
-    seconds = asyncio.run(scenario())
-    assert seconds < TARGET
+    return asyncio.run(scenario())
+
+
+def _every_game_replays_identically(data: Path) -> None:
+    """Every archive replays byte for byte, and every game's snapshot is
+    current under this gm's schema numbers and holds the game its archive
+    replays to (its head's summary, and the whole game loaded from it)."""
     store = Store(data, create=False)
     for game_id in store.game_ids():
         compared, differences = verify_replay(str(store.games_dir / game_id))
@@ -219,6 +271,45 @@ def test_an_upgrade_serves_the_first_order_mail_in_time_and_replays_every_game_i
         assert head.summary == summary_of(replayed) == summary_of(live.game), game_id
         assert same_state(live.game, replayed), game_id
 
+
+def test_an_upgrade_serves_the_first_order_mail_in_time_and_replays_every_game_identically(previous_data, tmp_path):
+    """The first order mail is acknowledged within `TARGET` seconds of
+    constructing the daemon; then every game is loaded in the background
+    and its snapshot written anew under this gm's schema numbers, holding
+    the game its archive replays to; and every archive replays byte for
+    byte."""
+    data = _copy(previous_data, tmp_path)
+    seconds = _served_in(data)
+    assert seconds < TARGET
+    _every_game_replays_identically(data)
+
+
+def test_the_release_before_s_data_directory_is_served_in_time_from_its_index_and_replays_identically(
+        release, tmp_path, caplog):
+    """A data directory as the release before this one leaves it when it
+    stops (its games' mail, its snapshots under schema numbers, its start-up
+    index): this gm opens every game from that index (listing no archive),
+    acknowledges the first order mail within `TARGET` seconds, and every
+    game is then the one its archive replays to, byte for byte. The games
+    the mail did not touch keep the snapshot files the release wrote where
+    this gm reads them as current (every game, while no schema number
+    changed since), so the whole games compared are loaded from its pickles."""
+    tree, built = release
+    data = _copy(built, tmp_path)
+    _run_by(tree, data)
+    store = Store(data, create=False)
+    heads = {game_id: snapshots.read_head(data, game_id) for game_id in store.game_ids()}
+    assert len(heads) == GAMES and all(h is not None and h.schemas for h in heads.values())
+    assert len(index.read(data).entries) == GAMES
+    game = _order_mail(data)[0]
+    kept = {g: (data / "snapshots" / g).read_bytes() for g, h in heads.items()
+            if g != game and snapshots.is_current(h)}
+    caplog.set_level(logging.DEBUG, logger="gm")
+    seconds = _served_in(data)
+    assert f"games opened games={GAMES} listed=0" in caplog.text
+    assert seconds < TARGET
+    assert {g: (data / "snapshots" / g).read_bytes() for g in kept} == kept
+    _every_game_replays_identically(data)
 
 
 def test_games_left_pending_load_in_the_background_deadlines_due_soonest_first_ended_last(previous_data, tmp_path):

@@ -82,7 +82,9 @@ class Keeping:
         if known is not None:  # archived and still spooled when it was written: handled before
             self.handled_keys |= known.spooled & spooled
         self._index_file = known
-        from_index = sum(entries.get(game_id) is entry for game_id, entry in self._entries.items())
+        # opened from the index: its entry holds the index's own head (one it completed is a copy)
+        from_index = sum(game_id in entries and entries[game_id].head is entry.head
+                         for game_id, entry in self._entries.items())
         log_event("games opened", logging.DEBUG, games=len(self.games), listed=len(self.games) - from_index,
                   seconds=f"{time.monotonic() - began:.2f}")
         self.save_snapshots()

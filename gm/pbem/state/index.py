@@ -7,8 +7,8 @@ archive (every message it holds) and reads its snapshot's head: at 10,000
 games, tens of thousands of directory reads before the first mail is
 handled. What the opening keeps of that is small and changes only when the
 game's folders or its snapshot change: the head, which of its last event's
-replies the archive holds, and the clock's events of the turn being
-collected (`Entry`). The index keeps one entry per game, each with the
+replies the archive holds and which were sent, and the clock's events of the
+turn being collected (`Entry`). The index keeps one entry per game, each with the
 *stamp* of what it was read from: the inode, modification and change times
 of the archive's ``new/`` and ``cur/`` folders (any file added, renamed or
 removed there changes them), and the inode, size and modification time of
@@ -88,6 +88,12 @@ class Entry:
     clock: frozenset[str]
     """The clock's spool keys archived for the turn the head's summary is in
     (`gm.pbem.state.loading`, what must never be spooled again)."""
+    sent: frozenset[str] | None = None
+    """The archive keys of the head's ``last_messages`` whose sent/ marker
+    was on the disk: a mail once sent stays so (no marker is ever removed),
+    so a start need not look for those again. None in the entries of a gm
+    before it (the class's default stands in for the missing field): a
+    start looks for every marker, and keeps what it found in the entry."""
 
 
 @dataclass

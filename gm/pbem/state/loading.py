@@ -22,7 +22,7 @@ import contextlib
 import hashlib
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...kernel.values import PlayerMail
 from ...storage.batches import current_batch
@@ -106,7 +106,7 @@ def open_game(store: Store, identity: Identity, game_id: str, spooled: set[str],
     inbound = inbound_keys(keys)
     head = snapshots.read_head(store.root, game_id)
     if head is not None and head.last_in == inbound[-1]:
-        entry = _entry(stamped, head, inbound, present, game_id)
+        entry = _entry(store, stamped, head, inbound, present, game_id)
         opened = None if entry is None else _open_known(store, game_id, entry)
         if opened is not None:
             if spooled:
@@ -128,18 +128,26 @@ def survey(store: Store, game_id: str) -> index.Entry | None:
     head = snapshots.read_head(store.root, game_id)
     if head is None or not inbound or head.last_in != inbound[-1]:
         return None
-    return _entry(stamped, head, inbound, set(keys), game_id)
+    return _entry(store, stamped, head, inbound, set(keys), game_id)
 
 
-def _entry(stamped: index.Stamp | None, head: snapshots.Head, inbound: list[str], present: set[str],
+def _entry(store: Store, stamped: index.Stamp | None, head: snapshots.Head, inbound: list[str], present: set[str],
            game_id: str) -> index.Entry | None:
     """What opening keeps of a game whose snapshot's head is of its archive's
     last event; None when that head's summary cannot stand for the game."""
     summary = head.summary if snapshots.is_current(head) else snapshots.head_summary(head)
     if summary is None:
         return None
-    return index.Entry(stamped, head, frozenset(k for k, _ in head.last_messages if k in present),
-                       frozenset(_handled(inbound, set(), game_id, summary.turn)))
+    archived = frozenset(k for k, _ in head.last_messages if k in present)
+    return index.Entry(stamped, head, archived, frozenset(_handled(inbound, set(), game_id, summary.turn)),
+                       _sent(store, game_id, archived))
+
+
+def _sent(store: Store, game_id: str, keys: frozenset[str]) -> frozenset[str]:
+    """Those of a game's archive ``keys`` whose sent/ marker is on the disk
+    (not one staged in a batch, which may yet be discarded)."""
+    sent = store.sent.path
+    return frozenset(k for k in keys if os.path.exists(os.path.join(sent, f"{game_id}.{k}")))
 
 
 def _open_known(store: Store, game_id: str, entry: index.Entry) -> Opened | None:
@@ -147,7 +155,10 @@ def _open_known(store: Store, game_id: str, entry: index.Entry) -> Opened | None
     whole game must be loaded (its last event's replies are not all queued,
     or the head's summary cannot stand for it)."""
     head = entry.head
-    if _unfinished(store, game_id, set(entry.present), head.last_messages):
+    if entry.sent is None:  # an entry of a gm that did not keep them
+        entry = replace(entry, sent=_sent(store, game_id, entry.present))
+    sent = entry.sent or frozenset()
+    if _unfinished(store, game_id, set(entry.present), [m for m in head.last_messages if m[0] not in sent]):
         return None
     if snapshots.is_current(head):
         return Opened(head.summary, None, handled=set(entry.clock), entry=entry)
