@@ -42,8 +42,10 @@ The file is ``b"gm-index 1\\n"`` and one frame as a snapshot's
 derived from the archives and snapshots, written without fsync, by the
 master alone (at the end of start-up, now and then while serving, and when
 the daemon stops): one that is missing, torn, of another snapshot shape
-(`gm.pbem.state.snapshots.SCHEMA`) or does not unpickle is logged once and
-not used (every game is opened from its archive, and a new index written).
+(`gm.pbem.state.snapshots.SCHEMA`) later than this gm's, or does not
+unpickle is logged once and not used (every game is opened from its
+archive, and a new index written); one of an earlier shape is used for the
+entries whose heads have today's fields.
 An entry's head is read as the snapshot's own would be (`is_current`, or
 the summary of another gm's, pending), so an index written by the release
 before an upgrade serves the first start after it as well.
@@ -55,7 +57,7 @@ import logging
 import os
 import pickle
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ...logs import event
@@ -183,11 +185,26 @@ def read(folder: Path) -> Index | None:
     except Exception as error:  # its digest matched: bytes gm wrote, of code that no longer reads them
         _ignored(path, f"it does not unpickle: {type(error).__name__}")
         return None
-    if shape != snapshots.SCHEMA or not isinstance(entries, dict) or not isinstance(spooled, frozenset):
+    if (not isinstance(shape, int) or shape > snapshots.SCHEMA or not isinstance(entries, dict)
+            or not isinstance(spooled, frozenset)):
         _ignored(path, "written under another snapshot shape")
         return None
-    return Index({k: v for k, v in entries.items() if isinstance(v, Entry) and isinstance(v.head, snapshots.Head)},
-                 spooled)
+    return Index({k: v for k, v in entries.items()
+                  if isinstance(v, Entry) and isinstance(v.head, snapshots.Head)
+                  and (shape == snapshots.SCHEMA or _whole_head(v.head))}, spooled)
+
+
+_HEAD_FIELDS = frozenset(found.name for found in fields(snapshots.Head))
+
+
+def _whole_head(head: snapshots.Head) -> bool:
+    """Whether a head pickled under an older snapshot shape has `Head`'s
+    fields, no more and no fewer: its summary is then read as an older
+    snapshot file's is (`gm.pbem.state.snapshots.head_summary`: filled with
+    the defaults of fields added since, or not trusted), so the release
+    before an upgrade that changed the summary still opens every game from
+    its index."""
+    return set(vars(head)) == _HEAD_FIELDS
 
 
 def write(folder: Path, index: Index, spool: Path) -> None:
