@@ -26,7 +26,7 @@ ENDED = "ended"
 
 DEFAULT_GAME = "spaceships"
 """The game of archives and records that name none."""
-EDITION = 8
+EDITION = 9
 """The edition of gm's rules for answering mail that new games are made
 under. A game keeps the edition it was made under (`MailGame.edition`), so
 that its archive replays byte for byte after gm changes how it answers:
@@ -74,6 +74,11 @@ SETTLED_EDITION = 8
 walking the first hour found; its features each name this edition where they
 change what a game's mail holds). Games of earlier editions keep their mail
 as it was."""
+STEADY_EDITION = 9
+"""The first edition of the work after edition 8 shipped (the rest of issue
+27 and what its last stop left alone; its features each name this edition
+where they change what a game's mail holds). Games of earlier editions keep
+their mail as it was."""
 CALENDAR_EDITION = TIME_EDITION
 """The first edition whose mail that sets or moves a player's deadline
 carries a calendar event for it (`gm.kernel.calendar`): earlier games' mail,
