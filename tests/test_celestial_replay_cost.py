@@ -9,20 +9,38 @@ value that compares equal but is written differently (``True`` and ``1``,
 the one `plain_value` and `json` write, turn after turn of one game and
 after such a change; unchanged objects are not written again; the texts
 kept are bounded.
+
+The formulas a turn and every sheet compute for each ship again and again
+in exact fractions (`formulas.shots`, `ship_type`, `pdu_shots`) keep their
+results by the whole numbers they are a function of: pinned against the
+formulas as written before, on random ships and on ships that differ in
+one number.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from fractions import Fraction
+from math import floor
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from celestial_fuzz import scattered_game, upheaval
-from gm.games.celestial_empire import verification
+from gm.games.celestial_empire import empire_steps, formulas, verification
 from gm.games.celestial_empire.galaxy import generate
-from gm.games.celestial_empire.state import GameState, new_game
+from gm.games.celestial_empire.notation import parse_orders
+from gm.games.celestial_empire.state import GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
+from gm.games.celestial_empire.winning import Conditions, winners
 from test_celestial_fuzz import orders_of
+
+
+def parse_orders_of(text: str) -> list:
+    """The orders of a mail's text."""
+    return [line.order for line in parse_orders(text) if line.order is not None]
 
 
 def plainly(state: GameState) -> bytes:
@@ -84,3 +102,80 @@ def test_the_digests_are_still_those_gm_wrote_before():
             "7bfee2ee6a279ae4a00188801fe403c85d3be284ab5d1e8907e9075537c7c595")
         assert state_digest(upheaval(scattered_game(11, 4))) == (
             "50352227e5848208d6aa37f2cefc8584b576df5808c48aa05416b5cf992b853f")
+
+
+def shots_as_defined(ship: Ship, fighters: int | None = None) -> int:
+    """floor(fighters x spf(fighters / mass)), mass = 1 + empty cargo + 1.5
+    full cargo + tractors/2 + shields/2 + fighters/10 (l.955-997), as written
+    before its results were kept."""
+    used = ship.fighters if fighters is None else min(fighters, ship.fighters)
+    if used <= 0:
+        return 0
+    full = min(ship.hold.space(), ship.cargo_units)
+    mass = (1 + ship.cargo_units - full + Fraction(3, 2) * full + Fraction(ship.tractors, 2)
+            + Fraction(ship.shields, 2) + Fraction(ship.fighters, 10))
+    return floor(used * formulas._polyline(formulas.SHOTS_PER_FIGHTER, Fraction(used) / mass))
+
+
+UNITS = st.integers(0, 60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(UNITS, UNITS, UNITS, UNITS, st.integers(0, 40), st.integers(0, 5), st.none() | st.integers(0, 70))
+def test_the_shots_kept_are_the_shots_of_each_ship(fighters, cargo, tractors, shields, ore, mines, firing):
+    ship = Ship(100, 1, 1, fighters=fighters, cargo_units=cargo, tractors=tractors, shields=shields)
+    ship.hold.ore[0], ship.hold.mines = ore, mines
+    assert formulas.shots(ship, firing) == shots_as_defined(ship, firing)
+    assert formulas.ship_type(ship) == formulas._ship_type.__wrapped__(fighters, cargo)
+
+
+def test_ships_that_differ_in_one_unit_have_their_own_shots():
+    """Each number the shots depend on is a part of what they are kept by."""
+    base = {"fighters": 12, "cargo_units": 20, "tractors": 4, "shields": 6}
+    ship = Ship(100, 1, 1, **base)
+    ship.hold.ore[0] = 10
+    assert formulas.shots(ship) == shots_as_defined(ship)
+    for name in base:
+        other = Ship(100, 1, 1, **(base | {name: base[name] * 4}))
+        other.hold.ore[0] = 10
+        assert formulas.shots(other) == shots_as_defined(other), name
+        assert formulas.shots(other, 5) == shots_as_defined(other, 5), name
+    full = Ship(100, 1, 1, **base)
+    full.hold.ore[0] = 20
+    assert formulas.shots(full) == shots_as_defined(full) != formulas.shots(ship)
+
+
+def test_the_pdus_shots_kept_are_those_of_the_curve():
+    for pdus in (*range(-2, 130), 200, 499, 500, 501, 2000):
+        assert formulas.pdu_shots(pdus) == formulas.pdu_shots.__wrapped__(pdus)
+    assert (formulas.pdu_shots(4), formulas.pdu_shots(120), formulas.pdu_shots(200)) == (4, 366, 650)
+
+
+def test_scanning_counts_each_empires_scans_once(monkeypatch):
+    """Scanning changes no planet: each empire's scans are counted once a
+    turn, not for each order (every planet looked at each time), and the
+    orders past them are refused as before."""
+    state = new_game(generate(3, 3), ["Grok", "Winter", "Ash"])
+    others = [p for p in sorted(state.planets) if p != state.earth][:4]
+    mail = {1: parse_orders_of("".join(f"SCAN{p}\n" for p in [state.earth, *others])),
+            2: parse_orders_of(f"SCAN{others[0]}\nSCAN{others[1]}\n")}
+    counted: list[int] = []
+    real = empire_steps.scans_available
+    monkeypatch.setattr(empire_steps, "scans_available", lambda s, e: counted.append(e) or real(s, e))
+    _, report = run_turn(state, mail)
+    assert sorted(counted) == [1, 2]
+    assert report.scanned == {1: [state.earth], 2: [others[0]]}
+    refused = [entry.why for entry in report.history[1] if entry.why]
+    assert refused == ["no scans left: you have 1 this turn"] * 4
+
+
+def test_a_game_without_a_planets_condition_does_not_count_planets_to_find_its_winners(monkeypatch):
+    state = scattered_game(4, 5)
+    expected = winners(state, Conditions(planets=1))
+    assert expected and all(why.endswith(" planets") for why in expected.values())
+
+    def refused(*_args):
+        raise AssertionError("planets counted")
+
+    monkeypatch.setattr(GameState, "planets_of", refused)
+    assert winners(state, Conditions(planets=None, score=10 ** 9)) == {}
