@@ -118,6 +118,9 @@ def _members(value: Any) -> Any:
 _ENCODE = json.JSONEncoder(default=_members, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 """`json.dumps` as `canonical_state` calls it, made once."""
 
+_quoted = json.encoder.encode_basestring
+"""A text as `json` writes it with ``ensure_ascii=False``: a mapping's key, a member's name."""
+
 _RECENT_GAMES = 16
 """The games whose objects' texts `canonical_state` keeps (`_TEXTS`), the last met."""
 
@@ -151,17 +154,19 @@ def canonical_state(state: GameState) -> bytes:
     kept for the game's next state (`_object_text`)."""
     known = _TEXTS.pop(state.seed, {})
     kept: dict[tuple[type, bytes], str] = {}
-    members = _members(state)
+    names = _FIELDS.get(type(state))
+    if names is None:
+        names = _FIELDS[type(state)] = tuple(f.name for f in fields(state))
     parts = []
-    for name in sorted(members):
-        member = members[name]
-        if type(member) is dict and all(is_dataclass(value) for value in member.values()):
+    for name in sorted(names):
+        member = getattr(state, name)
+        if type(member) is dict and all(is_dataclass(kind) for kind in set(map(type, member.values()))):
             keyed = {_key_text(key): value for key, value in member.items()}
-            text = "{" + ",".join(f"{_ENCODE(key)}:{_object_text(keyed[key], known, kept)}"
+            text = "{" + ",".join(f"{_quoted(key)}:{_object_text(keyed[key], known, kept)}"
                                   for key in sorted(keyed)) + "}"
         else:
-            text = _ENCODE(member)
-        parts.append(f"{_ENCODE(name)}:{text}")
+            text = _ENCODE(_text_keys(member) if type(member) is dict else member)
+        parts.append(f"{_quoted(name)}:{text}")
     _TEXTS[state.seed] = kept
     while len(_TEXTS) > _RECENT_GAMES:
         del _TEXTS[next(iter(_TEXTS))]
