@@ -15,10 +15,17 @@ in exact fractions (`formulas.shots`, `ship_type`, `pdu_shots`) keep their
 results by the whole numbers they are a function of: pinned against the
 formulas as written before, on random ships and on ships that differ in
 one number.
+
+The turn's steps that looked at every planet for each empire or each order
+(scanning's count of scans, the winners' count of planets, the score's
+incomes) look once; an order carried out in full is answered by itself,
+not by a copy of it. Pinned by what each step answers, and by refusing the
+look they no longer take.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from fractions import Fraction
@@ -28,9 +35,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from celestial_fuzz import scattered_game, upheaval
-from gm.games.celestial_empire import empire_steps, formulas, verification
+from gm.games.celestial_empire import answers, empire_steps, endturn, formulas, verification
 from gm.games.celestial_empire.galaxy import generate
 from gm.games.celestial_empire.notation import parse_orders
+from gm.games.celestial_empire.report import Report
 from gm.games.celestial_empire.state import GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
@@ -179,3 +187,42 @@ def test_a_game_without_a_planets_condition_does_not_count_planets_to_find_its_w
 
     monkeypatch.setattr(GameState, "planets_of", refused)
     assert winners(state, Conditions(planets=None, score=10 ** 9)) == {}
+
+
+def test_an_order_carried_out_in_full_is_answered_by_itself_and_one_cut_by_a_copy(monkeypatch):
+    """Transmuting and building answer each order by the order as carried
+    out: the order itself when all of it was (no copy made for each), a
+    copy for what was done when it was cut; the history reads as before."""
+    state = new_game(generate(3, 2), ["Grok", "Winter"])
+    home = state.empires[1].home
+    state.planets[home].ore = [40] * 10
+    state.planets[home].industry = 63
+    copied: list[object] = []
+    real = answers.dataclasses.replace
+    monkeypatch.setattr(answers.dataclasses, "replace", lambda order, **changes: copied.append(order) or real(
+        order, **changes))
+    mail = parse_orders_of(f"{home}X2R5R6\n{home}X9R1R2\n{home}B3D\n")
+    _, report = run_turn(state, {1: mail})
+    assert [(entry.done, entry.why) for entry in report.history[1]] == [
+        (f"{home}X2R5R6", ""), (f"{home}X4R1R2, cut by I: 43 industry free", ""), (f"{home}B3D", "")]
+    assert copied == [mail[1]]
+    assert answers.as_carried_out(mail[0], 2) is mail[0]
+    assert answers.as_carried_out(mail[0], 1) == dataclasses.replace(mail[0], amount=1)
+
+
+def test_each_empires_income_from_one_look_at_the_galaxy(monkeypatch):
+    state = upheaval(scattered_game(11, 4))
+    rng = random.Random(11)
+    for _ in range(6):
+        state.ships[next(iter(state.ships))].hold.mines = rng.randrange(3)
+        assert endturn.incomes(state) == {number: endturn.income(state, number) for number in state.empires}
+        orders, research = orders_of(state, rng)
+        state, _ = run_turn(state, orders, research)
+
+    def refused(*_args):
+        raise AssertionError("the planets looked at for each empire")
+
+    expected = {number: empire.score + endturn.income(state, number) for number, empire in state.empires.items()}
+    monkeypatch.setattr(GameState, "planets_of", refused)
+    endturn.score(state, Report(state.turn))
+    assert {number: empire.score for number, empire in state.empires.items()} == expected
