@@ -125,7 +125,7 @@ Ordered = TypeVar("Ordered", bound=Order)
 def as_carried_out(order: Ordered, n: int) -> Ordered:
     """``order`` for the ``n`` of it carried out, as `outcome` writes it:
     the order itself (a frozen value) when that is all it asked, which most
-    orders are (a copy made for each was a tenth of a turn of transmuting)."""
+    orders are (a copy made for each was a third of transmuting's time)."""
     if getattr(order, "amount", None) == n:
         return order
     changed: dict[str, Any] = {"amount": n}  # mypy cannot know that an order with an amount has the field
