@@ -43,6 +43,7 @@ from gm.games.celestial_empire.state import GameState, Ship, new_game
 from gm.games.celestial_empire.turn import run_turn
 from gm.games.celestial_empire.verification import canonical_state, plain_value, state_digest
 from gm.games.celestial_empire.winning import Conditions, winners
+from gm.kernel.commitments import text_value
 from test_celestial_fuzz import orders_of
 
 
@@ -226,3 +227,11 @@ def test_each_empires_income_from_one_look_at_the_galaxy(monkeypatch):
     monkeypatch.setattr(GameState, "planets_of", refused)
     endturn.score(state, Report(state.turn))
     assert {number: empire.score for number, empire in state.empires.items()} == expected
+
+
+def test_a_turns_committed_value_is_made_once_and_reads_as_before():
+    digest = state_digest(new_game(generate(7, 2), ["Grok", "Winter"]))
+    made = verification.turn_value(3, digest)
+    assert made == f"turn 3\nstate {digest}\n".encode() == text_value(["turn 3", f"state {digest}"])
+    assert verification.turn_value(3, digest) is made
+    assert verification.turn_value(4, digest) == f"turn 4\nstate {digest}\n".encode()
