@@ -90,6 +90,27 @@ def test_the_reminder_names_every_line_that_could_not_be_read_and_a_corrected_ma
     run(scenario())
 
 
+def test_a_typo_after_the_reminder_time_is_answered_once_and_not_reminded_again(tmp_path):
+    """The answer to a mail that comes after the reminder time says all a
+    reminder would; a seat whose orders were in was not reminded before."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            await world.act(world.alice.reply, "Rv1")
+            world.clock.advance(hours=61)
+            await world.settle()  # Bob's orders are missing: he is reminded, Alice's are in
+            assert [s for s in subjects(world.bob) if "Reminder" in s] == ["[gm g1] Reminder: your orders for turn 1"]
+            assert not [s for s in subjects(world.alice) if "Reminder" in s]
+            await world.act(world.alice.reply, TYPO)
+            assert WAITS in world.alice.latest_text()
+            world.clock.advance(seconds=1.5)
+            await world.settle()
+            assert not [s for s in subjects(world.alice) if "Reminder" in s]
+            assert world.daemon.master.games["g1"].reminded == {1, 2}
+        replays(tmp_path)
+    run(scenario())
+
+
 def test_a_player_who_chose_no_reminders_gets_none_while_waiting_for_the_correction(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:

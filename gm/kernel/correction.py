@@ -67,7 +67,9 @@ def noted(game: MailGame, event: PlayerMail, did: Did, reply: Reply) -> None:
     the orders in force, or that could read none of them, with a line that
     could not be read, leaves the seat waiting for its correction, and the
     reply says so (``correction``); a mail whose orders all read ends the
-    wait. A check, a mail for a turn that has run and a resigned empire's
+    wait. From `REMIND_EDITION` on the unread lines are kept for the
+    seat's reminder, and a mail that comes after the reminder time counts
+    as reminded: its answer is the reminder. A check, a mail for a turn that has run and a resigned empire's
     orders change nothing, and nor does the GM's robot's mail: no one would
     correct it."""
     if not applies(game) or game.phase != PLAY or event.robot:
@@ -77,6 +79,9 @@ def noted(game: MailGame, event: PlayerMail, did: Did, reply: Reply) -> None:
         reply.data["correction"] = True
         if game.edition >= REMIND_EDITION:
             game.unread[event.player] = [reply.data["syntax"], *reply.data.get("syntax_more", [])]
+            due = game.reminder_due()
+            if due is not None and event.at >= due:
+                game.reminded.add(event.player)  # past the reminder time, the answer says all a reminder would
     elif did is Did.ACCEPTED:
         game.correcting.discard(event.player)
         game.unread.pop(event.player, None)
