@@ -106,7 +106,9 @@ def test_a_typo_after_the_reminder_time_is_answered_once_and_not_reminded_again(
             world.clock.advance(seconds=1.5)
             await world.settle()
             assert not [s for s in subjects(world.alice) if "Reminder" in s]
-            assert world.daemon.master.games["g1"].reminded == {1, 2}
+            game = world.daemon.master.games["g1"]
+            assert game.reminded == {1, 2}
+            assert world.daemon.master.next_wakeup() == game.deadline  # not the reminder time gone by
         replays(tmp_path)
     run(scenario())
 
