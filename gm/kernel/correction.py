@@ -67,11 +67,11 @@ def noted(game: MailGame, event: PlayerMail, did: Did, reply: Reply) -> None:
     the orders in force, or that could read none of them, with a line that
     could not be read, leaves the seat waiting for its correction, and the
     reply says so (``correction``); a mail whose orders all read ends the
-    wait. From `REMIND_EDITION` on the unread lines are kept for the
-    seat's reminder, and a mail that comes after the reminder time counts
-    as reminded: its answer is the reminder. A check, a mail for a turn that has run and a resigned empire's
-    orders change nothing, and nor does the GM's robot's mail: no one would
-    correct it."""
+    wait. From `REMIND_EDITION` on the unread lines are kept for the seat's
+    reminder, and a mail that comes after the reminder time counts as
+    reminded: its answer is the reminder. A check, a mail for a turn that
+    has run and a resigned empire's orders change nothing, and nor does the
+    GM's robot's mail: no one would correct it."""
     if not applies(game) or game.phase != PLAY or event.robot:
         return
     if did in (Did.ACCEPTED, Did.REJECTED) and unreadable(reply):
