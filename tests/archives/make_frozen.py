@@ -34,7 +34,7 @@ from pathlib import Path
 from random import Random
 
 from gm.games.gridfighters.bot import random_move, random_setup
-from gm.kernel.values import SETTLED_EDITION, DeadlineSet, Options
+from gm.kernel.values import EDITION, DeadlineSet, Options
 from gm.pbem.archive import creation
 from gm.pbem.operator.actions import request_action
 from gm.pbem.operator.admin import request_game
@@ -196,8 +196,8 @@ GAMES: dict[str, Callable[[World], Awaitable[str]]] = {
 
 
 def main(edition: int) -> None:
-    if not FIRST <= edition <= SETTLED_EDITION:
-        sys.exit(f"freeze a shipped edition, {FIRST} to {SETTLED_EDITION}, not {edition}")
+    if not FIRST <= edition < EDITION:  # today's edition has not shipped: its mail may still change
+        sys.exit(f"freeze a shipped edition, {FIRST} to {EDITION - 1}, not {edition}")
     out = HERE / f"edition{edition}"
     if out.exists():
         sys.exit(f"{out} exists: a frozen archive is never made again")
