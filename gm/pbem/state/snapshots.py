@@ -66,7 +66,7 @@ from .resident import GameSummary
 MAGIC = b"gm-snapshot 1\n"
 _LENGTH = struct.Struct(">Q")
 
-SCHEMA = 3
+SCHEMA = 4
 """The number of the snapshot's own shape: `Head`, `GameSummary` and
 `gm.pbem.archive.replay.Threads`. Bump it when they change: a snapshot
 under another number is not read, so it needs no migration (its game is
@@ -74,7 +74,8 @@ replayed: lazily while its head's summary still has `GameSummary`'s
 fields, else at start-up, as one without a snapshot). 2: the summary
 says which seats the robot stands in for (`GameSummary.stand_ins`); 3:
 which seats the turn waits for corrected orders from
-(`GameSummary.correcting`)."""
+(`GameSummary.correcting`); 4: which of them are reminded
+(`GameSummary.correction_awaited`)."""
 
 
 @lru_cache(maxsize=1)
