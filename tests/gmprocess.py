@@ -108,15 +108,15 @@ def stop(process: subprocess.Popen, signum: int = signal.SIGINT, grace: float = 
 
 
 @contextlib.contextmanager
-def serving(data: Path, port: int, address: str | None, cwd: Path):
+def serving(data: Path, port: int, address: str | None, cwd: Path, extra: tuple[str, ...] = ()):
     """``gm serve`` of the installed gm on a loopback SMTP port, with the
     wall clock, until the block ends: then stopped by SIGINT (killed if it
     does not stop within 10 s). ``address`` is the GM's own (None: gm's
-    default)."""
+    default); ``extra`` are more options (``--owner``, ``--http``)."""
     own = ["--address", address] if address is not None else []
     daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data), "--smtp",
                                f"127.0.0.1:{port}",
-                               *own], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                               *own, *extra], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for("the SMTP listener", lambda: listening(port))
         yield daemon

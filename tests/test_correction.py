@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from gm.kernel.correction import WAIT_FOR_CORRECTION_EDITION
 from gm.kernel.engine import apply, create
-from gm.kernel.values import Created, Options, PlayerMail, Seat
+from gm.kernel.values import SETTLED_EDITION, Created, Options, PlayerMail, Seat
 from gm.mail.reading import parse_message
 from gm.pbem.operator.admin import request_game, verify_replay
 from gmprocess import free_port, gm, inbox, serving, wait_for
@@ -58,14 +58,19 @@ def test_against_the_robot_a_typo_waits_for_the_corrected_mail(tmp_path):
     run(scenario())
 
 
-def test_a_typo_does_not_run_the_turn_the_opponent_is_told_and_the_deadline_runs_it(tmp_path):
+def test_a_typo_does_not_run_the_turn_the_opponent_is_told_and_the_deadline_runs_it(tmp_path, monkeypatch):
+    """In a game of edition 8 (`SETTLED_EDITION`), as it shipped: the seat
+    waiting for its correction is not reminded. From edition 9 on it is
+    (tests/test_correction_reminder.py)."""
+    monkeypatch.setattr("gm.pbem.archive.creation.EDITION", SETTLED_EDITION)
+
     async def scenario():
         async with World(tmp_path) as world:
             await started_game(world)
             game = world.daemon.master.games["g1"]
             await world.act(world.bob.reply, "Bz5")
             await world.act(world.alice.reply, TYPO)
-            assert WAITS in world.alice.latest_text() and game.turn == 1
+            assert WAITS in world.alice.latest_text() and game.turn == 1 and game.edition == SETTLED_EDITION
             await world.act(world.bob.reply, "Bz5 By5")  # his new orders do not run it either
             assert ("The turn runs when Player 1's corrected orders are in, or at the deadline."
                     in world.bob.latest_text())

@@ -188,3 +188,83 @@ def test_fill_defaults_gives_a_field_with_a_plain_default_to_the_instance_itself
     old.__dict__.update({"kept": 1})
     assert not complete(old)
     assert complete(fill_defaults(old)) and old.added == frozenset() and old.listed == []
+
+
+_SUMMARY = "gm.pbem.state.resident.GameSummary."
+
+
+def test_every_snapshot_shape_from_body_since_differs_only_in_the_summary_and_its_new_fields_have_defaults():
+    """`snapshots.BODY_SINCE` says the body of every shape from it on is read
+    as today's: their recorded shapes may differ only in `GameSummary`'s
+    lines, and only by fields added with a default (which `head_summary`
+    fills in); a change to `Head` or `Threads` must raise it."""
+    now = (SHAPES / f"snapshot-{snapshots.SCHEMA}.txt").read_text().splitlines()
+    defaults = {f.name for f in dataclasses.fields(snapshots.GameSummary)
+                if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING}
+    assert 1 <= snapshots.BODY_SINCE <= snapshots.SCHEMA
+    for number in range(snapshots.BODY_SINCE, snapshots.SCHEMA + 1):
+        then = (SHAPES / f"snapshot-{number}.txt").read_text().splitlines()
+        assert [x for x in then if not x.startswith(_SUMMARY)] == [x for x in now if not x.startswith(_SUMMARY)], (
+            f"the snapshot's body or head changed since shape {number}: raise BODY_SINCE past it")
+        added = {line[len(_SUMMARY):].split(":")[0] for line in set(now) - set(then)}
+        assert not {x for x in then if x.startswith(_SUMMARY)} - set(now), f"a summary field of {number} was removed"
+        assert added <= defaults, f"summary fields added since {number} without a default: {added - defaults}"
+
+
+def _written_under_snapshot_shape(data: Path, number: int) -> None:
+    """Rewrite g1's snapshot as a gm of snapshot shape ``number`` would have
+    written it: that number in its head, and a summary without the fields
+    added since (the shapes kept in tests/schemas say which)."""
+    head, body = snapshots.read(data, "g1")
+    then = (SHAPES / f"snapshot-{number}.txt").read_text().splitlines()
+    for line in (SHAPES / f"snapshot-{snapshots.SCHEMA}.txt").read_text().splitlines():
+        if line.startswith(_SUMMARY) and line not in then:
+            del head.summary.__dict__[line[len(_SUMMARY):].split(":")[0]]
+    head.schemas = {**head.schemas, "snapshot": number}
+    snapshots.write(data, head, body)
+
+
+@pytest.mark.parametrize("shape", ["the shape before", "BODY_SINCE", "a later shape", "before BODY_SINCE"])
+def test_a_snapshot_of_an_earlier_shape_with_the_same_body_is_read_not_replayed(tmp_path, monkeypatch, shape):
+    """An upgrade that only added summary fields (snapshot shapes from
+    `BODY_SINCE`) keeps each game's snapshot as the base it loads from, and
+    writes it anew under today's shape; a snapshot of a later shape (a
+    downgrade) or of one before `BODY_SINCE` is not read, and its game is
+    replayed. Either way every mail after is the replay's, byte for byte."""
+    data, mails, _ = _played(tmp_path, turns=3)
+    reference = tmp_path / "reference"
+    shutil.copytree(data, reference)
+    shutil.rmtree(reference / "snapshots")
+    expected = _serve(reference, mails)
+    number = {"the shape before": snapshots.SCHEMA - 1, "BODY_SINCE": snapshots.BODY_SINCE,
+              "a later shape": snapshots.SCHEMA + 1, "before BODY_SINCE": snapshots.BODY_SINCE - 1}[shape]
+    if shape == "a later shape":
+        head, body = snapshots.read(data, "g1")
+        head.schemas = {**head.schemas, "snapshot": number}
+        snapshots.write(data, head, body)
+    elif shape == "before BODY_SINCE":
+        monkeypatch.setattr(snapshots, "BODY_SINCE", snapshots.SCHEMA)
+        _written_under_snapshot_shape(data, snapshots.SCHEMA - 1)
+    else:
+        _written_under_snapshot_shape(data, number)
+    read = shape in ("the shape before", "BODY_SINCE")
+    found = snapshots.read(data, "g1")
+    assert (found is not None) == read
+    if found is not None:
+        assert not snapshots.is_current(found[0]) and complete(found[1][0])  # to be written anew
+        assert snapshots.head_summary(found[0]) is not None
+    bases = []
+    real_replay = loading.replay
+
+    def watching(*args, base=None, **kwargs):
+        bases.append(None if base is None else base[2])
+        return real_replay(*args, base=base, **kwargs)
+
+    monkeypatch.setattr(loading, "replay", watching)
+    master = _serve(data, mails)
+    assert (bases[0] is not None) == read, bases
+    assert _contents(data) == _contents(reference)
+    assert summary_of(master.games["g1"]) == summary_of(expected.games["g1"])
+    master.save_snapshots()
+    head = snapshots.read_head(data, "g1")
+    assert head is not None and snapshots.is_current(head)

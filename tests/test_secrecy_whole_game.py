@@ -29,6 +29,9 @@ SECRETS = {
 }
 ADDRESSES = {1: ALICE, 2: BOB}
 PRESS = {1: "good luck from alice", 2: "good luck from bob"}
+UNREAD = "frobozz-b"
+"""Bob's own words in an order line that cannot be read: named to him
+alone, in his answer and his reminder (`gm.kernel.correction`)."""
 
 
 def texts(raw: bytes, depth: int = 0) -> list[bytes]:
@@ -53,6 +56,7 @@ def leaks(blobs: list[bytes], opponent: int, key: bytes) -> list[str]:
         "address": ADDRESSES[opponent].encode(),
         "token": token(key, "g1", opponent).encode(),
         **{name: value.encode() for name, value in SECRETS[opponent].items()},
+        **({"unread line": UNREAD.encode()} if opponent == 2 else {}),
     }
     return sorted({name for blob in blobs for name, needle in needles.items() if needle.lower() in blob.lower()})
 
@@ -87,9 +91,15 @@ def test_nothing_of_the_opponent_reaches_a_player_but_what_the_gm_relays(tmp_pat
                      ("bYx3Yx5 Yy3 Yy4 Gx3 Gx4 Gy3 Gy4", "Gv1 Gw1 sBv1 sBw1"), ("Gz1 Gz2", "Ov1")]
             if ending == "resigned":
                 turns = [*turns[:1], ("Rz5", "resign")]
-            for orders_a, orders_b in turns:
+            for number, (orders_a, orders_b) in enumerate(turns, 1):
                 await asyncio.to_thread(mail, alice, world, orders_a)
                 await world.settle()
+                if number == 2:  # a line of Bob's own words that cannot be read: his turn waits, he is reminded
+                    await asyncio.to_thread(mail, bob, world, f"Gv1 {UNREAD}")
+                    world.clock.advance(hours=60, seconds=1)
+                    await world.settle()
+                    assert f"Gv1 {UNREAD}" in world.bob.latest_text()
+                    assert str(world.bob.latest()["Subject"]) == "[gm g1] Reminder: your corrected orders for turn 2"
                 await asyncio.to_thread(mail, bob, world, orders_b, True)
                 await world.settle()
             assert world.daemon.master.games["g1"].phase == "ended"

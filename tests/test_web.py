@@ -51,6 +51,9 @@ DAVE = "dave@example.com"
 SECRET_WORDS = "XYZZY plugh secret plans"
 """What the players write beside their orders and in their press."""
 IN_PROGRESS_ALIASES = ("Zephyrine", "Quillon")
+UNREAD = "Gz1 plugh"
+"""Pia's orders for turn 2 of the game shown after each turn: a line that
+cannot be read, holding a word of `SECRET_WORDS` (no page may show it)."""
 CRAWL_LIMIT = 60
 
 
@@ -98,6 +101,8 @@ async def _build(tmp_path: Path) -> None:
         await world.act(world.alice.reply, f"{TURNS[0][0]}\n; {SECRET_WORDS}\n")
         await world.act(world.bob.reply, TURNS[0][1])
         assert world.daemon.master.games["g4"].turn == 2
+        await world.act(world.alice.reply, UNREAD)  # turn 2 waits for Pia's corrected mail (edition 9 shows it)
+        assert world.daemon.master.games["g4"].correcting == {1}
 
 
 @pytest.fixture(scope="module")
@@ -218,6 +223,7 @@ def test_a_game_its_players_agreed_to_show_shows_only_what_both_were_told(site, 
     assert "Turn 1 (" in page and "Pia: beam strike Rv1: " in page and "Per: strike Rv1: " in page
     assert "grid" not in page and "record" not in page and "Turn 2 (" not in page
     assert TURNS[0][0] not in page and "mYz1" not in page  # orders are each player's own
+    assert '<p id="correcting">Waiting for a corrected mail from Pia.</p>' in page and UNREAD not in page
     assert site.get("/games/g4/record.txt")[0] == 404
     store = Store(data, create=False)
     created = [store.archive(g).get_bytes(store.archive(g).keys()[0]) for g in ("g2", "g4")]

@@ -452,16 +452,22 @@ def _deadline(game: MailGame, at: datetime) -> list[Notice]:
 
 
 def _reminders(game: MailGame, at: datetime) -> list[Notice]:
-    """A reminder to each seat the game waits for, once a deadline, but to a
-    player who chose a daily digest of all their games, or none
-    (`PlayerSettings.reminders`): their digest is no mail of the game's."""
+    """A reminder to each seat the game waits for, and (from
+    `correction.REMIND_EDITION` on) each seat waiting for its correction,
+    once a deadline, but to a player who chose a daily digest of all their
+    games, or none (`PlayerSettings.reminders`): their digest is no mail of
+    the game's."""
     notices = []
-    for player in game.waiting_for:
+    correcting = correction.awaited(game)
+    for player in game.waiting_for + [p for p in correcting if p not in game.waiting_for]:
         if player not in game.reminded:
             game.reminded.add(player)
             if game.settings_of(player).reminders != "each":
                 continue
             what = game.rules.reminder_what(game)
+            if player in correcting:
+                notices.append(correction.reminder(game, player, at, what))
+                continue
             notices.append(Notice(player, "reminder", f"Reminder: your {what}",
                                   game.rules.common(game, player, at) | {"what": what}))
     return notices

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from .correction import holding
+from .correction import cleared, holding
 from .model import MailGame
 from .outcomes import Turn
 from .protocol import TurnPolicy
@@ -82,7 +82,7 @@ def _went_on(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     unless the game ended."""
     game.reminded.clear()
     game.draw_offers.clear()
-    game.correcting.clear()
+    cleared(game)
     if turn.end is not None:
         return finish(game, at, turn)
     _new_deadline(game, at)
@@ -105,7 +105,7 @@ def finish(game: MailGame, at: datetime, turn: Turn) -> list[Notice]:
     next game (`GameRules.next_game`)."""
     game.outcome = turn.end
     game.phase = ENDED
-    game.correcting.clear()
+    cleared(game)
     game.ended_at = at
     game.set_deadline(None)
     notices = turn.sheets()

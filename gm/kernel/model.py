@@ -19,16 +19,17 @@ from .settings import PlayerSettings
 from .shown import ShownDeadline
 from .values import ENDED, SETUP, GameEnd, Options, Seat
 
-SCHEMA = 4
+SCHEMA = 5
 """The number of `MailGame`'s shape (its fields and theirs, but not
 ``play``, which its game numbers): bump it when they change
 (`gm.kernel.schema` says how), and say in `MIGRATIONS` how to read the last."""
-MIGRATIONS: dict[int, Step] = {1: fill_defaults, 2: fill_defaults, 3: fill_defaults}
+MIGRATIONS: dict[int, Step] = {1: fill_defaults, 2: fill_defaults, 3: fill_defaults, 4: fill_defaults}
 """How a `MailGame` of each earlier `SCHEMA` becomes one of the next: 2
 added the players' ``settings``, the robots' ``stand_ins`` and the
 commitments' ``commit_key`` (issues 24 to 26), each with its default; 3
 the options' ``take_over_level`` (issue 25), ``normal`` as before it; 4
-``correcting`` (`gm.kernel.correction`), no seat."""
+``correcting`` (`gm.kernel.correction`), no seat; 5 ``unread``, no lines
+(no game made before it reminds of its lines)."""
 
 
 @dataclass
@@ -129,6 +130,10 @@ class MailGame:
     """The seats whose last mail had an order line that could not be read:
     the turn waits for their corrected orders, or its deadline
     (`gm.kernel.correction`, games of its edition on)."""
+    unread: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """The lines of each of those seats' last mail that could not be read,
+    as its reply showed them (`gm.kernel.engine.syntax_data`): what its
+    reminder names (`gm.kernel.correction.REMIND_EDITION` on)."""
 
     settings: dict[int, PlayerSettings] = field(default_factory=dict)
     """Each seat's player's own settings, as the game's ``settings`` events

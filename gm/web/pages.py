@@ -33,6 +33,7 @@ from email.parser import BytesHeaderParser
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from ..kernel.correction import awaited
 from ..kernel.model import MailGame
 from ..kernel.values import ENDED, SETUP
 from ..league.seeks import shown
@@ -140,13 +141,15 @@ def render(game: MailGame, ended: datetime | None) -> Page:
 
 def render_public(game: MailGame) -> Page:
     """The page of a game in progress that its players agreed to show after
-    each turn: the players, the turn, and what an observer may know."""
+    each turn: the players, the turn, the seats whose corrected mail the turn
+    waits for, by name (`gm.kernel.correction.awaited`: never the line, which
+    is that player's hidden orders), and what an observer may know."""
     rules = game.rules
     turn = "setting up" if game.phase == SETUP else f"{rules.turn_word} {game.turn}"
     listed = Listed(game.id, rules.title, game.variant, tuple(seat.alias for seat in game.seats), "", None,
                     finished=False, turn=turn)
     data = {"game": game.id, "title": rules.title, "variant": game.variant, "players": list(listed.players),
-            "turn": turn, "web": rules.web_public(game)}
+            "turn": turn, "web": rules.web_public(game), "correcting": [game.seat(p).alias for p in awaited(game)]}
     html = render_html("web_public", data, rules.templates)
     assert html is not None, "the kernel's templates hold web_public.html"
     return Page(listed, html.encode(), None)

@@ -214,7 +214,8 @@ class OutsideMail:
                           "phase": game.phase, "turn": game.turn, "reply_to": reply_to,
                           "deadline": local_minute(game.deadline, zone) if game.deadline else None,
                           "waiting": seat.player in game.waiting_for,
-                          "correcting": seat.player in game.correcting})
+                          "correcting": seat.player in game.correcting,
+                          "awaited": seat.player in game.correction_awaited})
         return found
 
     # Challenges

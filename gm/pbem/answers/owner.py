@@ -207,7 +207,7 @@ class OwnerMail:
             self._summary_sent = day
             return False
         attention = self.attention(now)
-        if not any(attention.values()):
+        if not any(found for what, found in attention.items() if what != "correcting"):
             return False
         self.master.outside.send(name, self.owner, f"[gm] What needs attention, {day}", now, "summary",
                                  attention | {"day": day}, "auto-generated")
@@ -217,9 +217,12 @@ class OwnerMail:
     def attention(self, now: datetime) -> dict[str, list[str]]:
         """What the operator should look at: shunted mail, failing addresses,
         games stalled past their deadline, paused games, and what games wait
-        for the operator to answer (`GameRules.awaiting_operator`)."""
+        for the operator to answer (`GameRules.awaiting_operator`); beside
+        them (``correcting``, no summary on its own: the deadline runs such a
+        turn), the turns that wait for a seat's corrected mail
+        (`gm.kernel.correction.awaited`), by the seat's name and number."""
         master, store = self.master, self.master.store
-        failing, stalled, paused, awaiting = [], [], [], []
+        failing, stalled, paused, awaiting, correcting = [], [], [], [], []
         undeliverable = _undeliverable_addresses(store.undeliverable)
         for game in master.all_games.all():
             if game.phase == ENDED:
@@ -231,13 +234,16 @@ class OwnerMail:
                 if why:
                     failing.append(f"{game.id} player {seat.player} <{seat.address}>: {', '.join(why)}")
             awaiting += [f"{game.id}: {what}" for what in game.awaiting]
+            correcting += [f"{game.id}: turn {game.turn} waits for a corrected mail from {game.seat(p).alias} "
+                           f"(player {p})" for p in game.correction_awaited]
             if game.paused is not None:
                 paused.append(f"{game.id}: paused since {utc_minute(game.paused)}")
             elif game.deadline is not None and (game.id in master.stuck or game.deadline < now - STALLED_AFTER):
                 stalled.append(f"{game.id}: its deadline {utc_minute(game.deadline)} has not run"
                                + (" (its deadline event is in the shunt)" if game.id in master.stuck else ""))
         shunted = [f"{e['key']}\n      {e['reason'][:150]}" for e in shunt_entries(store)]
-        return {"shunted": shunted, "failing": failing, "stalled": stalled, "paused": paused, "awaiting": awaiting}
+        return {"shunted": shunted, "failing": failing, "stalled": stalled, "paused": paused, "awaiting": awaiting,
+                "correcting": correcting}
 
 
 def shunt_listing(store) -> str:

@@ -51,8 +51,7 @@ class Clockwork:
                 # `Keeping.prepare` does first for the deadlines due soonest.
                 continue
             reminder = game.reminder_due()
-            if (reminder is not None and reminder <= now < game.deadline
-                    and [p for p in game.waiting_for if p not in game.reminded]):
+            if reminder is not None and reminder <= now < game.deadline and game.to_remind():
                 count += self._spool_event(game, "reminder", reminder, now)
             if game.deadline <= now and now >= self._catching_up_until(game.deadline):
                 count += self._spool_event(game, "deadline", game.deadline, now)
@@ -108,6 +107,6 @@ class Clockwork:
             if game.phase != ENDED and game.deadline is not None:
                 moments.append(max(game.deadline, self._catching_up_until(game.deadline)))
                 reminder = game.reminder_due()
-                if reminder is not None and [p for p in game.waiting_for if p not in game.reminded]:
+                if reminder is not None and game.to_remind():
                     moments.append(reminder)
         return min(moments) if moments else None

@@ -1,5 +1,6 @@
 """The daily digest (issue 24): one mail a day to each player who chose
-``reminders digest``, listing every game that waits for their orders, in
+``reminders digest``, listing every game that waits for their orders (or,
+from `gm.kernel.correction.REMIND_EDITION` on, their corrected orders), in
 place of a reminder per game.
 
 It is due at `DIGEST_TIME` in the player's own time zone (UTC for one who
@@ -114,7 +115,7 @@ class Digests:
         name = marker(address, day)
         if name in self.store.handled:
             return
-        waiting = [g for g in self.outside.games_of(address) if g["phase"] != ENDED and g["waiting"]]
+        waiting = [g for g in self.outside.games_of(address) if g["phase"] != ENDED and (g["waiting"] or g["awaited"])]
         if waiting:
             self.outside.send(name, address, digest_subject(len(waiting)),
                               datetime.fromisoformat(str(message[AT_HEADER])), "digest", {"games": waiting},

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ...kernel.correction import awaited
 from ...kernel.model import MailGame
 from ...kernel.values import ENDED, Seat
 from ..archive.replay import Threads
@@ -51,6 +52,17 @@ class GameSummary:
     """The person's seats the GM's robot plays for now (`MailGame.stand_ins`)."""
     correcting: frozenset[int] = frozenset()
     """The seats the turn waits for corrected orders from (`MailGame.correcting`)."""
+    correction_awaited: tuple[int, ...] = ()
+    """Those of them a game of `gm.kernel.correction.REMIND_EDITION` on
+    reminds before the deadline and names to the owner
+    (`gm.kernel.correction.awaited`); none in a summary written before it,
+    which no game of that edition has."""
+
+    def to_remind(self) -> list[int]:
+        """The seats a reminder would go to that it has not gone to yet
+        (`gm.kernel.engine`): those the game waits for, and those waiting
+        for their correction."""
+        return [p for p in (*self.waiting_for, *self.correction_awaited) if p not in self.reminded]
 
     def robot_plays(self, player: int) -> bool:
         """Whether the GM's robot plays the seat now, its own or a person's."""
@@ -82,7 +94,7 @@ def summary_of(game: MailGame) -> GameSummary:
         awaiting=() if game.phase == ENDED else tuple(game.rules.awaiting_operator(game)),
         secret_subjects=tuple(game.secret_subject_of(seat.player) for seat in game.seats),
         earlier_secret_subjects=tuple(game.earlier_secret_subjects), stand_ins=frozenset(game.stand_ins),
-        correcting=frozenset(game.correcting))
+        correcting=frozenset(game.correcting), correction_awaited=tuple(awaited(game)))
 
 
 @dataclass

@@ -66,15 +66,27 @@ from .resident import GameSummary
 MAGIC = b"gm-snapshot 1\n"
 _LENGTH = struct.Struct(">Q")
 
-SCHEMA = 3
+SCHEMA = 4
 """The number of the snapshot's own shape: `Head`, `GameSummary` and
-`gm.pbem.archive.replay.Threads`. Bump it when they change: a snapshot
-under another number is not read, so it needs no migration (its game is
-replayed: lazily while its head's summary still has `GameSummary`'s
-fields, else at start-up, as one without a snapshot). 2: the summary
+`gm.pbem.archive.replay.Threads`. Bump it when they change. A snapshot
+of a number from `BODY_SINCE` on is read as its body's owners' migrations
+allow; one under another number is not read, so it needs no migration (its
+game is replayed: lazily while its head's summary still has
+`GameSummary`'s fields, else at start-up, as one without a snapshot). 2: the summary
 says which seats the robot stands in for (`GameSummary.stand_ins`); 3:
 which seats the turn waits for corrected orders from
-(`GameSummary.correcting`)."""
+(`GameSummary.correcting`); 4: which of them are reminded
+(`GameSummary.correction_awaited`)."""
+
+BODY_SINCE = 1
+"""The first snapshot shape whose body this gm reads: from it to `SCHEMA`
+only the head's `GameSummary` gained fields, each with a default that is
+true of every game written before it (`head_summary` fills them in), while
+the body (`MailGame`, `Threads` and the applied Message-IDs) kept its frame.
+So an upgrade that only adds to the summary keeps every snapshot's body,
+migrated as its kernel and game numbers say, instead of replaying every
+game. Raise it to `SCHEMA` when `Threads` or the body's frame changes
+(tests/test_schemas.py compares the shapes kept in tests/schemas)."""
 
 
 @lru_cache(maxsize=1)
@@ -313,8 +325,8 @@ def read(root: Path, game_id: str) -> tuple[Head, Any] | None:
             _report(path_of(root, game_id), None, f"its body does not unpickle: {type(error).__name__}")
             return None
     game = _game_of(head)
-    if game is None or head.schemas.get("snapshot") != SCHEMA:
-        _not_read(game_id, "written before schema numbers, or under another snapshot shape")
+    if game is None or not BODY_SINCE <= head.schemas.get("snapshot", 0) <= SCHEMA:
+        _not_read(game_id, "written before schema numbers, or under a snapshot shape of another body")
         return None
     try:
         want = schemas_of(game)
