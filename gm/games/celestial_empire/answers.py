@@ -44,7 +44,9 @@ H                  building ships: no ship numbers left (R-54)
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from .orders import Order
 from .report import Report
@@ -115,6 +117,19 @@ def reduce(asked: int, limits: Sequence[Limit]) -> Limit:
         if most < n:
             n, code, why = max(0, most), limit_code, limit_why
     return n, code, why
+
+
+Ordered = TypeVar("Ordered", bound=Order)
+
+
+def as_carried_out(order: Ordered, n: int) -> Ordered:
+    """``order`` for the ``n`` of it carried out, as `outcome` writes it:
+    the order itself (a frozen value) when that is all it asked, which most
+    orders are (a copy made for each was a third of transmuting's time)."""
+    if getattr(order, "amount", None) == n:
+        return order
+    changed: dict[str, Any] = {"amount": n}  # mypy cannot know that an order with an amount has the field
+    return dataclasses.replace(order, **changed)
 
 
 def outcome(actual: Order | str, code: str, why: str, note: str = "") -> str:

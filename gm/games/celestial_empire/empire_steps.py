@@ -114,16 +114,20 @@ def scans_available(state: GameState, empire: int) -> int:
 
 
 def scanning(state: GameState, orders: Sequence[tuple[int, Order]], report: Report) -> None:
-    """``SCANxxx``: any planet, up to the scans the empire has; the same planet twice uses one (R-61)."""
+    """``SCANxxx``: any planet, up to the scans the empire has; the same planet twice uses one (R-61).
+    Scanning changes no planet, so each empire's scans are counted once."""
+    available: dict[int, int] = {}
     for empire, order in orders:
         assert isinstance(order, Scan)
         done = report.scanned.setdefault(empire, [])
+        if empire not in available:
+            available[empire] = scans_available(state, empire)
         if order.planet not in state.planets:
             report.refused(empire, order, no_such_planet(order.planet))
         elif order.planet in done:
             continue  # "Scans will only appear once in the desire list" (l.2379)
-        elif len(done) >= scans_available(state, empire):
-            report.refused(empire, order, f"no scans left: you have {scans_available(state, empire)} this turn")
+        elif len(done) >= available[empire]:
+            report.refused(empire, order, f"no scans left: you have {available[empire]} this turn")
         else:
             done.append(order.planet)
             report.did(empire, order, f"planet {order.planet} scanned")

@@ -101,5 +101,21 @@ def score(state: GameState, report: Report) -> None:
     """Step 24, the last (after 23 ownership): each empire's score grows by its
     income, computed from the state after ownership (R-69). Earth credits do
     not change here: they come only from trade (l.859)."""
+    earned = incomes(state)
     for number, empire in sorted(state.empires.items()):
-        empire.score += income(state, number)
+        empire.score += earned[number]
+
+
+def incomes(state: GameState) -> dict[int, int]:
+    """Every empire's `income`, from one look at the planets and the ships
+    (`income` for each empire looks at all of them for each)."""
+    planets: dict[int, list[Planet]] = {number: [] for number in state.empires}
+    carried = dict.fromkeys(state.empires, 0)
+    for planet in state.planets.values():
+        if planet.owner in planets:
+            planets[planet.owner].append(planet)
+    for ship in state.ships.values():
+        if ship.owner in carried:
+            carried[ship.owner] += INCOME_MINE * ship.hold.mines + INCOME_INDUSTRY * ship.hold.industry
+    return {number: sum(planet_income(p) for p in owned) + carried[number]
+            + research_bonus(sum(p.research for p in owned)) for number, owned in planets.items()}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from functools import lru_cache
 from math import floor
 
 from .orders import Unit
@@ -64,14 +65,24 @@ def _polyline(points: tuple[tuple[int, Fraction], ...], x: Fraction) -> Fraction
 
 def mass(ship: Ship) -> Fraction:
     """mass = 1 + empty cargo + 1.5 full cargo + tractors/2 + shields/2 + fighters/10 (l.957-969)."""
-    full = min(ship.hold.space(), ship.cargo_units)
-    empty = ship.cargo_units - full
-    return (1 + empty + Fraction(3, 2) * full + Fraction(ship.tractors, 2) + Fraction(ship.shields, 2)
-            + Fraction(ship.fighters, 10))
+    return _mass(ship.fighters, ship.cargo_units, min(ship.hold.space(), ship.cargo_units), ship.tractors,
+                 ship.shields)
+
+
+def _mass(fighters: int, cargo_units: int, full: int, tractors: int, shields: int) -> Fraction:
+    """`mass` of a ship of these units, ``full`` of its cargo units full."""
+    empty = cargo_units - full
+    return (1 + empty + Fraction(3, 2) * full + Fraction(tractors, 2) + Fraction(shields, 2)
+            + Fraction(fighters, 10))
 
 
 SHOTS_PER_FIGHTER = ((0, Fraction(0)), (1, Fraction(1)), (10, Fraction(3)), (16, Fraction(3)))
 """Vertices (0,0), (1,1), (10,3), (16,3) of the footnote at l.975-976 (R-41)."""
+
+KEPT = 4096
+"""Results kept by the formulas below that a turn and every sheet compute
+for each ship again and again, in exact fractions (`shots`, `ship_type`,
+`pdu_shots`): each is a function of a few whole numbers."""
 
 
 def shots(ship: Ship, fighters: int | None = None) -> int:
@@ -80,7 +91,15 @@ def shots(ship: Ship, fighters: int | None = None) -> int:
     used = ship.fighters if fighters is None else min(fighters, ship.fighters)
     if used <= 0:
         return 0
-    return floor(used * _polyline(SHOTS_PER_FIGHTER, Fraction(used) / mass(ship)))
+    return _shots(used, ship.fighters, ship.cargo_units, min(ship.hold.space(), ship.cargo_units), ship.tractors,
+                  ship.shields)
+
+
+@lru_cache(maxsize=KEPT)
+def _shots(used: int, fighters: int, cargo_units: int, full: int, tractors: int, shields: int) -> int:
+    """`shots` of ``used`` fighters of a ship of these units (`_mass`)."""
+    return floor(used * _polyline(SHOTS_PER_FIGHTER, Fraction(used) / _mass(fighters, cargo_units, full, tractors,
+                                                                            shields)))
 
 
 ABSORPTION = ((0, Fraction(1)), (20, Fraction(2)), (90, Fraction(4)))
@@ -99,6 +118,7 @@ PDU_CURVE = ((0, Fraction(1)), (20, Fraction(2)), (100, Fraction(3)), (500, Frac
 """Vertices (0,1), (20,2), (100,3), (500,4) of l.1201-1202."""
 
 
+@lru_cache(maxsize=KEPT)
 def pdu_shots(pdus: int) -> int:
     """The shots of ``pdus`` PDUs firing together: 4 give 4, 120 give 366, 200 give 650 (l.2277, 2317, 2297)."""
     if pdus <= 0:
@@ -121,7 +141,12 @@ def fuel(links: int, efficiency: int) -> int | None:
 
 def ship_type(ship: Ship) -> str:
     """The class others see the ship as (l.1845-1888, R-79)."""
-    f, c = ship.fighters, ship.cargo_units
+    return _ship_type(ship.fighters, ship.cargo_units)
+
+
+@lru_cache(maxsize=KEPT)
+def _ship_type(f: int, c: int) -> str:
+    """`ship_type` of a ship of ``f`` fighter and ``c`` cargo units."""
     if f == 0 and c == 0:
         return "Empty Ship"
     if c and Fraction(f, c) < Fraction(1, 2):

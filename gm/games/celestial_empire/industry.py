@@ -17,10 +17,9 @@ cut it, in the manual's codes (`answers.outcome`, l.2386-2396):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
-from .answers import Limit, outcome, own_planet, own_ship, reduce
+from .answers import Limit, as_carried_out, outcome, own_planet, own_ship, reduce
 from .formulas import (
     BUILD_HYPERDRIVE,
     BUILD_INDUSTRY,
@@ -143,7 +142,7 @@ def unbuilding(state: GameState, orders: Sequence[tuple[int, Order]], report: Re
         for t in types:
             planet.ore[t] += recovered
         ore = ", ".join(f"{recovered} ore {t}" for t in types)
-        report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why,
+        report.did(empire, order, outcome(as_carried_out(order, n), code, why,
                                           f"{ore} to planet {planet.number}"))
 
 
@@ -167,7 +166,7 @@ def transmutation(state: GameState, orders: Sequence[tuple[int, Order]], report:
         report.use_industry(planet, n * TRANSMUTE_INDUSTRY)
         planet.ore[z] -= n
         planet.ore[order.to_type] += n
-        report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why))
+        report.did(empire, order, outcome(as_carried_out(order, n), code, why))
 
 
 PLANET_STEPS: tuple[type, ...] = (BuildIndustry, BuildSpacemines, BuildPDUs, BuildMines, BuildHyperdrives)
@@ -229,7 +228,7 @@ def planet_building(state: GameState, orders: Sequence[tuple[int, Order]], repor
                                            cargo_units=order.cargo, tractors=order.tractors,
                                            shields=order.shields)
             note = "new ships " + ", ".join(str(number) for number in built)
-        report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why, note))
+        report.did(empire, order, outcome(as_carried_out(order, n), code, why, note))
     earth_removes_spacemines(state)
 
 
@@ -280,7 +279,7 @@ def ship_building(state: GameState, orders: Sequence[tuple[int, Order]], report:
             continue
         spend(planet, cost, n, report)
         add_units(ship, order.unit, n)
-        report.did(empire, order, outcome(dataclasses.replace(order, amount=n), code, why))
+        report.did(empire, order, outcome(as_carried_out(order, n), code, why))
 
 
 def add_units(ship: Ship, unit: Unit, n: int) -> None:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import pickle
 import re
 from dataclasses import dataclass, field, fields, is_dataclass
+from functools import lru_cache
 from typing import Any
 
 from ...kernel.commitments import PER_TURN, text_value
@@ -114,14 +116,62 @@ def _members(value: Any) -> Any:
     return members
 
 
+_ENCODE = json.JSONEncoder(default=_members, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""`json.dumps` as `canonical_state` calls it, made once."""
+
+_quoted = json.encoder.encode_basestring
+"""A text as `json` writes it with ``ensure_ascii=False``: a mapping's key, a member's name."""
+
+_RECENT_GAMES = 16
+"""The games whose objects' texts `canonical_state` keeps (`_TEXTS`), the last met."""
+
+_TEXTS: dict[int, dict[tuple[type, bytes], str]] = {}
+"""By game (its seed), the canonical text of each object of its mappings
+(each planet, ship, empire) in the last state serialised, by its class and
+the pickle of its members: a turn changes few of a galaxy's planets, and
+`json` writing each of them again was most of a turn's digest."""
+
+
+def _object_text(value: Any, known: dict[tuple[type, bytes], str], kept: dict[tuple[type, bytes], str]) -> str:
+    """``value``'s canonical text: taken from ``known`` when an object of its
+    class with members that pickle to the same bytes was written before (so
+    equal in value and in type, bool, int and enumeration alike, and
+    written alike), else written by `json`; kept in ``kept`` either way."""
+    key = (type(value), pickle.dumps(value.__dict__, 5))
+    text = known.get(key)
+    if text is None:
+        text = _ENCODE(_members(value))
+    kept[key] = text
+    return text
+
+
 def canonical_state(state: GameState) -> bytes:
     """The whole state's canonical serialisation: JSON, keys sorted, no
     white space, UTF-8, one line feed at the end (docs/verification.md):
     ``json.dumps(plain_value(state), ...)``, written by `json` as it walks
     the state (`_members`) rather than from a copy of it made of dicts and
-    lists first, which took twice as long."""
-    text = json.dumps(_members(state), default=_members, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return (text + "\n").encode("utf-8")
+    lists first, which took twice as long; each object of the state's
+    mappings (the planets, ships and empires) is written once and its text
+    kept for the game's next state (`_object_text`)."""
+    known = _TEXTS.pop(state.seed, {})
+    kept: dict[tuple[type, bytes], str] = {}
+    names = _FIELDS.get(type(state))
+    if names is None:
+        names = _FIELDS[type(state)] = tuple(f.name for f in fields(state))
+    parts = []
+    for name in sorted(names):
+        member = getattr(state, name)
+        if type(member) is dict and all(is_dataclass(kind) for kind in set(map(type, member.values()))):
+            keyed = {_key_text(key): value for key, value in member.items()}
+            text = "{" + ",".join(f"{_quoted(key)}:{_object_text(keyed[key], known, kept)}"
+                                  for key in sorted(keyed)) + "}"
+        else:
+            text = _ENCODE(_text_keys(member) if type(member) is dict else member)
+        parts.append(f"{_quoted(name)}:{text}")
+    _TEXTS[state.seed] = kept
+    while len(_TEXTS) > _RECENT_GAMES:
+        del _TEXTS[next(iter(_TEXTS))]
+    return ("{" + ",".join(parts) + "}\n").encode("utf-8")
 
 
 def state_digest(state: GameState) -> str:
@@ -134,8 +184,11 @@ def turn_label(turn: int) -> str:
     return f"{PER_TURN}{turn}"
 
 
+@lru_cache(maxsize=4096)
 def turn_value(turn: int, digest: str) -> bytes:
-    """Turn ``turn``'s committed value: ``turn N`` and ``state DIGEST``."""
+    """Turn ``turn``'s committed value: ``turn N`` and ``state DIGEST``; kept
+    once made, since every mail of a game carries every turn's so far (each
+    mail of turn 80 made 80 of them again)."""
     return text_value([f"turn {turn}", f"state {digest}"])
 
 

@@ -82,9 +82,8 @@ def _met(state: GameState, conditions: Conditions, empire: int) -> str | None:
     e = state.empires[empire]
     if conditions.score is not None and e.score >= conditions.score:
         return f"score {e.score}"
-    owned = len(state.planets_of(empire))
-    if conditions.planets is not None and owned >= conditions.planets:
-        return f"{owned} planets"
+    if conditions.planets is not None and len(state.planets_of(empire)) >= conditions.planets:
+        return f"{len(state.planets_of(empire))} planets"
     if conditions.earth and state.earth_held is not None:
         holder, since = state.earth_held
         if holder == empire and since < state.turn - 1 and state.planets[state.earth].owner == empire:
