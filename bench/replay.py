@@ -194,36 +194,37 @@ def build_robot(data: Path, game_name: str, games: int, turns: int, seed: int) -
     """``games`` two-seat games of ``game_name`` (Spaceships or Grid
     Fighters) in a new data directory, each between one person and the GM's
     easy robot, played through the GameMaster until they end, the person
-    has sent ``turns`` mails after the setup, or has no move; the person's setup and orders
-    are the easy robot's choice for their seat, each a reply to the GM's
-    latest mail. Returns the number of archived messages."""
+    has sent ``turns`` mails after the setup, or has no move; the person's
+    setup and orders are the easy robot's choice for their seat, each a
+    reply to the GM's latest mail in that game. Returns the number of
+    archived messages."""
     store = Store(data)
     clock = [utc_now() - STEP * (2 * turns + 8) * games]
     master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
     parser = email.parser.BytesHeaderParser(policy=email.policy.default)
     latest: list = [None, -1]  # the GM's latest mail to the person, and its event
 
-    def handled() -> None:
+    def handled(game_id: str) -> None:
         master.process_spool()
         for out in store.outbox.keys():
             head = parser.parsebytes(store.outbox.get_bytes(out))
             event = int(_EVENT.match(str(head["Message-ID"])).group(1))
-            if event > latest[1]:
+            if str(head["X-GM-Game"]).strip() == game_id and event > latest[1]:
                 latest[:] = [head, event]  # orders answer the GM's latest mail: the turn it asks for
             store.outbox.remove(out)
 
-    count = 0
+    made = []
     for number in range(1, games + 1):
         latest[:] = [None, -1]
         clock[0] += STEP
         _, game_id = request_game(store, master.identity, [player_address(f"g{number}", 1)],
                                   game_named(game_name).default_variant, OPTIONS, clock[0],
                                   game=game_name, robot="easy", robot_seed=seed + number, name=f"g{number}create")
-        handled()
-        game = master.games[game_id]
+        made.append(game_id)
+        handled(game_id)
         rng = random.Random(seed + number)
         sent = 0
-        while game.phase != ENDED and sent <= turns:
+        while (game := master.games[game_id]).phase != ENDED and sent <= turns:  # the GameMaster's live game
             text = game.rules.robot_text(game, 1, "easy", rng)
             if text is None:
                 break  # no move left to the person's seat: the game would wait for its deadline
@@ -231,9 +232,8 @@ def build_robot(data: Path, game_name: str, games: int, turns: int, seed: int) -
             clock[0] += STEP
             store.spool.add(mail(latest[0], text, clock[0], f"<{game_id}-{sent}@players.example>"),
                             spool_key(clock[0], "smtp", f"{game_id}m{sent}"))
-            handled()
-        count += len(store.archive(game_id).keys())
-    return count
+            handled(game_id)
+    return sum(len(store.archive(game_id).keys()) for game_id in made)
 
 
 def main(argv: list[str] | None = None) -> int:
