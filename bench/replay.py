@@ -33,8 +33,16 @@ orders chosen by the easy robot from their own sheet, the robots' spooled
 by the GameMaster as the daemon spools them. A Celestial Empire game's
 turns are counted by the events that sent its turn sheets.
 
+With --robot (Spaceships) or --game gridfighters, --games games are built
+of one person against the GM's easy robot, played through the GameMaster
+until they end or the person has sent --turns mails after the setup, the
+person's setup and orders the easy robot's choice for their seat; their
+turns (moves) are counted, as Celestial Empire's, by the events that sent
+the person a sheet.
+
     python bench/replay.py [--data DIR] [--edition N] [--replay-games K] [--repeat R] [--profile] [--quick]
     python bench/replay.py --game celestial-empire [--turns T] [--robots R] [--data DIR] [--repeat R] [--profile]
+    python bench/replay.py {--robot | --game gridfighters} [--games N] [--turns T] [--repeat R] [--profile]
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from gm.games.celestial_empire.robot import robot_mail
+from gm.kernel.protocol import game_named
 from gm.kernel.values import ENDED, Options
 from gm.pbem.archive.replay import is_inbound
 from gm.pbem.data.store import Store, spool_key
@@ -66,7 +75,7 @@ from gm.pbem.writing.mailer import Identity
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from build_data import GM_ADDRESS, STEP, mail, player_address  # noqa: E402
+from build_data import GM_ADDRESS, OPTIONS, STEP, mail, player_address  # noqa: E402
 
 
 def parse_all(paths: list[Path]) -> tuple[float, float, int]:
@@ -104,13 +113,17 @@ def turns_played(path: Path) -> int:
     return len(inbound_with_sheets) - 1  # the first pair of sheets is the game's start, not a turn
 
 
-_SHEET_SUBJECT = re.compile(rb"^Subject: (?:\[gm [^]]*\] )?(?:Turn \d+ results|The game is over: your final sheet)",
-                            re.M)
-"""A Celestial Empire turn sheet's Subject: the event that sent it ran a turn."""
+_SHEET_SUBJECT = re.compile(rb"^Subject: (?:\[gm [^]]*\] )?(?:Turn \d+ results|The game is over: your final sheet"
+                            rb"|Turn \d+: the game is over|Move \d+: (?!your move))", re.M)
+"""The Subject of a sheet after a turn (a Grid Fighters move): the event
+that sent it ran one. Celestial Empire's, and the person's in a game
+against the robot (Spaceships or Grid Fighters)."""
 
 
-def celestial_turns(path: Path) -> int:
-    """Turns a Celestial Empire game has played: the events that sent turn sheets."""
+def sheet_turns(path: Path) -> int:
+    """Turns a game has played, counted by the events that sent turn
+    sheets: for a Celestial Empire game, or one against the GM's robot,
+    where the robot's seat gets no mail for `turns_played` to count."""
     events = set()
     for sub in ("cur", "new"):
         for entry in os.scandir(path / sub):
@@ -121,11 +134,14 @@ def celestial_turns(path: Path) -> int:
     return len(events)
 
 
-def is_celestial(path: Path) -> bool:
-    """Whether the game archived at ``path`` is one of Celestial Empire (its creation event says)."""
+def by_sheets(path: Path) -> bool:
+    """Whether the game archived at ``path`` is one of Celestial Empire, or
+    one the GM's robot plays a seat of (its creation event says): its
+    turns are counted by `sheet_turns`."""
     created = [e.path for sub in ("cur", "new") for e in os.scandir(path / sub) if e.name.startswith("000001.in.")]
     with open(created[0], "rb") as handle:
-        return b"celestial-empire" in handle.read()
+        creation = handle.read()
+    return b"celestial-empire" in creation or re.search(rb"^robot-\d+:", creation, re.M) is not None
 
 
 def build_celestial(data: Path, turns: int, robots: int, seed: int) -> int:
@@ -170,12 +186,64 @@ def build_celestial(data: Path, turns: int, robots: int, seed: int) -> int:
     return len(archive.keys())
 
 
+_EVENT = re.compile(r"<[^.>]+\.(\d+)\.")
+"""The number of the event that sent a GM's mail, from its Message-ID (``<g1.12.2@...>``)."""
+
+
+def build_robot(data: Path, game_name: str, games: int, turns: int, seed: int) -> int:
+    """``games`` two-seat games of ``game_name`` (Spaceships or Grid
+    Fighters) in a new data directory, each between one person and the GM's
+    easy robot, played through the GameMaster until they end, the person
+    has sent ``turns`` mails after the setup, or has no move; the person's
+    setup and orders are the easy robot's choice for their seat, each a
+    reply to the GM's latest mail in that game. Returns the number of
+    archived messages."""
+    store = Store(data)
+    clock = [utc_now() - STEP * (2 * turns + 8) * games]
+    master = GameMaster(store, Identity(GM_ADDRESS), lambda: clock[0], Limits(replies_per_day=10 ** 9))
+    parser = email.parser.BytesHeaderParser(policy=email.policy.default)
+    latest: list = [None, -1]  # the GM's latest mail to the person, and its event
+
+    def handled(game_id: str) -> None:
+        master.process_spool()
+        for out in store.outbox.keys():
+            head = parser.parsebytes(store.outbox.get_bytes(out))
+            event = int(_EVENT.match(str(head["Message-ID"])).group(1))
+            if str(head["X-GM-Game"]).strip() == game_id and event > latest[1]:
+                latest[:] = [head, event]  # orders answer the GM's latest mail: the turn it asks for
+            store.outbox.remove(out)
+
+    made = []
+    for number in range(1, games + 1):
+        latest[:] = [None, -1]
+        clock[0] += STEP
+        _, game_id = request_game(store, master.identity, [player_address(f"g{number}", 1)],
+                                  game_named(game_name).default_variant, OPTIONS, clock[0],
+                                  game=game_name, robot="easy", robot_seed=seed + number, name=f"g{number}create")
+        made.append(game_id)
+        handled(game_id)
+        rng = random.Random(seed + number)
+        sent = 0
+        while (game := master.games[game_id]).phase != ENDED and sent <= turns:  # the GameMaster's live game
+            text = game.rules.robot_text(game, 1, "easy", rng)
+            if text is None:
+                break  # no move left to the person's seat: the game would wait for its deadline
+            sent += 1
+            clock[0] += STEP
+            store.spool.add(mail(latest[0], text, clock[0], f"<{game_id}-{sent}@players.example>"),
+                            spool_key(clock[0], "smtp", f"{game_id}m{sent}"))
+            handled(game_id)
+    return sum(len(store.archive(game_id).keys()) for game_id in made)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", help="a data directory from bench/build_data.py (default: build one); one that "
                                            "does not exist yet is built there and kept")
-    parser.add_argument("--game", choices=("spaceships", "celestial-empire"), default="spaceships",
-                        help="the game of the games built (default spaceships)")
+    parser.add_argument("--game", choices=("spaceships", "gridfighters", "celestial-empire"), default="spaceships",
+                        help="the game of the games built (default spaceships; gridfighters: against the robot)")
+    parser.add_argument("--robot", action="store_true",
+                        help="Spaceships: games of one person against the GM's easy robot, played to their end")
     parser.add_argument("--games", type=int, default=8, help="games to build when no --data (default 8)")
     parser.add_argument("--turns", type=int, default=40, help="turn they reach when no --data (default 40; "
                                                               "Celestial Empire: turns played)")
@@ -209,6 +277,12 @@ def main(argv: list[str] | None = None) -> int:
                     described = (f"one Celestial Empire game of one person and {args.robots} robot empires, "
                                  f"{args.turns} turns, {count:,} archived messages, in "
                                  f"{time.perf_counter() - start:.1f} s")
+                elif args.robot or args.game == "gridfighters":
+                    start = time.perf_counter()
+                    count = build_robot(data, args.game, args.games, args.turns, args.seed)
+                    described = (f"{args.games} {args.game} games of one person against the easy robot, played "
+                                 f"to their end or {args.turns} mails, {count:,} archived messages, in "
+                                 f"{time.perf_counter() - start:.1f} s")
                 else:
                     described = describe(build(data, args.games, args.turns, prototypes=args.games, verify=0,
                                                seed=args.seed))
@@ -220,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                        key=lambda p: (len(p.name), p.name))
         if args.replay_games:
             games = games[:args.replay_games]
-        turns = sum(celestial_turns(p) if is_celestial(p) else turns_played(p) for p in games)
+        turns = sum(sheet_turns(p) if by_sheets(p) else turns_played(p) for p in games)
         parse_all(games)  # warms the page cache, and gm's templates for the replays
         replay_all(games)
         references, replays = [], []

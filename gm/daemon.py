@@ -283,9 +283,7 @@ class Daemon:
             self.bound[name] = server.sockets[0].getsockname()[:2]
             event("listening", proto=name, addr="{}:{}".format(*self.bound[name]))
         if self.config.http:
-            # Only a daemon that serves the web archive (off by default) pays
-            # for aiohttp: some 15 MiB of memory and a fraction of a second.
-            from .web.site import start_or_fail
+            from .web.site import start_or_fail  # here: aiohttp (~15 MiB, ~0.4 s) only if the web archive is on
 
             self.web = await start_or_fail(self.config.data, self.config.http, self.config.identity)
             self.bound["http"] = self.web[1]

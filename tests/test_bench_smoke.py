@@ -134,6 +134,15 @@ def test_replay_benchmark_of_a_celestial_empire_game_quick():
         assert figure(done.stdout, label) > 0, label
 
 
+@pytest.mark.parametrize("game", [["--robot"], ["--game", "gridfighters"]])
+def test_replay_benchmark_of_games_against_the_robot_quick(game):
+    done = subprocess.run([sys.executable, str(BENCH / "replay.py"), "--quick", *game], capture_output=True,
+                          text=True, timeout=60, cwd=BENCH.parent)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"  # exit 0: every game replayed byte for byte
+    assert re.search(r"^games replayed: 4 \([1-9][0-9]* turns played, ", done.stdout, re.MULTILINE), done.stdout
+    for label in ("turns/s gm replay", "reference turns/s reading and parsing every archived message"):
+        assert figure(done.stdout, label) > 0, label
+
 def test_replay_benchmark_profile():
     done = subprocess.run([sys.executable, str(BENCH / "replay.py"), "--quick", "--profile"], capture_output=True,
                           text=True, timeout=60, cwd=BENCH.parent)

@@ -8,10 +8,13 @@ as they always did."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from gm.kernel.correction import WAIT_FOR_CORRECTION_EDITION
 from gm.kernel.engine import apply, create
+from gm.kernel.model import MailGame
 from gm.kernel.values import SETTLED_EDITION, Created, Options, PlayerMail, Seat
 from gm.mail.reading import parse_message
 from gm.pbem.operator.admin import request_game, verify_replay
@@ -31,6 +34,15 @@ def subjects(player: Player) -> list[str]:
 def replays(tmp_path, game_id: str = "g1") -> None:
     count, differences = verify_replay(str(tmp_path / "data" / "games" / game_id))
     assert count and not differences, differences
+
+
+@asynccontextmanager
+async def started(tmp_path) -> AsyncIterator[tuple[World, MailGame]]:
+    """A world whose game g1 between Alice and Bob collects turn 1 (both
+    setups in), and that game."""
+    async with World(tmp_path) as world:
+        await started_game(world)
+        yield world, world.daemon.master.games["g1"]
 
 
 def test_against_the_robot_a_typo_waits_for_the_corrected_mail(tmp_path):
@@ -65,9 +77,7 @@ def test_a_typo_does_not_run_the_turn_the_opponent_is_told_and_the_deadline_runs
     monkeypatch.setattr("gm.pbem.archive.creation.EDITION", SETTLED_EDITION)
 
     async def scenario():
-        async with World(tmp_path) as world:
-            await started_game(world)
-            game = world.daemon.master.games["g1"]
+        async with started(tmp_path) as (world, game):
             await world.act(world.bob.reply, "Bz5")
             await world.act(world.alice.reply, TYPO)
             assert WAITS in world.alice.latest_text() and game.turn == 1 and game.edition == SETTLED_EDITION
@@ -90,9 +100,7 @@ def test_a_typo_does_not_run_the_turn_the_opponent_is_told_and_the_deadline_runs
 
 def test_the_corrected_mail_runs_the_turn_in_a_two_person_game(tmp_path):
     async def scenario():
-        async with World(tmp_path) as world:
-            await started_game(world)
-            game = world.daemon.master.games["g1"]
+        async with started(tmp_path) as (world, game):
             await world.act(world.alice.reply, TYPO)
             assert WAITS in world.alice.latest_text()
             await world.act(world.alice.reply, "Rw2 rx1")  # nothing readable: Rv1 stays, and it still waits
@@ -122,9 +130,7 @@ def test_a_game_of_edition_7_runs_the_turn_on_a_typo_as_before(tmp_path, monkeyp
     monkeypatch.setattr("gm.pbem.archive.creation.EDITION", WAIT_FOR_CORRECTION_EDITION - 1)
 
     async def scenario():
-        async with World(tmp_path) as world:
-            await started_game(world)
-            game = world.daemon.master.games["g1"]
+        async with started(tmp_path) as (world, game):
             await world.act(world.bob.reply, "Bz5")
             await world.act(world.alice.reply, TYPO)
             assert game.edition == WAIT_FOR_CORRECTION_EDITION - 1 and game.turn == 2

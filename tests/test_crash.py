@@ -24,12 +24,11 @@ import sys
 import threading
 import time
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
 
+from crash_orders import delivered, each_once, orders, reply
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
 from gm.pbem.archive.replay import prepend_header
@@ -151,29 +150,6 @@ def send_until_accepted(server: Server, raw: bytes, sender: str, recipient: str)
     raise AssertionError("the message was never accepted")
 
 
-def delivered(root: Path) -> list:
-    box = DurableMaildir(root / "delivered", create=False)
-    return [parse_message(box.get_bytes(k)) for k in box.keys()]
-
-
-def latest_to(root: Path, address: str, game: str | None = None):
-    mine = [m for m in delivered(root)
-            if address in str(m["To"]) and (game is None or str(m["X-GM-Game"]).strip() == game)]
-    return max(mine, key=lambda m: (m["Date"].datetime, str(m["Message-ID"])))
-
-
-def reply(root: Path, address: str, body: str, game: str | None = None) -> tuple[bytes, str]:
-    original = latest_to(root, address, game)
-    message = EmailMessage()
-    message["From"] = address
-    message["To"] = str(original["Reply-To"])
-    message["Subject"] = "Re: " + str(original["Subject"])
-    message["Message-ID"] = make_msgid(domain="players.example")
-    message["In-Reply-To"] = str(original["Message-ID"])
-    message.set_content(body)
-    return message.as_bytes(), str(original["Reply-To"])
-
-
 @pytest.mark.parametrize("nth", [1, 3])
 @pytest.mark.parametrize("point", POINTS)
 def test_sigkill_at_every_step_loses_nothing_and_repeats_nothing(tmp_path, point, nth):
@@ -215,7 +191,6 @@ def test_sigkill_at_every_step_loses_nothing_and_repeats_nothing(tmp_path, point
 # Groups: several messages for several games
 
 GAMES = ["g1", "g2", "g3"]
-ORDERS = [(ALICE, "Rv1 Rv2"), (BOB, "Bz5 sRv1")]
 
 
 def games_set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
@@ -241,34 +216,6 @@ def games_set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
     return server, sent
 
 
-def orders(root: Path, sent: dict[str, list[str]]) -> list[tuple[bytes, str, str]]:
-    """Turn 1's orders of both players of every game: (raw, sender, recipient)."""
-    mails = []
-    for game in GAMES:
-        for address, body in ORDERS:
-            raw, to = reply(root, address, body, game)
-            sent[game].append(str(parse_message(raw)["Message-ID"]))
-            mails.append((raw, address, to))
-    return mails
-
-
-def check_each_once(root: Path, sent: dict[str, list[str]]) -> None:
-    """Every accepted message applied once, in its game; every reply delivered once."""
-    ids = [str(m["Message-ID"]) for m in delivered(root)]
-    assert len(ids) == len(set(ids)) == 10 * len(GAMES)
-    for game in GAMES:
-        archive = DurableMaildir(root / "games" / game, create=False)
-        inbound = [parse_message(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
-        assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game])
-        assert len(inbound) == 1 + len(sent[game])
-        assert len([k for k in archive.keys() if ".out." in k]) == 10
-        results = [m for m in delivered(root)
-                   if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
-        assert len(results) == 2
-    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
-    assert (root / "commit").read_bytes() == b""
-
-
 BATCH_POINTS = ["mid-handle:4", "after-queue:3", "between-messages:2", "between-messages:5", "batch-synced:1",
                 "mid-batch-commit:1", "mid-batch-commit:4", "mid-batch-commit:9", "after-batch-commit:1",
                 "delivery-synced:1", "mid-delivery-commit:3", "mid-delivery:2", "mid-sent:4"]
@@ -288,7 +235,7 @@ def test_sigkill_in_a_batch_of_messages_for_several_games(tmp_path, spec):
 def orders_spooled_then_killed(root, server, sent, spec: str) -> None:
     """Spool every order at once, as the SpoolHandler writes them, start the
     daemon to die at ``spec``, and check that each order was applied once."""
-    for raw, sender, recipient in orders(root, sent):
+    for raw, sender, recipient in orders(root, GAMES, sent):
         spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
                                  "Return-Path", f"<{sender}>")
         Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
@@ -298,7 +245,7 @@ def orders_spooled_then_killed(root, server, sent, spec: str) -> None:
     finally:
         server.stop()
     assert server.crashes == 1, f"the crash point {spec} never fired"
-    check_each_once(root, sent)
+    each_once(root, GAMES, sent)
 
 
 SPOOL_POINTS = ["spool-synced:1", "mid-spool-commit:2", "mid-spool-commit:4", "after-spool:3"]
@@ -312,7 +259,7 @@ def test_sigkill_in_a_group_commit_of_the_spool(tmp_path, spec):
     are applied once."""
     root = tmp_path / "data"
     server, sent = games_set_up(root)
-    mails = orders(root, sent)
+    mails = orders(root, GAMES, sent)
     server.start(spec)
     failures: list[BaseException] = []
 
@@ -333,7 +280,7 @@ def test_sigkill_in_a_group_commit_of_the_spool(tmp_path, spec):
     finally:
         server.stop()
     assert server.crashes == 1, f"the crash point {spec} never fired"
-    check_each_once(root, sent)
+    each_once(root, GAMES, sent)
 
 
 # The first start after an upgrade: games loaded in the background
@@ -368,13 +315,13 @@ def test_sigkill_while_games_left_by_an_upgrade_load_in_the_background(tmp_path,
         while server.alive():
             assert time.monotonic() < deadline, f"the crash point {spec} never fired"
             time.sleep(0.02)
-        for raw, sender, recipient in orders(root, sent):
+        for raw, sender, recipient in orders(root, GAMES, sent):
             send_until_accepted(server, raw, sender, recipient)
         wait_until_idle(server, root)
     finally:
         server.stop()
     assert server.crashes == 1
-    check_each_once(root, sent)
+    each_once(root, GAMES, sent)
     for game in GAMES:
         head = snapshots.read_head(root, game)
         assert head is not None and snapshots.is_current(head), game

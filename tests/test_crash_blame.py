@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from crash_orders import each_once, orders
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Store, spool_key
-from test_crash import WAIT, check_each_once, games_set_up, orders, wait_until_idle
+from test_crash import GAMES, WAIT, games_set_up, wait_until_idle
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed start after start
 
@@ -24,7 +25,7 @@ KILLS = 3
 def test_valid_mail_caught_in_batches_with_repeated_kills_is_applied_once(tmp_path):
     root = tmp_path / "data"
     server, sent = games_set_up(root)
-    for raw, sender, recipient in orders(root, sent):  # as the SpoolHandler writes them
+    for raw, sender, recipient in orders(root, GAMES, sent):  # as the SpoolHandler writes them
         spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
                                  "Return-Path", f"<{sender}>")
         Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
@@ -38,4 +39,4 @@ def test_valid_mail_caught_in_batches_with_repeated_kills_is_applied_once(tmp_pa
         server.stop()
     shunted = Store(root).shunt
     assert [shunted.get_bytes(k).split(b"\r\n")[0] for k in shunted.keys()] == []
-    check_each_once(root, sent)
+    each_once(root, GAMES, sent)

@@ -19,6 +19,7 @@ import pytest
 
 from crash_confirming import nothing_left
 from crash_league import serving, subjects
+from crash_orders import latest_to
 from gm.cli import main
 from gm.kernel.values import Options
 from gm.mail.reading import parse_message
@@ -27,7 +28,7 @@ from gm.pbem.data.store import Store
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM
-from test_crash import Server, latest_to, send_until_accepted, wait_for_crash, wait_until_idle
+from test_crash import Server, send_until_accepted, wait_for_crash, wait_until_idle
 from test_digest import plain, unsubscribe_ways
 
 pytestmark = pytest.mark.slow  # a real daemon SIGKILLed at every crash point

@@ -16,12 +16,11 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
-from email.message import EmailMessage
-from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
 
+from crash_orders import each_once, orders, reply
 from gm.kernel.values import Options
 from gm.locks import PublishingLock, try_hold
 from gm.mail.reading import parse_message
@@ -30,14 +29,13 @@ from gm.pbem.data.store import Part, Store, spool_key
 from gm.pbem.master.routing import game_of
 from gm.pbem.operator.admin import request_game
 from gm.pbem.writing.mailer import Identity
-from gm.storage.maildirs import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
 pytestmark = pytest.mark.slow  # real daemons with their master processes, SIGKILLed and started again
 
 WAIT = 30.0
 GAMES = ["g1", "g2", "g3", "g4"]  # with two masters: g2 and g4 the first's, g1 and g3 the second's
-ORDERS = [(ALICE, "Rv1 Rv2"), (BOB, "Bz5 sRv1")]
+COMMITS = ("commit", "masters/1/commit")  # the daemon's group commit and the first master's, each empty at the end
 
 
 def free_port() -> int:
@@ -130,24 +128,6 @@ def send(server: Server, raw: bytes, sender: str, recipient: str) -> None:
     raise AssertionError("the message was never accepted")
 
 
-def delivered(root: Path) -> list:
-    box = DurableMaildir(root / "delivered", create=False)
-    return [parse_message(box.get_bytes(k)) for k in box.keys()]
-
-
-def reply(root: Path, address: str, body: str, game: str) -> tuple[bytes, str]:
-    mine = [m for m in delivered(root) if address in str(m["To"]) and str(m["X-GM-Game"]).strip() == game]
-    original = max(mine, key=lambda m: (m["Date"].datetime, str(m["Message-ID"])))
-    message = EmailMessage()
-    message["From"] = address
-    message["To"] = str(original["Reply-To"])
-    message["Subject"] = "Re: " + str(original["Subject"])
-    message["Message-ID"] = make_msgid(domain="players.example")
-    message["In-Reply-To"] = str(original["Message-ID"])
-    message.set_content(body)
-    return message.as_bytes(), str(original["Reply-To"])
-
-
 def set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
     """Four games between Alice and Bob, two for each master, both setups in
     (by a daemon that does not crash); the daemon stopped."""
@@ -169,34 +149,6 @@ def set_up(root: Path) -> tuple[Server, dict[str, list[str]]]:
         server.stop()
     assert server.crashes == 0, server.logs.decode()[-3000:]
     return server, sent
-
-
-def orders(root: Path, sent: dict[str, list[str]]) -> list[tuple[bytes, str, str]]:
-    """Turn 1's orders of both players of every game: (raw, sender, recipient)."""
-    mails = []
-    for game in GAMES:
-        for address, body in ORDERS:
-            raw, to = reply(root, address, body, game)
-            sent[game].append(str(parse_message(raw)["Message-ID"]))
-            mails.append((raw, address, to))
-    return mails
-
-
-def each_once(root: Path, sent: dict[str, list[str]]) -> None:
-    """Every accepted message applied once, in its game; every reply delivered once."""
-    ids = [str(m["Message-ID"]) for m in delivered(root)]
-    assert len(ids) == len(set(ids)) == 10 * len(GAMES)
-    for game in GAMES:
-        archive = DurableMaildir(root / "games" / game, create=False)
-        inbound = [parse_message(archive.get_bytes(k)) for k in archive.keys() if ".in." in k]
-        assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game])
-        assert len(inbound) == 1 + len(sent[game])
-        assert len([k for k in archive.keys() if ".out." in k]) == 10
-        results = [m for m in delivered(root)
-                   if "Turn 1 results" in str(m["Subject"]) and str(m["X-GM-Game"]).strip() == game]
-        assert len(results) == 2
-    assert not list((root / "spool" / "new").iterdir()) and not list((root / "outbox" / "new").iterdir())
-    assert (root / "commit").read_bytes() == b"" and (root / "masters" / "1" / "commit").read_bytes() == b""
 
 
 def masters_gone(root: Path) -> None:
@@ -273,13 +225,13 @@ def test_every_game_served_and_each_mail_once(tmp_path):
     server, sent = set_up(root)
     server.start()
     try:
-        for raw, sender, recipient in orders(root, sent):
+        for raw, sender, recipient in orders(root, GAMES, sent):
             send(server, raw, sender, recipient)
         idle(server, root)
     finally:
         server.stop()
     assert server.crashes == 0
-    each_once(root, sent)
+    each_once(root, GAMES, sent, COMMITS)
     assert (root / "masters" / "1" / "attempts").is_dir()
     assert b"master restarted" not in server.logs
 
@@ -296,7 +248,7 @@ def test_a_master_killed_alone_is_started_again(tmp_path, spec, master):
     every order is applied once and every reply delivered once."""
     root = tmp_path / "data"
     server, sent = set_up(root)
-    for raw, sender, recipient in orders(root, sent):  # as the SpoolHandler writes them
+    for raw, sender, recipient in orders(root, GAMES, sent):  # as the SpoolHandler writes them
         spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
                                  "Return-Path", f"<{sender}>")
         Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
@@ -307,7 +259,7 @@ def test_a_master_killed_alone_is_started_again(tmp_path, spec, master):
         server.stop()
     assert server.crashes == 0, "the daemon itself died"
     assert server.logs.count(b"master restarted") == 1, server.logs.decode()[-3000:]
-    each_once(root, sent)
+    each_once(root, GAMES, sent, COMMITS)
 
 
 DAEMON_POINTS = ["after-spool:3", "mid-spool-commit:2", "mid-delivery:3", "mid-sent:2", "delivery-synced:1",
@@ -325,14 +277,14 @@ def test_the_daemon_killed_its_masters_stop_and_the_next_waits(tmp_path, spec):
     # master-restarting needs a master to die first: the first master, once its games are loaded.
     server.start(spec if spec != "master-restarting:1" else "master-loaded:1,master-restarting:1")
     try:
-        for raw, sender, recipient in orders(root, sent):
+        for raw, sender, recipient in orders(root, GAMES, sent):
             send(server, raw, sender, recipient)
         idle(server, root)
     finally:
         server.stop()
     assert server.crashes == 1, f"the crash point {spec} never fired"
     masters_gone(root)
-    each_once(root, sent)
+    each_once(root, GAMES, sent, COMMITS)
 
 
 def test_daemon_and_masters_killed_at_once(tmp_path):
@@ -341,7 +293,7 @@ def test_daemon_and_masters_killed_at_once(tmp_path):
     nothing and repeats nothing."""
     root = tmp_path / "data"
     server, sent = set_up(root)
-    mails = orders(root, sent)
+    mails = orders(root, GAMES, sent)
     server.start()
     try:
         for number, (raw, sender, recipient) in enumerate(mails):
@@ -353,4 +305,4 @@ def test_daemon_and_masters_killed_at_once(tmp_path):
     finally:
         server.stop()
     assert server.crashes == 1
-    each_once(root, sent)
+    each_once(root, GAMES, sent, COMMITS)

@@ -2,7 +2,8 @@
 without changing a byte of what it reads or renders: a mail's MIME fields
 are parsed once, however often they are read, and a template is looked up
 once per process, not at every mail; no sheet is made for an empire the
-GM's robot holds, which is mailed nothing, and a Celestial Empire order
+GM's robot holds, nor for the robot's seat in Spaceships and Grid
+Fighters, which are mailed nothing, and a Celestial Empire order
 line read before is not parsed again, nor is a GM's own event written as
 gm writes them by the email package. Each test fails if the work comes
 back; that the results are the same is what the byte-exact replays of
@@ -11,7 +12,9 @@ tests/archives and sample-mail check."""
 from __future__ import annotations
 
 import email.policy
+import importlib
 import os
+import random
 from datetime import timedelta
 from email.headerregistry import HeaderRegistry
 from pathlib import Path
@@ -22,7 +25,7 @@ import pytest
 from gm.games.celestial_empire import notation, sheets
 from gm.games.celestial_empire.mail import Terms
 from gm.kernel import commitments, engine
-from gm.kernel.protocol import mailed
+from gm.kernel.protocol import game_named, mailed
 from gm.kernel.settings import PlayerSettings
 from gm.kernel.values import (
     ENDED,
@@ -231,6 +234,34 @@ def test_no_sheet_is_made_for_a_robot_empire(monkeypatch):
     game.stand_ins[1] = "easy"
     assert mailed(game) == [1]
 
+
+@pytest.mark.parametrize("name", ["spaceships", "gridfighters"])
+def test_no_sheet_is_made_for_a_two_player_games_robot_seat(monkeypatch, name):
+    """In Spaceships and Grid Fighters, as in Celestial Empire, the seat the
+    GM's robot holds is mailed nothing, so its sheet is not made: not when
+    the game begins, nor after a turn (a move), nor at the end; the
+    person's are."""
+    module = importlib.import_module(f"gm.games.{name}.sheets")
+    made: list[int] = []
+    real = module.sheet
+    monkeypatch.setattr(module, "sheet", lambda game, player, *rest: made.append(player) or real(game, player, *rest))
+    seats = (Seat(1, "ann@example.org", "Ann"), Seat(2, "robot", "Robot", "easy"))
+    game, notices = engine.create(Created(START, "g1", seats, game_named(name).default_variant, Options(), game=name))
+    assert [n.player for n in notices] == [1]
+    rng = random.Random(5)
+    at = START
+    sheets_to = []
+    while game.turn < 4:
+        for player in (1, 2):
+            text = game.rules.robot_text(game, player, "easy", rng)
+            if text is not None:
+                at += timedelta(seconds=1.5)
+                notices = engine.apply(game, PlayerMail(at, player, text, robot=player == 2))
+                sheets_to += [n.player for n in notices if n.template == "turn_sheet"]
+    notices = engine.apply(game, PlayerMail(at + timedelta(seconds=1.5), 1, "resign"))
+    final = [n for n in notices if n.template == "turn_sheet"]
+    assert game.phase == ENDED and [n.player for n in final] == [1] and final[0].attach_archive
+    assert len(sheets_to) >= 3 and set(sheets_to) == {1} and set(made) == {1}, made
 
 def test_an_order_line_read_before_is_not_parsed_again(monkeypatch):
     """Celestial Empire's orders: a line is parsed by the grammar once, and

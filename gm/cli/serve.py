@@ -39,13 +39,10 @@ def _log_level(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    # The daemon's stack (asyncio, aiosmtpd, ssl) costs every other command
-    # about 0.1 s of start-up, and the web archive's (aiohttp) about 0.4 s:
-    # imported only by the command that runs them.
-    import asyncio
+    import asyncio  # here, not at the top: at the top, every other gm command would pay for it at start-up
 
-    from ..daemon import Config, serve
-    from ..pbem.serving.delivery import Relay
+    from ..daemon import Config, serve  # here: the daemon's stack (aiosmtpd, ssl) costs other commands ~0.1 s
+    from ..pbem.serving.delivery import Relay  # here: it brings asyncio, smtplib and ssl, as above
 
     values = given(args, SHARED + SERVE)  # each one a Config field of its name, but for those taken out here
     for apart in ("address", "domain", "log_level"):  # the identity, and the log (whose GM_LOG_LEVEL comes between)
@@ -61,7 +58,7 @@ def _serve(args: argparse.Namespace) -> int:
     config = Config(**values, relay=relay, imap_password=imap_password, identity=identity(args))
     logs.setup(_log_level(args))
     if config.web_only:
-        from ..web.site import run_alone
+        from ..web.site import run_alone  # here: aiohttp (~0.4 s of start-up) only for the web archive
 
         if config.http is None:
             raise ConfigError("web-only: give --http HOST:PORT too")

@@ -6,6 +6,9 @@ once: the mover gets their move as recorded and whatever it revealed, the
 opponent the announcement (``Red Z2 departs E2``), any collisions, and the
 news that it is their move. The deadline is per move: a missed one passes
 the move (ruling 19), and missing ``forfeit_after`` in a row forfeits.
+A seat the GM's robot holds is mailed nothing, so its notices (its sheets
+above all) are not made (`protocol.mailed`): the robot reads its seat's own
+view when it chooses its move (`robot_seat`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.outcomes import Did, Replayed, Submitted, Turn
-from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.protocol import GameRules, Table, TurnPolicy, mailed
 from ...kernel.schema import Step
 from ...kernel.values import (
     ENDED,
@@ -112,7 +115,7 @@ class GridFighters(GameRules[Play]):
         return Play(variant_named(game.variant))
 
     def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
-        return [_invitation(game, p, at) for p in game.players]
+        return [_invitation(game, p, at) for p in mailed(game)]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
@@ -135,7 +138,7 @@ class GridFighters(GameRules[Play]):
             return _by_rules(game, at, None)
         return Turn(lambda: [Notice(p, "turn_sheet", _subject(game, p, "The game begins"),
                                     sheets.sheet(game, p, at, None))
-                             for p in game.players])
+                             for p in mailed(game)])
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """The move just made, told to both players: the mover's sheet with
@@ -154,7 +157,7 @@ class GridFighters(GameRules[Play]):
             return Turn(lambda: [
                 Notice(p, "turn_sheet", _subject(game, p, f"{sheets.side(missing[0])} missed the deadline"),
                        sheets.sheet(game, p, at, None) | {"deadline_passed": sheets.passes_lines(game, p, note)})
-                for p in game.players])
+                for p in mailed(game)])
         report = play.log[-1]
         assert isinstance(report, MoveReport)
         if play.grid.result is not None:
@@ -165,7 +168,7 @@ class GridFighters(GameRules[Play]):
                    _subject(game, p, f"Move {report.n}: " + (f"you moved {report.piece} from {report.frm}" if p == mover
                                                               else sheets.announcement(report))),
                    sheets.sheet(game, p, at, report))
-            for p in game.players])
+            for p in mailed(game)])
 
     def nothing_with_mode(self, game: Table[Play], mode: str) -> str:
         return f"{mode}: there was no {'setup' if game.phase == SETUP else 'move'} with it"
@@ -398,4 +401,4 @@ def _final(game: Table[Play], at: datetime, end: GameEnd, report: MoveReport | N
             return Notice(p, "turn_sheet", subject, sheets.sheet(game, p, at, report), attach_archive=True)
         return Notice(p, "game_over", "The game is over", sheets.common(game, p, at) | sheets.outcome(game, p))
 
-    return Turn(lambda: [final(p) for p in game.players], end)
+    return Turn(lambda: [final(p) for p in mailed(game)], end)

@@ -5,6 +5,9 @@ game shares; this module is what is Spaceships' own: the setup phase [2.1],
 orders checked as they come [11.5], turns run when both are in or at the
 deadline [2.2], the end and its scores [2.3], and matches [9], [10].
 Every mail it makes is the same, byte for byte, as before the kernel existed.
+A seat the GM's robot holds is mailed nothing, so its notices (its sheets
+above all) are not made (`protocol.mailed`): the robot reads its seat's own
+view when it chooses its orders (`robot_seat`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from ...kernel.commands import KERNEL_HELP, Mail
 from ...kernel.engine import late_for, syntax_data
 from ...kernel.errors import NotationError
 from ...kernel.outcomes import Did, NextGame, Replayed, Submitted, Turn
-from ...kernel.protocol import GameRules, Table, TurnPolicy
+from ...kernel.protocol import GameRules, Table, TurnPolicy, mailed
 from ...kernel.schema import Step, fill_defaults
 from ...kernel.values import (
     ENDED,
@@ -173,7 +176,7 @@ class Spaceships(GameRules[Play]):
         return Play(ruleset_named(game.variant), match=terms)
 
     def invitations(self, game: Table[Play], at: datetime) -> list[Notice]:
-        return [_invitation(game, p, at) for p in (1, 2)]
+        return [_invitation(game, p, at) for p in mailed(game)]
 
     def is_notation(self, first_word: str) -> bool:
         return bool(_NOTATION_WORD.match(first_word))
@@ -206,7 +209,7 @@ class Spaceships(GameRules[Play]):
                            for p in (1, 2)]
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {game.turn}: the game begins",
                                     sheets.sheet(game, p, at, None))
-                             for p in (1, 2)])
+                             for p in mailed(game)])
 
     def run(self, game: Table[Play], at: datetime, missing: list[int]) -> Turn:
         """Both players' orders are in, or the deadline passed: the turn runs
@@ -222,7 +225,7 @@ class Spaceships(GameRules[Play]):
             end = GameEnd(EndKind.RULES, r.ended_after_turn, winners, scores=r.scores, worded=r, result=r)
             return _final(game, at, end, report, done)
         return Turn(lambda: [Notice(p, "turn_sheet", f"Turn {report.turn} results; orders for turn {game.turn}",
-                                    sheets.sheet(game, p, at, report)) for p in (1, 2)], done=done)
+                                    sheets.sheet(game, p, at, report)) for p in mailed(game)], done=done)
 
     def next_game(self, game: Table[Play], at: datetime, end: GameEnd) -> NextGame | None:
         """Record the game's scores in the match; set up the next game unless
@@ -239,11 +242,12 @@ class Spaceships(GameRules[Play]):
             return NextGame(lambda: [Notice(p, "match_over", "The match is over", sheets.common(game, p, at) | {
                 "match_winner": None if winner is None else ("you" if winner == p else game.seat(winner).alias),
                 "games": [list(s if p == 1 else (s[1], s[0])) for s in play.match_scores],
-            }) for p in (1, 2)], begins=False, ranking=((1, 2),) if winner is None else ((winner,), (3 - winner,)))
+            }) for p in mailed(game)], begins=False,
+                ranking=((1, 2),) if winner is None else ((winner,), (3 - winner,)))
         play.additional_costs = (scores[0], scores[1]) if play.match.kind == CONTINUED else (0, 0)  # [10.3], [9.2]
         play.setups = {}
         play.game = None
-        return NextGame(lambda: [_invitation(game, p, at) for p in (1, 2)], begins=True)
+        return NextGame(lambda: [_invitation(game, p, at) for p in mailed(game)], begins=True)
 
     def nothing_with_mode(self, game: Table[Play], mode: str) -> str:
         return f"{mode}: there were no {'setup lines' if game.phase == SETUP else 'orders'} with it"
@@ -526,4 +530,4 @@ def _final(game: Table[Play], at: datetime, end: GameEnd, report: Any, done: tup
         return Notice(p, "game_over", "The game is over",
                       sheets.common(game, p, at) | {"outcome": sheets.outcome_data(game, p)})
 
-    return Turn(lambda: [final(p) for p in (1, 2)], end, done)
+    return Turn(lambda: [final(p) for p in mailed(game)], end, done)
