@@ -285,7 +285,8 @@ def test_every_game_served_and_each_mail_once(tmp_path):
 
 
 MASTER_POINTS = ["master-loaded:1", "mid-handle:2", "after-archive:1", "after-queue:2", "between-messages:1",
-                 "batch-synced:1", "mid-batch-commit:3", "after-batch-commit:1", "master-told:1"]
+                 "batch-synced:1", "mid-batch-commit:3", "after-batch-commit:1", "master-told:1",
+                 "after-count:3"]
 
 
 @pytest.mark.parametrize(("spec", "master"), [(spec, number % 2) for number, spec in enumerate(MASTER_POINTS)])
@@ -354,3 +355,36 @@ def test_daemon_and_masters_killed_at_once(tmp_path):
         server.stop()
     assert server.crashes == 1
     each_once(root, sent)
+
+
+def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
+    """Master 1 is killed (SIGKILL) just after it counted Alice's ``games``
+    line in g1's mail against her day's one answer about no game, which
+    every master shares: handled again, the mail is counted once, so she
+    gets her list; her next ``games``, in g3's mail (master 1) or to the
+    GM's own address (the front), is refused."""
+    root = tmp_path / "data"
+    server, _ = set_up(root)
+    server.start("after-count:2", 1)  # the second count: its daily cap in g1 first
+    try:
+        raw, to = reply(root, ALICE, "games", "g1")
+        send(server, raw, ALICE, to)
+        idle(server, root)
+        raw, to = reply(root, ALICE, "games", "g3")
+        send(server, raw, ALICE, to)
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = ALICE, GM, "games"
+        message["Message-ID"] = make_msgid(domain="players.example")
+        message.set_content("games")
+        send(server, message.as_bytes(), ALICE, GM)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0, "the daemon itself died"
+    assert server.logs.count(b"master restarted") == 1, server.logs.decode()[-3000:]
+    lists = [m for m in delivered(root) if ALICE in str(m["To"]) and str(m["Subject"]) == "[gm] Your games"]
+    assert len(lists) == 1
+    store = Store(root)
+    reasons = [store.shunt.get_bytes(key).split(b"\r\n", 1)[0] for key in store.shunt.keys()]
+    assert len([r for r in reasons if b"about no game today already" in r]) == 1, reasons  # the GM's: g3's mail
+    assert b"games list not sent" in server.logs  # is applied, only its list is not sent

@@ -14,6 +14,9 @@ redo after a crash must neither lose nor repeat anything:
     mid-handle          handling a spooled message has begun (as an
                         out-of-memory kill in the middle of reading a
                         hostile mail would stop it)
+    after-count         a message's handling counted it against a daily
+                        allowance (`gm.pbem.intake.limits`), which every
+                        master shares; the rest of its handling not done
     after-archive       a message is archived in its game, not yet applied
     after-apply         the GM's replies are archived, not yet queued
     after-queue         the replies are queued, the message not yet marked

@@ -286,6 +286,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         ``alone``: it is the only message of its batch (see `_batch`)."""
         raw = self.store.spool.get_bytes(key)
         attempts = self.store.attempts.begin(key, alone)
+        self.counts.begin(key)  # what it counts is its own: handled again, it counts nothing twice
         mail = Incoming(key, raw, attempts, self.identity, self.store.attempts.alone(key))
         try:
             if not self._screen(mail, SCREENING[:1]):  # poison: not even begun again
@@ -295,6 +296,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
             self._shunt(raw, key, str(reason), reason.rule)
         except OSError:
             self.store.attempts.end(key)  # not the message's fault: no attempt counted
+            self.counts.end()
             raise
         except faults.GameNotLoaded as error:  # logged where it failed; retried once the game loads (`faults`)
             self._shunt(raw, key, faults.game_not_loaded(error))
@@ -303,6 +305,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
             self._shunt(raw, key, faults.failed_on_mail(error))
         self.store.spool.remove(key)
         self.store.attempts.end(key)
+        self.counts.end()
         if origin_of(key) in OUTSIDE_ORIGINS:  # the clock's own keys stay: see `_spool_event`
             self.handled_keys.discard(key)
 
