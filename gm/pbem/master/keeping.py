@@ -54,7 +54,7 @@ class Keeping:
     """The index as last read or written (None: none)."""
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
-        raise NotImplementedError  # the GameMaster's
+        raise NotImplementedError  # `gm.pbem.master.applying.Applying`'s
 
     def load(self) -> None:
         """Open every game (its summary; the whole game only where its
