@@ -148,7 +148,7 @@ def master_main() -> int:
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, stop)
     threading.Thread(target=_listen, args=(wake, stop), name="parent", daemon=True).start()
-    master.load()
+    master.load(write_index=False)  # the start-up index waits for the first idle moment
     crashpoint("master-loaded")
     while not stopping.is_set():
         wake.clear()
@@ -165,11 +165,11 @@ def master_main() -> int:
         except Exception:  # a bug must not stop the master; the message stays spooled
             log.exception("handling the spool failed")
         _tell_parent()
-        if master.games.pending and not wake.is_set():
+        if master.idle_work and not wake.is_set():
             try:
-                master.prepare()  # idle: load one game left pending by an upgrade, then look again
-            except Exception:  # a bug must not stop the master; the game loads when its mail comes
-                log.exception("loading a pending game failed")
+                master.idle()  # the start-up index, or one game left pending by an upgrade; then look again
+            except Exception:  # a bug must not stop the master; a game loads when its mail comes
+                log.exception("idle work failed")
             continue
         timeout = SPOOL_POLL_SECONDS  # `gm new` spools from another process
         wakeup = master.next_wakeup()

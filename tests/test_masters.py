@@ -29,6 +29,7 @@ from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Part, Store, spool_key
 from gm.pbem.master.routing import game_of
 from gm.pbem.operator.admin import request_game
+from gm.pbem.state import index
 from gm.pbem.writing.mailer import Identity
 from gm.storage.maildirs import DurableMaildir
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
@@ -388,3 +389,34 @@ def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
     reasons = [store.shunt.get_bytes(key).split(b"\r\n", 1)[0] for key in store.shunt.keys()]
     assert len([r for r in reasons if b"about no game today already" in r]) == 1, reasons  # the GM's: g3's mail
     assert b"games list not sent" in server.logs  # is applied, only its list is not sent
+
+
+def test_each_master_writes_its_start_up_index_once_serving_began(tmp_path):
+    """Orders wait in the spool when gm starts, and neither master has a
+    start-up index: each writes its own in its first idle moment, after it
+    handled the orders, not at the end of its start, where restamping every
+    game kept the first mail waiting (1.6 s at 10,000 games)."""
+    root = tmp_path / "data"
+    server, sent = set_up(root)
+    folders = [root, root / "masters" / "1"]
+    for folder in folders:
+        index.path_of(folder).unlink()
+    for raw, sender, recipient in orders(root, sent):
+        spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
+                                 "Return-Path", f"<{sender}>")
+        Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
+    server.start()
+    try:
+        idle(server, root)
+        deadline = time.monotonic() + WAIT
+        while not all(index.path_of(folder).exists() for folder in folders):
+            assert time.monotonic() < deadline, "a master wrote no start-up index"
+            time.sleep(0.05)
+        for number, folder in enumerate(folders):
+            archived = [entry.stat().st_mtime_ns for game in GAMES if Part(number, 2).owner(game) == number
+                        for box in ("new", "cur") for entry in (root / "games" / game / box).iterdir()]
+            assert index.path_of(folder).stat().st_mtime_ns >= max(archived), f"master {number}"
+    finally:
+        server.stop()
+    assert server.crashes == 0
+    each_once(root, sent)

@@ -41,8 +41,10 @@ redo after a crash must neither lose nor repeat anything:
     background-saved    its snapshot is written anew, under this gm's
                         schema numbers
     index-saved         the start-up index (`gm.pbem.state.index`) is
-                        written anew: at the end of start-up, now and
-                        then while serving, and when the daemon stops
+                        written anew: in the daemon's first idle moment
+                        after its start (at the end of start-up where
+                        nothing serves), now and then while serving, and
+                        when the daemon stops
     master-loaded       a master process (`gm.masters`) loaded its games,
                         nothing handled yet
     master-told         a master process's pass ended (its batches durable)

@@ -163,6 +163,7 @@ class GameMaster(Clockwork, Digests, Fills, Applying, RobotSeats, Screening):
         self._entries: dict[str, index.Entry] = {}
         self._index_written = float("-inf")
         self._index_file: index.Index | None = None
+        self.index_due = False
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self._robot_games: set[str] = set()
@@ -320,11 +321,11 @@ class GameMaster(Clockwork, Digests, Fills, Applying, RobotSeats, Screening):
 
     # Loading
 
-    def load(self) -> None:
+    def load(self, write_index: bool = True) -> None:
         """Open every game (`Keeping.load`); then spool again the mail that
         was shunted through gm's own fault, where that fault can be gone (a
         game that loads cleanly now, other code: `gm.pbem.master.faults`)."""
-        super().load()
+        super().load(write_index)
         part = self.store.part
         faults.retry(self.store, self.clock(), self._loads_cleanly,
                      (lambda game: part.owner(game or "") == part.index) if part is not None else None)
