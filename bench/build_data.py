@@ -67,7 +67,8 @@ from gm.pbem.archive.events import exact_time
 from gm.pbem.archive.replay import identity_of, is_inbound, prepend_header, replay, without_gm_headers
 from gm.pbem.data.store import Store, spool_key, time_of
 from gm.pbem.data.tokens import instance_tag, token
-from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.intake.limits import Limits
+from gm.pbem.master.game_master import GameMaster, utc_now
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.state import loading, snapshots
 from gm.pbem.state.resident import summary_of

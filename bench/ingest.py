@@ -105,7 +105,8 @@ from gm.daemon import MAX_MESSAGE_BYTES, SpoolHandler
 from gm.games.spaceships.geometry import COLOURS, LETTERS, NUMBERS
 from gm.kernel.values import PLAY, Options
 from gm.pbem.data.store import Store
-from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.intake.limits import Limits
+from gm.pbem.master.game_master import GameMaster, utc_now
 from gm.pbem.operator.admin import request_game
 from gm.pbem.serving.delivery import Deliverer
 from gm.pbem.writing.mailer import Identity

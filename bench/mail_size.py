@@ -45,7 +45,8 @@ import gm.pbem.archive.creation
 from build_data import GM_ADDRESS, STEP, play
 from gm.kernel.values import EDITION
 from gm.pbem.data.store import Store
-from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.intake.limits import Limits
+from gm.pbem.master.game_master import GameMaster, utc_now
 from gm.pbem.writing.mailer import Identity
 
 

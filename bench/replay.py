@@ -68,7 +68,8 @@ from gm.kernel.protocol import game_named
 from gm.kernel.values import ENDED, Options
 from gm.pbem.archive.replay import is_inbound
 from gm.pbem.data.store import Store, spool_key
-from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.intake.limits import Limits
+from gm.pbem.master.game_master import GameMaster, utc_now
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 

@@ -39,7 +39,8 @@ from gm.games.celestial_empire.robot import robot_mail
 from gm.kernel.values import Options
 from gm.pbem.archive.verifying import PASSED, verify
 from gm.pbem.data.store import Store, spool_key
-from gm.pbem.master.game_master import GameMaster, Limits, utc_now
+from gm.pbem.intake.limits import Limits
+from gm.pbem.master.game_master import GameMaster, utc_now
 from gm.pbem.operator.admin import export_mbox, request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 

@@ -256,7 +256,8 @@ class Daemon:
             self._loaded: asyncio.Future[None] = loop.create_future()
             self._loaded.set_result(None)
         else:
-            self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load))
+            # Serving in the background, the start-up index waits for the first idle moment.
+            self._loaded = asyncio.ensure_future(loop.run_in_executor(None, self.master.load, not background))
         if not background:
             await self._loaded
         gate = ConnectionGate(self.config.max_connections)
@@ -339,8 +340,8 @@ class Daemon:
                 return
             except Exception:  # a bug must not stop the daemon; the message stays spooled
                 log.exception("handling the spool failed")
-            if self.master.games.pending and not self._wake.is_set():
-                await self._prepare()  # idle: load one game left pending by an upgrade, then look again
+            if self.master.idle_work and not self._wake.is_set():
+                await self._idle()  # the start-up index, or one game left pending by an upgrade; then look again
                 continue
             wakeup = self.master.next_wakeup()
             timeout = SPOOL_POLL_SECONDS  # `gm new` spools from another process
@@ -349,15 +350,16 @@ class Daemon:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
 
-    async def _prepare(self) -> None:
-        """Load the most urgent game left pending by an upgrade
-        (`gm.pbem.master.keeping.Keeping.prepare`), as the master's step does
+    async def _idle(self) -> None:
+        """Do one piece of the master's idle work (the start-up index, or the
+        most urgent game left pending by an upgrade:
+        `gm.pbem.master.keeping.Keeping.idle`), as the master's step does
         its work: in a worker thread, holding the master's lock."""
         async with self._lock:
             try:
-                await asyncio.get_running_loop().run_in_executor(None, self.master.prepare)
-            except Exception:  # a bug must not stop the daemon; the game loads when its mail comes
-                log.exception("loading a pending game failed")
+                await asyncio.get_running_loop().run_in_executor(None, self.master.idle)
+            except Exception:  # a bug must not stop the daemon; a game loads when its mail comes
+                log.exception("idle work failed")
 
     def _master_ended(self, task: asyncio.Task[None]) -> None:
         """The master task ended: cancelled by `stop`, or after a failed

@@ -9,8 +9,8 @@ running a share of the games (`gm.pbem.data.store.Part`) and handling only
 the spooled mail of its own games (`gm.pbem.master.routing`); the first, the
 *front*, also takes everything that names no game, as the front shard does,
 and reaches the other masters' games through what they wrote to the disk
-(`gm.pbem.state.everywhere`; docs/operations.md, "Several master
-processes", says the little that still differs: `DIFFERENCES`).
+(`gm.pbem.state.everywhere`), so that the masters answer as one master
+would (docs/operations.md, "Several master processes").
 
 What the processes share, and why they cannot collide:
 
@@ -25,11 +25,16 @@ What the processes share, and why they cannot collide:
 - ``games/GAME/`` and ``snapshots/GAME``: written by the game's master
   only; read by the others (a vacation, the games list, a bounce: what
   they do there they spool as a GM event for the game's master).
-- ``commit``, ``attempts/``, ``limits/``, the start-up index
-  (``snapshots/.index``): the first master's; master K has its own under
-  ``masters/K/``.
+- ``limits/``: every master's, one count per address and day: each
+  appends its counts to the day's one file, each count's place in it
+  being its order (`gm.pbem.intake.limits`), so no master waits for
+  another.
+- ``commit``, ``attempts/``, the start-up index (``snapshots/.index``):
+  the first master's; master K has its own under ``masters/K/``.
 - ``shunt/``: each adds under the spool key of a mail of its own; each
-  retries the faults of its own games (the front those of no game).
+  retries the faults of its own games (the front those of no game). The
+  front's daily summary for the owner finds another master's deadline
+  event there under the event's one key.
 - ``settings/`` (vacations too), ``names/``, ``requests/``, ``seeks/``,
   ``tournaments/``: written by the front alone (the mail that changes them
   names no game); the other masters only read settings, whose records are
@@ -91,12 +96,6 @@ WAKE, OUTBOX = b"w", b"o"
 """What the parent writes to a master (mail was spooled), and a master to
 the parent (its pass ended: its replies are in the outbox)."""
 
-DIFFERENCES = ("each master counts the daily allowances of what it answers itself (an address may be answered up "
-               "to N times the allowance of answers about no game a day); the owner's summary says a deadline "
-               "event is in the shunt only of the front's games")
-"""What still differs from one master, said in the log at every start with several."""
-
-
 @dataclass(frozen=True)
 class Spec:
     """What a master process is told at its start (pickled on its stdin)."""
@@ -149,7 +148,7 @@ def master_main() -> int:
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, stop)
     threading.Thread(target=_listen, args=(wake, stop), name="parent", daemon=True).start()
-    master.load()
+    master.load(write_index=False)  # the start-up index waits for the first idle moment
     crashpoint("master-loaded")
     while not stopping.is_set():
         wake.clear()
@@ -166,11 +165,11 @@ def master_main() -> int:
         except Exception:  # a bug must not stop the master; the message stays spooled
             log.exception("handling the spool failed")
         _tell_parent()
-        if master.games.pending and not wake.is_set():
+        if master.idle_work and not wake.is_set():
             try:
-                master.prepare()  # idle: load one game left pending by an upgrade, then look again
-            except Exception:  # a bug must not stop the master; the game loads when its mail comes
-                log.exception("loading a pending game failed")
+                master.idle()  # the start-up index, or one game left pending by an upgrade; then look again
+            except Exception:  # a bug must not stop the master; a game loads when its mail comes
+                log.exception("idle work failed")
             continue
         timeout = SPOOL_POLL_SECONDS  # `gm new` spools from another process
         wakeup = master.next_wakeup()
@@ -219,8 +218,6 @@ class Masters:
         self.restarts = 0
 
     async def start(self) -> None:
-        event("several masters", logging.WARNING, masters=self.spec.count, differs=DIFFERENCES,
-              see='docs/operations.md, "Several master processes"')
         for index in range(self.spec.count):
             await self._start(index, first=True)
 

@@ -16,11 +16,13 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
 
 import pytest
 
-from crash_orders import each_once, orders, reply
+from crash_orders import delivered, each_once, orders, reply
 from gm.kernel.values import Options
 from gm.locks import PublishingLock, try_hold
 from gm.mail.reading import parse_message
@@ -28,6 +30,7 @@ from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Part, Store, spool_key
 from gm.pbem.master.routing import game_of
 from gm.pbem.operator.admin import request_game
+from gm.pbem.state import index
 from gm.pbem.writing.mailer import Identity
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
@@ -237,7 +240,8 @@ def test_every_game_served_and_each_mail_once(tmp_path):
 
 
 MASTER_POINTS = ["master-loaded:1", "mid-handle:2", "after-archive:1", "after-queue:2", "between-messages:1",
-                 "batch-synced:1", "mid-batch-commit:3", "after-batch-commit:1", "master-told:1"]
+                 "batch-synced:1", "mid-batch-commit:3", "after-batch-commit:1", "master-told:1",
+                 "after-count:3"]
 
 
 @pytest.mark.parametrize(("spec", "master"), [(spec, number % 2) for number, spec in enumerate(MASTER_POINTS)])
@@ -305,4 +309,68 @@ def test_daemon_and_masters_killed_at_once(tmp_path):
     finally:
         server.stop()
     assert server.crashes == 1
+    each_once(root, GAMES, sent, COMMITS)
+
+
+def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
+    """Master 1 is killed (SIGKILL) just after it counted Alice's ``games``
+    line in g1's mail against her day's one answer about no game, which
+    every master shares: handled again, the mail is counted once, so she
+    gets her list; her next ``games``, in g3's mail (master 1) or to the
+    GM's own address (the front), is refused."""
+    root = tmp_path / "data"
+    server, _ = set_up(root)
+    server.start("after-count:2", 1)  # the second count: its daily cap in g1 first
+    try:
+        raw, to = reply(root, ALICE, "games", "g1")
+        send(server, raw, ALICE, to)
+        idle(server, root)
+        raw, to = reply(root, ALICE, "games", "g3")
+        send(server, raw, ALICE, to)
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = ALICE, GM, "games"
+        message["Message-ID"] = make_msgid(domain="players.example")
+        message.set_content("games")
+        send(server, message.as_bytes(), ALICE, GM)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0, "the daemon itself died"
+    assert server.logs.count(b"master restarted") == 1, server.logs.decode()[-3000:]
+    lists = [m for m in delivered(root) if ALICE in str(m["To"]) and str(m["Subject"]) == "[gm] Your games"]
+    assert len(lists) == 1
+    store = Store(root)
+    reasons = [store.shunt.get_bytes(key).split(b"\r\n", 1)[0] for key in store.shunt.keys()]
+    assert len([r for r in reasons if b"about no game today already" in r]) == 1, reasons  # the GM's: g3's mail
+    assert b"games list not sent" in server.logs  # is applied, only its list is not sent
+
+
+def test_each_master_writes_its_start_up_index_once_serving_began(tmp_path):
+    """Orders wait in the spool when gm starts, and neither master has a
+    start-up index: each writes its own in its first idle moment, after it
+    handled the orders, not at the end of its start, where restamping every
+    game kept the first mail waiting (1.6 s at 10,000 games)."""
+    root = tmp_path / "data"
+    server, sent = set_up(root)
+    folders = [root, root / "masters" / "1"]
+    for folder in folders:
+        index.path_of(folder).unlink()
+    for raw, sender, recipient in orders(root, GAMES, sent):
+        spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
+                                 "Return-Path", f"<{sender}>")
+        Store(root).spool.add(spooled, spool_key(datetime.now(UTC), "smtp"))
+    server.start()
+    try:
+        idle(server, root)
+        deadline = time.monotonic() + WAIT
+        while not all(index.path_of(folder).exists() for folder in folders):
+            assert time.monotonic() < deadline, "a master wrote no start-up index"
+            time.sleep(0.05)
+        for number, folder in enumerate(folders):
+            archived = [entry.stat().st_mtime_ns for game in GAMES if Part(number, 2).owner(game) == number
+                        for box in ("new", "cur") for entry in (root / "games" / game / box).iterdir()]
+            assert index.path_of(folder).stat().st_mtime_ns >= max(archived), f"master {number}"
+    finally:
+        server.stop()
+    assert server.crashes == 0
     each_once(root, GAMES, sent, COMMITS)

@@ -238,9 +238,11 @@ class OwnerMail:
                            f"(player {p})" for p in game.correction_awaited]
             if game.paused is not None:
                 paused.append(f"{game.id}: paused since {utc_minute(game.paused)}")
-            elif game.deadline is not None and (game.id in master.stuck or game.deadline < now - STALLED_AFTER):
+            elif game.deadline is not None and (
+                    (stuck := game.id in master.stuck or master.all_games.stuck_elsewhere(game, now))
+                    or game.deadline < now - STALLED_AFTER):
                 stalled.append(f"{game.id}: its deadline {utc_minute(game.deadline)} has not run"
-                               + (" (its deadline event is in the shunt)" if game.id in master.stuck else ""))
+                               + (" (its deadline event is in the shunt)" if stuck else ""))
         shunted = [f"{e['key']}\n      {e['reason'][:150]}" for e in shunt_entries(store)]
         return {"shunted": shunted, "failing": failing, "stalled": stalled, "paused": paused, "awaiting": awaiting,
                 "correcting": correcting}

@@ -83,6 +83,14 @@ def exact_time(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def clock_event_name(kind: str, game_id: str, turn: int, due: datetime) -> str:
+    """The name of a game's ``deadline`` or ``reminder`` event due at
+    ``due``: its spool key's last part (``spool_key(due, "clock", name)``)
+    and its Message-ID's, the same in every master and at every start, so
+    that it is spooled once and found in the shunt by any master."""
+    return f"{kind}-{game_id}-{turn}-{due.strftime('%Y%m%dT%H%M%S.%fZ')}"
+
+
 def event_message(identity: Identity, kind: str, at: datetime, message_id: str, game: str | None, body: list[str],
                   deadline: datetime | None = None) -> bytes:
     """A GM event as a message of the GM's own (a deadline event names the

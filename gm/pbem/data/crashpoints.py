@@ -14,6 +14,9 @@ redo after a crash must neither lose nor repeat anything:
     mid-handle          handling a spooled message has begun (as an
                         out-of-memory kill in the middle of reading a
                         hostile mail would stop it)
+    after-count         a message's handling counted it against a daily
+                        allowance (`gm.pbem.intake.limits`), which every
+                        master shares; the rest of its handling not done
     after-archive       a message is archived in its game, not yet applied
     after-apply         the GM's replies are archived, not yet queued
     after-queue         the replies are queued, the message not yet marked
@@ -38,8 +41,10 @@ redo after a crash must neither lose nor repeat anything:
     background-saved    its snapshot is written anew, under this gm's
                         schema numbers
     index-saved         the start-up index (`gm.pbem.state.index`) is
-                        written anew: at the end of start-up, now and
-                        then while serving, and when the daemon stops
+                        written anew: in the daemon's first idle moment
+                        after its start (at the end of start-up where
+                        nothing serves), now and then while serving, and
+                        when the daemon stops
     master-loaded       a master process (`gm.masters`) loaded its games,
                         nothing handled yet
     master-told         a master process's pass ended (its batches durable)

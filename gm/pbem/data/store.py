@@ -27,15 +27,16 @@
                      outbox file, renamed there and emptied
       attempts/      how often handling a spooled message has begun (one
                      small table, ``in-progress``)
-      limits/        today's counts of mail per address (`gm.pbem.intake.limits`)
+      limits/        today's counts of mail per address (`gm.pbem.intake.limits`),
+                     one count for every master process
       commit         the manifest of the master's batch being committed
                      (`gm.storage`): empty, but after a crash
       shard          which shard of several daemons' this one is (``K/S``,
                      `Shard`), when it is one (`gm.pbem.operator.shards`)
       masters/       with several master processes (`gm.masters`): the
                      generation and publishing locks, and each master's but
-                     the first's own ``K/commit``, ``K/attempts/`` and
-                     ``K/limits/`` (the first keeps the ones above)
+                     the first's own ``K/commit`` and ``K/attempts/`` (the
+                     first keeps the ones above)
 
 Spool keys start with the time of arrival in nanoseconds, zero-padded, then
 the origin: ``smtp``, ``lmtp``, ``imap`` and ``web`` (a one-click unsubscribe) for mail from outside, ``admin``
@@ -279,8 +280,8 @@ class Store:
         self.sent = Markers(self.root / "sent")
         own = part.folder(self.root) if part is not None else self.root
         self.attempts = Attempts(own / "attempts")
-        self.limits_path = own / "limits"
-        """Where the master counts mail per address and day (`gm.pbem.intake.limits`)."""
+        self.limits_path = self.root / "limits"
+        """Where every master counts mail per address and day (`gm.pbem.intake.limits`)."""
         self._manifest = own / "commit"
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)

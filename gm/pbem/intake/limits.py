@@ -2,13 +2,31 @@
 
 Counts are per UTC day and per normalized address, and survive a restart:
 an auto-responder must not get a fresh allowance each time the daemon
-starts. They live in ``DATA/limits/YYYY-MM-DD``: each count appends one
-``name<TAB>count`` line, and reading takes each name's highest count. An
-append costs one small write (no file is held open between counts) where rewriting the whole file and renaming it
-into place cost a tenth of the master's time under load (bench/README). The
-file is not fsynced: a power cut may forget the last few counts, which lets
-a few more mails through once; a crash of the process forgets nothing, and a
-line it cut short is read as a lower count or not at all, never a higher one.
+starts. They live in ``DATA/limits/YYYY-MM-DD``, one file a day for every
+master process of the data directory (`gm.masters`): whichever master
+answers an address, its count is the address's one count.
+
+Each count appends one record (``name<TAB>spool key<TAB>n<TAB>.``, between
+newlines) with ``O_APPEND``, in one write, and no file is held open between
+counts. The kernel puts the appends of all the masters one after the other,
+so the file's order is the order of the counts: a master reads the records
+the others appended since it last looked, up to its own, and its count is
+its record's place among the name's. No master ever waits for another (no
+lock, nothing asked through the spool, where an owner of the counts would
+make every answering master wait for that owner's pass over its own mail),
+and two masters counting one address at the same moment get two different
+counts, never the same one. The cost is a small read of what the others
+appended beside each append.
+
+A record names the spooled mail it was counted for, and which count of its
+name in that mail's handling it was: handled again after a crash (its
+batch was not committed), a mail finds its records and gets the counts it
+got the first time, so a mail is counted exactly once however often it is
+handled. A record a crash cut short (it lacks its closing ``.``) counts for
+nothing; the file is not fsynced, so a power cut may forget the last few
+counts, which lets a few more mails through once. Files of the format
+before this one (``name<TAB>count`` lines) are not read: the day of the
+upgrade starts its counts again.
 
 A player over the day's allowance for a game is told so once that day
 (`tell_capped`): a cap that stays silent looks like a GM that stopped
@@ -17,6 +35,7 @@ answering.
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +46,7 @@ from ...kernel.clock import utc_minute
 from ...kernel.model import MailGame
 from ...kernel.shown import resolve
 from ...kernel.values import Notice
+from ..data.crashpoints import crashpoint
 from ..data.store import Store
 from ..data.tokens import reveal, token
 from ..writing.mailer import Identity, build
@@ -75,39 +95,87 @@ def normalized(text: str) -> str | None:
 
 
 class DailyCounts:
-    """Durable per-day counters (see the module's docstring)."""
+    """Durable per-day counters, one count per name across every master
+    process of the data directory (see the module's docstring)."""
 
     def __init__(self, path: Path):
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
         self._day: str | None = None
+        self._file: tuple[int, int] | None = None
+        """The day's file as last read (device, inode): another master may have made it anew."""
+        self._read = 0
+        """How far the day's file was read."""
         self._counts: dict[str, int] = {}
+        self._known: dict[tuple[str, str, int], int] = {}
+        """The count each mail's record got, by (name, spool key, nth count of the name in its handling)."""
+        self._key = ""
+        self._nth: dict[str, int] = {}
+
+    def begin(self, key: str) -> None:
+        """The spooled mail ``key`` is being handled: its counts are its
+        own, so that handling it again after a crash counts nothing twice."""
+        self._key, self._nth = key, {}
+
+    def end(self) -> None:
+        """The mail's handling ended: what is counted next is no mail's."""
+        self._key, self._nth = "", {}
 
     def add(self, at: datetime, name: str) -> int:
-        """Count one more ``name`` on ``at``'s day; returns the day's count."""
+        """Count one more ``name`` on ``at``'s day, in every master; returns
+        the day's count. Counted again for the same mail (see `begin`), it
+        returns what it returned the first time."""
         day = at.strftime("%Y-%m-%d")
-        self._load(day)
-        key = " ".join(name.split())  # one line per counter, whatever the address held
-        count = self._counts[key] = self._counts.get(key, 0) + 1
-        file = os.open(self.path / day, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if day != self._day:
+            self._day, self._file, self._read, self._counts, self._known = day, None, 0, {}, {}
+            self._forget_before(day)
+        name = " ".join(name.split())  # one line per counter, whatever the address held
+        mine: tuple[str, str, int] | None = None
+        if self._key:
+            nth = self._nth[name] = self._nth.get(name, 0) + 1
+            mine = (name, self._key, nth)
+        file = os.open(self.path / day, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(file, f"{key}\t{count}\n".encode())  # one write: a crash keeps it or cuts it short
+            self._catch_up(file, os.fstat(file).st_size)
+            if mine is not None and mine in self._known:
+                return self._known[mine]  # counted before a crash: the same answer again
+            record = f"\n{name}\t{mine[1] if mine else ''}\t{mine[2] if mine else 0}\t.\n".encode()
+            if os.write(file, record) != len(record):  # one write: O_APPEND orders the masters' records
+                raise OSError(errno.ENOSPC, f"a count was cut short in {self.path / day}")
+            ends = os.lseek(file, 0, os.SEEK_CUR)
+            self._catch_up(file, ends - len(record) + 1)  # the other masters' records before this one
+            count = self._counts[name] = self._counts.get(name, 0) + 1
+            if mine is not None:
+                self._known[mine] = count
+            self._read = ends
         finally:
             os.close(file)
+        crashpoint("after-count")
         return count
 
-    def _load(self, day: str) -> None:
-        if day == self._day:
-            return
-        self._day, self._counts = day, {}
-        try:
-            text = (self.path / day).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = ""
-        for line in text.splitlines(keepends=True):
-            name, _, count = line.rstrip("\n").rpartition("\t")
-            if name and count.isdigit() and line.endswith("\n"):  # a line a crash cut short counts for nothing
-                self._counts[name] = max(self._counts.get(name, 0), int(count))
+    def _catch_up(self, file: int, upto: int) -> None:
+        """Read the records written since the last read, up to ``upto``:
+        each name's count, once per mail (a record a crash repeated or cut
+        short counts for nothing)."""
+        stat = os.fstat(file)
+        if self._file != (stat.st_dev, stat.st_ino) or stat.st_size < self._read:
+            self._file, self._read, self._counts, self._known = (stat.st_dev, stat.st_ino), 0, {}, {}
+        data = os.pread(file, max(0, upto - self._read), self._read)
+        complete = data.rfind(b"\n") + 1  # a record another master is writing is read next time
+        for line in data[:complete].decode("utf-8", "replace").split("\n"):
+            fields = line.split("\t")
+            if len(fields) != 4 or fields[3] != "." or not fields[0] or not fields[2].isdigit():
+                continue
+            if fields[1]:
+                counted = (fields[0], fields[1], int(fields[2]))
+                if counted in self._known:
+                    continue
+            count = self._counts[fields[0]] = self._counts.get(fields[0], 0) + 1
+            if fields[1]:
+                self._known[counted] = count
+        self._read += complete
+
+    def _forget_before(self, day: str) -> None:
         for old in self.path.iterdir():  # yesterday's counts are no longer needed
             if old.name < day and not old.name.startswith("."):
                 old.unlink(missing_ok=True)

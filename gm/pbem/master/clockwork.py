@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from ...kernel.values import ENDED
 from ...logs import event as log_event
-from ..archive.events import event_message
+from ..archive.events import clock_event_name, event_message
 from ..data.store import Store, spool_key
 from ..state.resident import Games, GameSummary
 from ..writing.mailer import Identity
@@ -79,7 +79,7 @@ class Clockwork:
 
     def _spool_event(self, game: GameSummary, kind: str, due: datetime, now: datetime) -> int:
         stamp = due.strftime("%Y%m%dT%H%M%S.%fZ")
-        name = f"{kind}-{game.id}-{game.turn}-{stamp}"
+        name = clock_event_name(kind, game.id, game.turn, due)
         key = spool_key(due, "clock", name)
         if key in self.store.spool or key in self.handled_keys:
             return 0

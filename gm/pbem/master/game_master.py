@@ -23,15 +23,8 @@ settings by `gm.pbem.answers.settings` (a vacation for all games by
 over the spool), the owner's by `gm.pbem.answers.owner`.
 
 Applying a message is made of steps that are each safe to redo after a
-crash, so that every message is applied exactly once and every reply queued
-exactly once:
-
-1. the message is archived in its game under the next sequence number (a
-   redo finds it there by its spool key and does not archive it again);
-2. the engine applies the event; the GM's replies are rendered, archived
-   masked, and queued in the outbox under deterministic keys (a redo writes
-   nothing that is already there or already sent);
-3. it leaves the spool.
+crash (`gm.pbem.master.applying`), so that every message is applied exactly
+once and every reply queued exactly once.
 
 On start, `load` opens every game (`gm.pbem.state.loading`: from its snapshot
 when that is current, else rebuilt from its archive) and redoes step 2 for
@@ -59,10 +52,8 @@ from datetime import UTC, datetime, timedelta
 from datetime import time as time_of_day
 from email.message import EmailMessage
 
-from ...kernel import engine
 from ...kernel.actions import operator_refusal
-from ...kernel.effects import Effect
-from ...kernel.values import Created, Event, PlayerMail
+from ...kernel.values import PlayerMail
 from ...logs import event as log_event
 from ...storage.maildirs import unix_lines
 from ..answers.away import BANK, VacationDesk
@@ -75,30 +66,26 @@ from ..answers.tournaments import TournamentDesk
 from ..answers.unsubscribe import Unsubscribing
 from ..archive.creation import created_event, parse_fields, seats_and_options, settings_lines
 from ..archive.events import EVENT_HEADER, event_message, exact_time
-from ..archive.replay import Threads, notice_messages, recipient, to_event
+from ..archive.replay import to_event
 from ..data.crashpoints import crashpoint
 from ..data.settings import settings_of
 from ..data.store import OUTSIDE_ORIGINS, Store, origin_of, time_of
-from ..data.tokens import deputy_subject, instance_tag, mask, reveal, token
+from ..data.tokens import instance_tag
 from ..intake.decisions import SHUNTED, Shunted, shunted
 from ..intake.limits import DailyCounts, Limits
 from ..state import index
 from ..state.everywhere import AllGames
-from ..state.loading import digest as _digest
-from ..state.resident import CAPACITY, Games, Live, summary_of
-from ..writing.lists import OBSERVER, listed, observer_secret, unsubscribe_path, unsubscribe_secret, with_one_click
-from ..writing.mailer import DEPUTY_COPY, GAME_HEADER, Identity
+from ..state.resident import CAPACITY, Games, Live
+from ..writing.mailer import GAME_HEADER, Identity
 from . import faults
+from .applying import Applying
 from .clockwork import Clockwork
 from .digests import DIGEST, DIGEST_TIME, Digests
 from .fills import FILL, Fills
 from .incoming import Incoming
-from .keeping import Keeping
 from .robots import RobotSeats
 from .routing import Router
 from .screening import SCREENING, Rule, Screening
-
-__all__ = ["GameMaster", "Limits", "Shunted", "utc_now"]
 
 log = logging.getLogger("gm")
 
@@ -128,7 +115,7 @@ BATCH_SECONDS = 0.5
 """A batch ends once its messages took this long, however many they are."""
 
 
-class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
+class GameMaster(Clockwork, Digests, Fills, Applying, RobotSeats, Screening):
     """Every game of one data directory, and the handling of their mail."""
 
     def __init__(self, store: Store, identity: Identity = Identity(), clock: Clock = utc_now, limits: Limits = Limits(),
@@ -176,6 +163,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         self._entries: dict[str, index.Entry] = {}
         self._index_written = float("-inf")
         self._index_file: index.Index | None = None
+        self.index_due = False
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
         self._robot_games: set[str] = set()
@@ -286,6 +274,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         ``alone``: it is the only message of its batch (see `_batch`)."""
         raw = self.store.spool.get_bytes(key)
         attempts = self.store.attempts.begin(key, alone)
+        self.counts.begin(key)  # what it counts is its own: handled again, it counts nothing twice
         mail = Incoming(key, raw, attempts, self.identity, self.store.attempts.alone(key))
         try:
             if not self._screen(mail, SCREENING[:1]):  # poison: not even begun again
@@ -295,6 +284,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
             self._shunt(raw, key, str(reason), reason.rule)
         except OSError:
             self.store.attempts.end(key)  # not the message's fault: no attempt counted
+            self.counts.end()
             raise
         except faults.GameNotLoaded as error:  # logged where it failed; retried once the game loads (`faults`)
             self._shunt(raw, key, faults.game_not_loaded(error))
@@ -303,6 +293,7 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
             self._shunt(raw, key, faults.failed_on_mail(error))
         self.store.spool.remove(key)
         self.store.attempts.end(key)
+        self.counts.end()
         if origin_of(key) in OUTSIDE_ORIGINS:  # the clock's own keys stay: see `_spool_event`
             self.handled_keys.discard(key)
 
@@ -330,11 +321,11 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
 
     # Loading
 
-    def load(self) -> None:
+    def load(self, write_index: bool = True) -> None:
         """Open every game (`Keeping.load`); then spool again the mail that
         was shunted through gm's own fault, where that fault can be gone (a
         game that loads cleanly now, other code: `gm.pbem.master.faults`)."""
-        super().load()
+        super().load(write_index)
         part = self.store.part
         faults.retry(self.store, self.clock(), self._loads_cleanly,
                      (lambda game: part.owner(game or "") == part.index) if part is not None else None)
@@ -407,116 +398,3 @@ class GameMaster(Clockwork, Digests, Fills, Keeping, RobotSeats, Screening):
         if refused:
             raise Shunted(f"the operator's {kind} of {game_id} was not done: {refused}")
         self._archive_and_apply(game_id, stored, key, action)
-
-    # Applying
-
-    def _archive_and_apply(self, game_id: str, stored: bytes, key: str, event: Event) -> tuple[Effect, ...]:
-        """Apply an event and write down what follows: ``stored`` is the
-        event's message as the archive keeps it, byte for byte the bytes
-        the event was read from (`gm.pbem.master.incoming.Incoming.stored`),
-        so that `gm replay` reads the same event from it. Everything that can
-        fail (the engine, the templates) runs first; only then is anything
-        written, so a failure leaves the game as it was. A write that fails
-        leaves the game rebuilt from what its archive holds (see `_recover`).
-        Returns what the event asks of the GM beside the game's mail."""
-        live = None if isinstance(event, Created) else self.games.live(game_id)
-        number = (live.number if live else 0) + 1
-        archive = self.store.archive(game_id)
-        try:
-            effects: tuple[Effect, ...] = ()
-            if live is None:
-                assert isinstance(event, Created)
-                game, notices = engine.create(event)
-                threads = Threads()
-            else:
-                game, threads = live.game, live.threads
-                notices = engine.apply(game, event)
-                effects = tuple(effect for notice in notices for effect in notice.effects)
-            messages = notice_messages(game, notices, self.identity, number, event.at, threads, archive=archive,
-                                       pending=stored)  # (for archives from before the player's mailbox only)
-            summary = summary_of(game)
-        except Exception:
-            self._recover(game_id)
-            raise
-        try:
-            archive_key = archive.add(stored, f"{number:06d}.in.{key}", seen=True)
-            self.handled_keys.add(key)  # archived: never applied again, whatever fails next
-            crashpoint("after-archive")
-            if live is None:
-                live = Live(game, threads, number, archive_key, [], {}, time.monotonic())
-            live.number, live.last_in = number, archive_key
-            live.last_messages = [(k, player) for k, player, _ in messages]
-            if isinstance(event, PlayerMail) and event.message_id:
-                live.applied.setdefault(event.message_id, set()).add(_digest(event.text))
-            if live.changed_at is None:
-                live.changed_at = time.monotonic()
-            self.games.keep(live, summary)
-            if game.robots or game.stand_ins:
-                self._robot_games.add(game_id)
-            self._send(game_id, messages)
-        except OSError:
-            self._recover(game_id)
-            raise
-        if isinstance(event, PlayerMail) or notices:
-            log_event("event applied", game=game_id, number=number, kind=type(event).__name__, phase=game.phase,
-                      turn=game.turn, mails=len(messages))
-        return effects
-
-    def _recover(self, game_id: str) -> None:
-        """Rebuild a game from its archive after a failure left it half
-        changed in memory. Until that succeeds the game is out of memory
-        (so no mail reaches it) and in `unfinished`, which each pass over
-        the spool retries first; finishing its last event's replies is part
-        of rebuilding it, as after a crash."""
-        self.games.forget(game_id)
-        self.unfinished.add(game_id)
-        try:
-            self._open_game(game_id)
-        except OSError:
-            self.games.forget(game_id)
-
-    def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
-        """Archive the GM's messages (masked) and queue them (with the real
-        token); each step is skipped where a previous run already did it."""
-        archive = self.store.archive(game_id)
-        game = self.games.summaries[game_id]
-        for archive_key, _, data in messages:
-            archive.add(unix_lines(mask(data)), archive_key, seen=True)
-        crashpoint("after-apply")
-        for archive_key, player, data in messages:
-            key = f"{game_id}.{archive_key}"
-            # The outbox first: delivery takes a message out of it by renaming
-            # it into sent/, so one of the two holds it whenever we look.
-            if key in self.store.outbox or key in self.store.sent:
-                continue
-            if player == OBSERVER:  # an observer's way out of the game (`gm.pbem.writing.lists`)
-                self.store.outbox.add(self._observer_mail(game_id, data), key)
-                log_event("mail queued", game=game_id, player=player, key=key)
-                continue
-            subject = game.secret_subject_of(player)
-            if archive_key.endswith(DEPUTY_COPY):  # the deputy's copy: their own secret
-                subject = deputy_subject(subject, recipient(data).decode())
-            elif self.web_url and listed(data):  # a reminder: no secret is made for a game's own turn mail
-                data = self._reminders_one_click(data, self.web_url)
-            self.store.outbox.add(reveal(data, token(self.store.key, subject, player)), key)
-            log_event("mail queued", game=game_id, player=player, key=key)
-        crashpoint("after-queue")
-
-    def _reminders_one_click(self, data: bytes, web_url: str) -> bytes:
-        """A player's reminder as sent where the web archive's address is
-        configured: the one-click URL of the ``reminders`` list beside the
-        archived mailto (RFC 8058). Mail without list headers, every game's
-        own turn mail, is returned as it is. The archive keeps the mailto
-        alone, which is what the game alone gives."""
-        address = recipient(data).decode()
-        secret = unsubscribe_secret(self.store.key, "reminders", address)
-        return with_one_click(data, web_url.rstrip("/") + unsubscribe_path("reminders", address, secret))
-
-    def _observer_mail(self, game_id: str, data: bytes) -> bytes:
-        """An observer's message as sent: their own token for the game, and
-        the one-click URL where the web archive's address is configured."""
-        address = recipient(data).decode()
-        secret = observer_secret(self.store.key, game_id, address)
-        if self.web_url:
-            data = with_one_click(data, self.web_url.rstrip("/") + unsubscribe_path(game_id, address, secret))
-        return reveal(data, secret)

@@ -52,16 +52,22 @@ class Keeping:
     """When (`time.monotonic`) the index was last looked at by `save_index`."""
     _index_file: index.Index | None
     """The index as last read or written (None: none)."""
+    index_due: bool
+    """The start-up index waits for the first idle moment (`load`, `idle`)."""
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
-        raise NotImplementedError  # the GameMaster's
+        raise NotImplementedError  # `gm.pbem.master.applying.Applying`'s
 
-    def load(self) -> None:
+    def load(self, write_index: bool = True) -> None:
         """Open every game (its summary; the whole game only where its
         snapshot is not current), from the start-up index where its entry
         still holds (`gm.pbem.state.index`); finish any half-done reply
         queueing; and write the snapshots that were missing or stale, and
-        the index, for the next start."""
+        the index, for the next start. Without ``write_index`` (a daemon's
+        start, whose first mail waits for the end of `load`) the index is
+        left for the first idle moment once serving began (`idle`): it is
+        only a faster next start, and an index missing, stale or torn by a
+        crash meanwhile is read as none, entry by entry (`gm.pbem.state.index`)."""
         began = time.monotonic()
         self.started = self.clock()
         root, part = self.store.root, self.store.part
@@ -88,7 +94,27 @@ class Keeping:
         log_event("games opened", logging.DEBUG, games=len(self.games), listed=len(self.games) - from_index,
                   seconds=f"{time.monotonic() - began:.2f}")
         self.save_snapshots()
-        self.save_index()
+        if write_index:
+            self.save_index()
+        else:
+            self.index_due = True
+            self._index_written = time.monotonic()  # not at the end of the first pass over the spool either
+
+    @property
+    def idle_work(self) -> bool:
+        """Whether work waits for the master's idle moments (`idle`)."""
+        return self.index_due or bool(self.games.pending)
+
+    def idle(self) -> None:
+        """One piece of the work left for idle moments, when no mail waits:
+        the start-up index the start left (`load`), written without looking
+        at the games' stamps again (`save_index`); else the most urgent
+        game left pending by an upgrade (`prepare`)."""
+        if self.index_due:
+            self.index_due = False
+            self.save_index(restamp=False)
+            return
+        self.prepare()
 
     def _open_game(self, game_id: str, spooled: set[str] | None = None, known: index.Entry | None = None) -> None:
         """Open one game from its archive (and snapshot), or from its entry of
@@ -191,20 +217,29 @@ class Keeping:
         part = self.store.part
         return self.store.root if part is None else part.folder(self.store.root)
 
-    def save_index(self, older_than: float = 0.0) -> bool:
+    def save_index(self, older_than: float = 0.0, restamp: bool = True) -> bool:
         """Write the start-up index (`gm.pbem.state.index`), when it was
         written more than ``older_than`` seconds ago and some game's entry
         changed since: each game's entry is kept while its stamp holds, and
         read again from the disk otherwise. Not while a batch waits to be
         committed (its removals from the spool are not done). Whether it
-        was written; one that cannot be written is only a slower next start."""
+        was written; one that cannot be written is only a slower next start.
+
+        Without ``restamp`` (the index the start left, `idle`, where mail
+        that comes meanwhile waits) an entry is kept without looking at its
+        game's stamp again (three ``stat`` calls a game: 1.6 s at 10,000
+        games): a stamp is taken before what its entry holds was read, so an
+        entry written with a stamp the game no longer has is only not used
+        by the next start, which opens that game from its archive, as it
+        would have had the entry been left out. Games without an entry are
+        surveyed still."""
         if time.monotonic() - self._index_written < older_than or self.store.batch_pending():
             return False
         root = self.store.root
         entries: dict[str, index.Entry] = {}
         for game_id in self.games:
             entry = self._entries.get(game_id)
-            if entry is None or entry.stamp != index.stamp(root, game_id):
+            if entry is None or (entry.stamp != index.stamp(root, game_id) if restamp else entry.stamp is None):
                 entry = loading.survey(self.store, game_id)
             if entry is not None:
                 entries[game_id] = entry

@@ -111,7 +111,7 @@ class Screening:
         raise NotImplementedError  # the GameMaster's
 
     def _archive_and_apply(self, game_id: str, stored: bytes, key: str, event: Event) -> tuple[Effect, ...]:
-        raise NotImplementedError  # the GameMaster's
+        raise NotImplementedError  # `gm.pbem.master.applying.Applying`'s
 
     # The rules, in the order `SCREENING` runs them
 

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime
 
 from ...kernel.model import MailGame
 from ...logs import event
-from ..data.store import Store
+from ..archive.events import clock_event_name
+from ..data.store import Store, spool_key
 from ..writing.mailer import Identity
 from . import index, loading, snapshots
 from .resident import Games, GameSummary, summary_of
@@ -78,6 +80,18 @@ class AllGames(Mapping[str, MailGame]):
     def all(self) -> list[GameSummary]:
         """Every game's summary, in the order the games were made."""
         return list(self.summaries.values())
+
+    def stuck_elsewhere(self, game: GameSummary, now: datetime) -> bool:
+        """Whether ``game`` is another master's and the deadline (or
+        reminder) event it had due by ``now`` went to the shunt: what that
+        master's own ``stuck`` holds, read from ``shunt/``, which every
+        master shares, under the event's one spool key."""
+        if self._others is None or not self._others(game.id) or game.deadline is None:
+            return False
+        due = [("deadline", game.deadline), ("reminder", game.reminder_due())]
+        return any(at is not None and at <= now
+                   and spool_key(at, "clock", clock_event_name(kind, game.id, game.turn, at)) in self.store.shunt
+                   for kind, at in due)
 
     def __getitem__(self, game_id: str) -> MailGame:
         if self._others is None or not self._others(game_id):

@@ -40,8 +40,9 @@ archives.
 The file is ``b"gm-index 1\\n"`` and one frame as a snapshot's
 (`gm.pbem.state.snapshots`: length, SHA-256 digest, pickle). It is a cache
 derived from the archives and snapshots, written without fsync, by the
-master alone (at the end of start-up, now and then while serving, and when
-the daemon stops): one that is missing, torn, of another snapshot shape
+master alone (in its first idle moment once serving began, so that the
+first mail does not wait for it, or at the end of a start where nothing
+serves; now and then while serving; and when the daemon stops): one that is missing, torn, of another snapshot shape
 (`gm.pbem.state.snapshots.SCHEMA`) later than this gm's, or does not
 unpickle is logged once and not used (every game is opened from its
 archive, and a new index written); one of an earlier shape is used for the
