@@ -14,8 +14,9 @@ from datetime import timedelta
 import jinja2
 import pytest
 
-from gm.kernel import commitments, engine
-from gm.kernel.shown import resolve
+from gm.games.spaceships.knowledge import OwnCell
+from gm.kernel import commitments, engine, shown
+from gm.kernel.shown import Shown, ShownDeadline, resolve
 from gm.kernel.values import STEADY_EDITION, Created, Notice, Options, PlayerMail, Seat
 from gm.mail.reading import parse_message
 from gm.pbem.archive import replay
@@ -158,3 +159,27 @@ def test_a_seats_token_is_derived_once(monkeypatch):
     assert tokens.token(key, "g1.x", 2) == first and tokens.verify(key, "g1.x", 2, first.upper() + " ")
     assert not tokens.verify(key, "g1.x", 1, first) and tokens.token(os.urandom(32), "g1.x", 2) != first
     assert derived == [b"g1.x/2", b"g1.x/1", b"g1.x/2"]
+
+
+def test_a_sheet_hashes_each_own_cell_it_draws_once(monkeypatch):
+    """Most of a space's 125 cells are one value (an empty cell), drawn by
+    `own_mark` from its cache: the key was hashed by the dataclass's own
+    Python ``__hash__`` for every cell of every sheet."""
+    hashed: list[OwnCell] = []
+    real = OwnCell.__hash__
+    monkeypatch.setattr(OwnCell, "__hash__", lambda cell: hashed.append(cell) or real(cell))
+    turn_sheets()  # six sheets' worth of own spaces: the setups' replies, then two turns' sheets
+    assert 0 < len(hashed) <= 6 * 20  # (distinct values: the empty cell and each ship's cells, per space drawn)
+
+
+def test_a_notices_deadline_is_put_in_without_looking_at_each_string(monkeypatch):
+    seen: list[object] = []
+    real = isinstance
+    monkeypatch.setattr(shown, "isinstance", lambda value, kinds: seen.append(value) or real(value, kinds),
+                        raising=False)
+    deadline = ShownDeadline(START + timedelta(days=2))
+    data = {"deadline": Shown(deadline, deadline.decided), "lines": ["a"] * 100, "deep": [{"moved": "", "n": 1}]}
+    words = data["deadline"].text(True)
+    (notice,) = resolve([Notice(1, "reply", "Re", data)])
+    assert notice.data["deadline"] == words and notice.data["deep"] == [{"moved": "", "n": 1}]
+    assert not [value for value in seen if type(value) is str]
