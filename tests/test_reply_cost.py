@@ -8,12 +8,15 @@ the tests here check the pieces against what they replaced."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import replace
 from datetime import timedelta
 
 import jinja2
 import pytest
 
+from gm.games.spaceships.geometry import ALL_CELLS
+from gm.games.spaceships.grids import Mark, grid_rows, own_mark
 from gm.games.spaceships.knowledge import OwnCell
 from gm.kernel import commitments, engine, shown
 from gm.kernel.shown import Shown, ShownDeadline, resolve
@@ -183,3 +186,18 @@ def test_a_notices_deadline_is_put_in_without_looking_at_each_string(monkeypatch
     (notice,) = resolve([Notice(1, "reply", "Re", data)])
     assert notice.data["deadline"] == words and notice.data["deep"] == [{"moved": "", "n": 1}]
     assert not [value for value in seen if type(value) is str]
+
+
+def test_a_grids_marks_are_hashed_without_calling_python(monkeypatch):
+    """`html_grid`'s cache hashes each grid it is asked for (250 marks a
+    sheet): a mark is a tuple, whose hash the interpreter makes itself."""
+    marks = {cell: own_mark(OwnCell("KC" if cell.number == 1 else None)) for cell in ALL_CELLS}
+    rows = grid_rows(marks, "R")
+    called: list[str] = []
+    sys.setprofile(lambda frame, event, arg: called.append(frame.f_code.co_name) if event == "call" else None)
+    try:
+        hash(rows)
+    finally:
+        sys.setprofile(None)
+    assert called == []
+    assert rows[0][0] == Mark("KC", "ship", "KC, undamaged") and rows[0][1].css == "empty"
