@@ -128,8 +128,12 @@ def resolve(notices: list[Notice], zones: Zones = utc) -> list[Notice]:
 
 def _put(data: Any, decided: bool, zone: str | None, reader: int) -> None:
     """Put in the words of every `Shown` and `ShownMove` in ``data`` (a dict
-    or a list), at any depth, for ``reader`` in ``zone``."""
+    or a list), at any depth, for ``reader`` in ``zone``. A string, most
+    of what a sheet's data holds (its grids' lines, its legend), is passed
+    over first."""
     for key, value in data.items() if isinstance(data, dict) else enumerate(data):
+        if type(value) is str:
+            continue
         if isinstance(value, (Shown, ShownMove)):
             data[key] = value.text(decided, zone, reader)
         elif isinstance(value, (dict, list)):

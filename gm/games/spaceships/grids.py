@@ -19,7 +19,7 @@ Your space                          The opponent's space, as you know it
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .geometry import COLOUR_NAMES, COLOURS, LETTERS, Cell
 from .knowledge import KnownCell, OwnCell
@@ -52,9 +52,11 @@ def legend_lines(title: str, entries: tuple[str, ...], width: int = 76) -> list[
     return [*lines, line]
 
 
-@dataclass(frozen=True)
-class Mark:
-    """How one cell is drawn: its code and its CSS class."""
+class Mark(NamedTuple):
+    """How one cell is drawn: its code and its CSS class. A tuple, so that
+    hashing a grid of them (the key of `html_grid`'s cache, 250 marks a
+    sheet) is the interpreter's own work: a frozen dataclass's ``__hash__``
+    is a Python function called for every mark."""
 
     code: str
     css: str

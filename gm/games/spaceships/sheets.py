@@ -23,6 +23,7 @@ from .grids import (
     LEGEND_OPPONENT_ENTRIES,
     LEGEND_OWN,
     LEGEND_OWN_ENTRIES,
+    Mark,
     grid_rows,
     html_grid,
     known_mark,
@@ -229,7 +230,11 @@ def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict
     """How each cell of both spaces is drawn: the player's own, and the
     opponent's as the player knows it."""
     assert game.play.game is not None
-    own = {c: own_mark(v) for c, v in own_space(game.play.game.state.side(player)).items()}
+    drawn: dict[int, Mark] = {}  # by identity: a cell drawn alike is one value (`knowledge._own_cell`), hashed once
+    own = {}
+    for c, v in own_space(game.play.game.state.side(player)).items():
+        mark = drawn.get(id(v))
+        own[c] = drawn[id(v)] = own_mark(v) if mark is None else mark
     told = known_cells(player, views)
     unknown = known_mark(KnownCell(), game.edition)
     known = {c: known_mark(told[c], game.edition) if c in told else unknown for c in ALL_CELLS}

@@ -171,6 +171,30 @@ def to_event(raw: bytes, game: str) -> Event:
                       deputy=accepted.get("deputy") == "yes")
 
 
+_FIELD_ON_TOP = re.compile(rb"[!-9;-~]+:")
+"""A header field's name and its colon (the email package's ``headerRE``
+for a field, but a name of at least one character): a mail that begins so
+begins with a field."""
+
+
+def accepted_event(stored: bytes, message: Message, text: str, at: datetime, player: int,
+                   deputy: bool) -> PlayerMail | None:
+    """The event `to_event` reads from ``stored`` under gm's X-GM-Accepted
+    line saying ``at``, ``player`` and ``deputy`` (in today's `FORMAT`),
+    read from what the master read off ``stored`` already: ``message``, its
+    parse, and ``text``, its `orders_text`. The email package parses a line
+    put on top of a mail that begins with a field as one more field before
+    the same fields and the same body (it treats only a mail's first line
+    apart: a "From " line, a continuation, a body with no field); gm's line
+    is the first X-GM-Accepted field, which `to_event` reads. None for a
+    mail that does not begin with a field: `to_event` must read it anew.
+    The master read every order mail twice before (the mail, then the mail
+    as archived), a twentieth of its work on one."""
+    if not _FIELD_ON_TOP.match(stored):
+        return None
+    return PlayerMail(at, player, text, player_message_id(message), *answering(message), deputy=deputy)
+
+
 def _message_id_as_written(message: Message) -> str | None:
     """How format-1 archives read a player's Message-ID (so that they replay
     as sent); new mail is read by `player_message_id`."""

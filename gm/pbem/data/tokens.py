@@ -9,6 +9,7 @@ readable by its owner only) and no table of passwords that could leak.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import os
@@ -35,8 +36,12 @@ def load_key(path: Path) -> bytes:
         return key
 
 
+@functools.lru_cache(maxsize=4096)
 def token(key: bytes, game: str, player: int) -> str:
-    """The secret of ``player`` in ``game``: lower-case base32, no padding."""
+    """The secret of ``player`` in ``game``: lower-case base32, no padding.
+    Kept once derived: the master derives a seat's for every mail it sends
+    the seat and every mail it checks from it (the process holds the key
+    they are derived from anyway)."""
     digest = hmac.new(key, f"{game}/{player}".encode(), hashlib.sha256).digest()
     return base64.b32encode(digest).decode().lower()[:TOKEN_LENGTH]
 

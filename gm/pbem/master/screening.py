@@ -48,6 +48,7 @@ from ..archive.replay import (
     ACCEPTED_HEADER,
     BOUNCE_HEADER,
     FORMAT,
+    accepted_event,
     player_message_id,
     prepend_header,
     to_event,
@@ -334,7 +335,9 @@ class Screening:
         by = "; deputy=yes" if mail.deputy else ""
         accepted = prepend_header(mail.stored, ACCEPTED_HEADER,
                                   f"game={game_id}; player={player}; at={at.isoformat()}; format={FORMAT}{by}")
-        event = to_event(accepted, game_id)  # read from the bytes archived, as `gm replay` reads them
+        # Read from the bytes archived, as `gm replay` reads them (from the mail as read, where that is the same).
+        event = (accepted_event(mail.stored, mail.message, mail.orders[0], at, player, mail.deputy)
+                 or to_event(accepted, game_id))
         if not isinstance(event, PlayerMail) or (event.at, event.player, event.deputy) != (at, player, mail.deputy):
             raise Shunted("gm's own line on top of it does not read back as written (the mail begins with a "
                           "folded line)")

@@ -128,8 +128,20 @@ def _text_environment(package: str, folders: tuple[str, ...] = ("templates",)) -
 
 @functools.cache
 def _html_environment(package: str, folders: tuple[str, ...] = ("templates",)) -> jinja2.Environment:
-    return _Environment(loader=_loader(package, folders), undefined=jinja2.StrictUndefined, autoescape=True,
-                              auto_reload=False)
+    environment = _Environment(loader=_loader(package, folders), undefined=jinja2.StrictUndefined, autoescape=True,
+                               auto_reload=False)
+    environment.filters["grouped"] = _grouped
+    return environment
+
+
+@functools.lru_cache(maxsize=4096)
+def _grouped(text: str, size: int) -> str:
+    """``text`` in groups of ``size`` characters, a space between them: what
+    ``text|batch(size)|map("join")|join(" ")`` gave (a plain string, which
+    ``{{ }}`` escapes as it escaped that one), in a fraction of its time.
+    The commitments' digests on a sheet (templates/_commitments.html) are
+    the same in every mail of a game: each is grouped once."""
+    return " ".join(text[i:i + size] for i in range(0, len(text), size))
 
 
 def _hang(text: str, indent: int, width: int = 78) -> str:
