@@ -14,7 +14,12 @@ from aiosmtpd.smtp import SMTP
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gm.pbem.data.store import Store
+from gm.pbem.serving.delivery import Deliverer
 from gm.pbem.serving.listener import ConnectionGate, GuardedLMTP, GuardedSMTP, plain_address
+from gm.pbem.writing.mailer import Identity
+from gm.storage.maildirs import DurableMaildir
+from gmtest import GM
 
 
 @pytest.fixture
@@ -87,3 +92,39 @@ def test_a_plain_address_is_read_without_the_email_package(sessions, monkeypatch
     assert calls == []
     guarded[0]._getaddr("<a@b> (comment)")
     assert calls == ["<a@b> (comment)"]
+
+
+def test_local_delivery_looks_each_outbox_message_up_once(tmp_path, monkeypatch):
+    store = Store(tmp_path / "data")
+    keys = [f"g1.00000{n}.out.{n}" for n in range(1, 4)]
+    for n, key in enumerate(keys):
+        store.outbox.add(f"To: a@example.org\r\nSubject: {n}\r\n\r\ntoken {n}\r\n".encode(), key)
+    looked: list[str] = []
+    find = DurableMaildir._find
+
+    def counting(maildir, key):
+        if maildir is store.outbox:
+            looked.append(key)
+        return find(maildir, key)
+
+    monkeypatch.setattr(DurableMaildir, "_find", counting)
+    assert Deliverer(store, None, Identity(GM)).deliver_locally(keys) == {}
+    assert looked == keys  # read and marked sent from the one lookup
+    assert store.outbox.keys() == [] and all(key in store.sent for key in keys)
+    assert all((store.sent.path / key).stat().st_size == 0 for key in keys)
+    assert [store.delivered.get_bytes(key) for key in keys] == [
+        f"To: a@example.org\nSubject: {n}\n\ntoken {n}\n".encode() for n in range(3)]
+
+
+def test_a_message_is_found_where_gm_or_a_mail_client_put_it(tmp_path):
+    maildir = DurableMaildir(tmp_path / "box")
+    maildir.add(b"new", "a")
+    maildir.add(b"seen", "b", seen=True)
+    (maildir.path / "cur" / "c").write_bytes(b"bare")
+    (maildir.path / "cur" / "d:2,RS").write_bytes(b"flagged")
+    assert [maildir.get_bytes(key) for key in "abcd"] == [b"new", b"seen", b"bare", b"flagged"]
+    assert maildir.file_of("a") == maildir.path / "new" / "a"
+    assert maildir.file_of("b") == maildir.path / "cur" / "b:2,S"
+    assert "e" not in maildir
+    with pytest.raises(KeyError):
+        maildir.get_bytes("e")
