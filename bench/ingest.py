@@ -62,13 +62,27 @@ created (an open with O_CREAT that made a new file: O_EXCL, or a name
 not seen before in the run), renames and unlinks. strace slows gm down: the
 rates of such a run are not the figures to compare.
 
+With ``--profile-front FILE``, py-spy (``py-spy`` on PATH or beside this
+Python; not a dependency of gm: ``pip install py-spy`` into the venv) samples
+the daemon's own process, not its master processes, from the first order
+mail sent until the spool and the outbox were empty again: the thread
+holding the GIL (the event loop with the SMTP sessions, or a worker thread
+writing the spool or delivering), so what the front spends its Python CPU
+time on (a thread waiting for the disk, and the kernel's own work in a
+system call, hold no GIL: the kernel's share is the system time printed
+beside the CPU seconds). The samples are written as collapsed stacks (``FILE``, with the count
+of masters in its name when several are measured) and summed up: the
+functions most often on the stack, and most often at its top. Sampling
+costs the daemon a little CPU of its own (py-spy reads its memory, it does
+not stop it).
+
 Nothing is asserted about speed; the exit status is 1 only if the run could
 not complete (a server did not start, an order mail was not acknowledged
 in time, a client failed).
 
     python bench/ingest.py [--messages N] [--clients C] [--games G]
                            [--big-games N] [--skip-big] [--seed S] [--quick]
-                           [--strace]
+                           [--strace] [--profile-front FILE]
 """
 
 from __future__ import annotations
@@ -380,8 +394,9 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pid: int) -> dict[int, float]:
-    """The CPU time (user and system) of ``pid`` and each of its descendants, in seconds."""
+def cpu_seconds(pid: int, kernel: bool = False) -> dict[int, float]:
+    """The CPU time (user and system; with ``kernel``, system only) of
+    ``pid`` and each of its descendants, in seconds."""
     ticks = os.sysconf("SC_CLK_TCK")
     found = {}
     for member in process_tree(pid):
@@ -390,7 +405,7 @@ def cpu_seconds(pid: int) -> dict[int, float]:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        found[member] = (int(fields[11]) + int(fields[12])) / ticks
+        found[member] = (int(fields[12]) + (0 if kernel else int(fields[11]))) / ticks
     return found
 
 
@@ -675,6 +690,8 @@ class Ceiling:
     rate: float
     seconds: float
     failures: list[str]
+    cpu: float = 0.0
+    """The ceiling server's CPU seconds (user and system) over the sends."""
 
 
 def measure_ceiling(batches: list[list[Mail]], work: Path, name: str, timeout: float) -> Ceiling:
@@ -684,12 +701,14 @@ def measure_ceiling(batches: list[list[Mail]], work: Path, name: str, timeout: f
     with ceiling_serve(maildir, work / f"{name}.log") as server:
         if server.wait_serving(timeout) is None:
             return Ceiling(0.0, 0.0, [f"the ceiling server did not start:\n{server.tail()}"])
+        cpu_before = sum(cpu_seconds(server.process.pid).values())
         sent = timed_send(server.port, batches, timeout)  # the last 250: every message is durable
+        cpu = sum(cpu_seconds(server.process.pid).values()) - cpu_before
         stored = len(os.listdir(maildir / "new"))
     failures = list(sent.failures)
     if stored != count and not failures:
         failures.append(f"the ceiling server stored {stored} of {count} messages")
-    return Ceiling(count / sent.seconds if sent.seconds else 0.0, sent.seconds, failures)
+    return Ceiling(count / sent.seconds if sent.seconds else 0.0, sent.seconds, failures, cpu)
 
 
 @dataclass
@@ -714,10 +733,14 @@ class EndToEnd:
     cpu: list[float] = field(default_factory=list)
     """CPU seconds of gm serve's processes while it handled the order mails:
     the daemon's first, then its master processes' (``--masters``)."""
+    kernel: list[float] = field(default_factory=list)
+    """Of `cpu`, the time spent in the kernel (system time), in the same order."""
+    profile: Path | None = None
+    """With ``--profile-front``: the daemon's own samples (collapsed stacks)."""
 
 
 def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float, strace: bool = False,
-               masters: int = 1) -> EndToEnd:
+               masters: int = 1, profile: Path | None = None) -> EndToEnd:
     """Order mails a second through `gm serve`, until every acknowledgement is queued."""
     result = EndToEnd()
     mails = [m for b in batches for m in b]
@@ -737,7 +760,9 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
         result.ready_seconds = time.perf_counter() - server.started
         shunted_before = len(os.listdir(data / "shunt" / "new"))
         seen_at: dict[str, float] = {}
+        spy = start_profile(server.process.pid, profile) if profile is not None else None
         cpu_before = cpu_seconds(server.process.pid)
+        kernel_before = cpu_seconds(server.process.pid, kernel=True)
 
         def poll(began: float) -> None:
             wall.append(time.time())
@@ -765,6 +790,11 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
         settle(data, server)
         wall.append(time.time())
         result.cpu = [now - cpu_before.get(pid, 0.0) for pid, now in cpu_seconds(server.process.pid).items()]
+        result.kernel = [now - kernel_before.get(pid, 0.0)
+                         for pid, now in cpu_seconds(server.process.pid, kernel=True).items()]
+        if spy is not None:
+            result.failures += stop_profile(spy)
+            result.profile = profile
         if server.process.poll() is not None:
             result.failures.append(f"gm serve exited with status {server.process.returncode}:\n{server.tail()}")
     if trace is not None and len(wall) == 2:
@@ -773,6 +803,58 @@ def measure_gm(data: Path, batches: list[list[Mail]], work: Path, timeout: float
     check_acks(data, by_ack, result)
     result.shunted -= shunted_before
     return result
+
+
+def start_profile(pid: int, output: Path) -> subprocess.Popen:
+    """py-spy sampling the process ``pid`` alone (not its children), the
+    thread holding the GIL, into ``output`` as collapsed stacks."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    process = subprocess.Popen([spy, "record", "--pid", str(pid), "--rate", "250", "--format", "raw", "--function",
+                                "--gil", "--nonblocking", "--output", str(output)],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.5)  # attached before the first send
+    return process
+
+
+def stop_profile(spy: subprocess.Popen) -> list[str]:
+    """Stop py-spy (it writes its file on SIGINT); the failures, if any."""
+    if spy.poll() is None:
+        spy.send_signal(signal.SIGINT)
+    try:
+        _, errors = spy.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        spy.kill()
+        return ["py-spy did not stop"]
+    if spy.returncode not in (0, -signal.SIGINT):
+        return [f"py-spy failed ({spy.returncode}): {errors.decode(errors='replace').strip()[-500:]}"]
+    return []
+
+
+def summarize_profile(path: Path, top: int = 25) -> str:
+    """The functions of a collapsed-stacks file most often on the stack
+    (inclusive) and at its top (self), as shares of all samples."""
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    total = 0
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        frames = [frame.split(" (")[0] + " (" + frame.split(" (", 1)[1].split(":")[0] + ")" if " (" in frame
+                  else frame for frame in stack.split(";")]
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + count
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+    if not total:
+        return "no samples"
+    lines = [f"{total} samples"]
+    for title, table in (("on the stack", inclusive), ("at the top", own)):
+        lines.append(f"{title}:")
+        for frame, count in sorted(table.items(), key=lambda item: -item[1])[:top]:
+            lines.append(f"  {100 * count / total:5.1f}%  {frame}")
+    return "\n".join(lines)
 
 
 def settle(data: Path, server: Server, timeout: float = 30.0) -> None:
@@ -899,6 +981,12 @@ def report(gm: EndToEnd, before: Ceiling, after: Ceiling, count: int, tag: str) 
     if gm.cpu:
         print(f"cpu seconds{tag} while handling them: daemon {gm.cpu[0]:.1f}"
               + "".join(f", master {n} {seconds:.1f}" for n, seconds in enumerate(gm.cpu[1:])))
+        print(f"of it in the kernel{tag}: daemon {gm.kernel[0]:.1f}"
+              + "".join(f", master {n} {seconds:.1f}" for n, seconds in enumerate(gm.kernel[1:])))
+        print(f"daemon's own cpu ms per order mail{tag}: {1000 * gm.cpu[0] / count:.2f} "
+              f"({1000 * gm.kernel[0] / count:.2f} in the kernel); all of gm {1000 * sum(gm.cpu) / count:.2f}; "
+              f"the ceiling server's per mail: {1000 * before.cpu / count:.2f} before, {1000 * after.cpu / count:.2f} "
+              f"after")
     if gm.calls is not None:
         per = lambda n: n / count  # noqa: E731
         c = gm.calls
@@ -906,6 +994,9 @@ def report(gm: EndToEnd, before: Ceiling, after: Ceiling, count: int, tag: str) 
               f"are slowed by strace): calls waiting for the disk {per(c.sync):.2f}, files created "
               f"{per(c.created):.2f}, renames {per(c.renames):.2f}, unlinks {per(c.unlinks):.2f}")
         print("strace calls: " + ", ".join(f"{name} {n}" for name, n in sorted(c.by_name.items())))
+    if gm.profile is not None and gm.profile.exists():
+        print(f"the daemon's own process{tag}, sampled by py-spy ({gm.profile}):")
+        print(summarize_profile(gm.profile))
     ratio = gm.rate / ceiling if ceiling else 0.0
     print(f"ratio gm/ceiling{tag}: {ratio:.3f}")
     verdict = "MET" if ratio >= TARGET_RATIO else "NOT MET"
@@ -928,6 +1019,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--masters", default="1", metavar="N[,N...]",
                         help="gm serve --masters N; several (1,2) measure each in turn on a fresh copy of the games, "
                              "each between two ceilings of the same run (default 1)")
+    parser.add_argument("--profile-front", type=Path, metavar="FILE",
+                        help="sample the daemon's own process (not its masters) with py-spy into FILE "
+                             "(collapsed stacks) and print where its CPU went")
     parser.add_argument("--ceiling-server", metavar="MAILDIR", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.ceiling_server:
@@ -968,7 +1062,10 @@ def main(argv: list[str] | None = None) -> int:
             if len(counts) > 1:
                 data = work / f"data-{number}"
                 subprocess.run(["cp", "-a", str(work / "data"), str(data)], check=True, timeout=args.timeout)
-            gm = measure_gm(data, batches, work, args.timeout, args.strace, masters)
+            profile = args.profile_front
+            if profile is not None and len(counts) > 1:
+                profile = profile.with_name(f"{profile.stem}-masters-{masters}{profile.suffix}")
+            gm = measure_gm(data, batches, work, args.timeout, args.strace, masters, profile)
             after = measure_ceiling(batches, work, f"ceiling-after-{number}", args.timeout)
             failures += gm.failures + after.failures
             report(gm, before, after, count, f" [masters {masters}]" if len(counts) > 1 else "")

@@ -48,6 +48,8 @@ class DurableMaildir:
 
     def __init__(self, path: str | os.PathLike[str], create: bool = True):
         self.path = Path(path)
+        self._tmp, self._new, self._cur = self.path / "tmp", self.path / "new", self.path / "cur"
+        """Its folders, joined once: a path of a message is one join away."""
         self._known: set[str] | None = None
         self._syncer: Syncer | None = None
         if create:
@@ -64,7 +66,7 @@ class DurableMaildir:
             raise ValueError(f"bad Maildir key {key!r}")
 
     def _target(self, key: str, seen: bool) -> Path:
-        return self.path / "cur" / f"{key}:2,S" if seen else self.path / "new" / key
+        return self._cur / f"{key}:2,S" if seen else self._new / key
 
     def add(self, data: bytes, key: str, seen: bool = False) -> str:
         """Store ``data`` under ``key`` durably, unless the key exists already.
@@ -77,11 +79,11 @@ class DurableMaildir:
             return key
         batch = current_batch()
         if batch is not None:
-            tmp = self.path / "tmp" / staging_name(key)
+            tmp = self._tmp / staging_name(key)
             write_staged(batch.syncer, tmp, data)
             batch.stage(Staged(self, key, tmp, self._target(key, seen)))
             return key
-        tmp = self.path / "tmp" / f"{key}.{os.getpid()}.{HOST}"
+        tmp = self._tmp / f"{key}.{os.getpid()}.{HOST}"
         try:
             with open(tmp, "wb") as handle:
                 handle.write(data)
@@ -100,7 +102,7 @@ class DurableMaildir:
         """Write ``data`` for ``key`` where nothing looks, for `publish` to
         rename into ``new/`` (with other files, by a group commit)."""
         self._check(key)
-        tmp = self.path / "tmp" / staging_name(key)
+        tmp = self._tmp / staging_name(key)
         write_staged(syncer, tmp, data)
         return Staged(self, key, tmp, self._target(key, False))
 
@@ -124,10 +126,13 @@ class DurableMaildir:
             staged = batch.staged_file(self, key)
             if staged is not None:
                 return staged
-        cur = self.path / "cur"
+        new = self._new / key
+        if new.exists():  # where gm puts what it adds, and looks up most: tried alone first
+            return new
+        cur = self._cur
         # gm writes only these two names; a mail client that changed a
         # message's flags is caught by the scan below.
-        for candidate in (self.path / "new" / key, cur / f"{key}:2,S", cur / key):
+        for candidate in (cur / f"{key}:2,S", cur / key):
             if candidate.exists():
                 return candidate
         for candidate in cur.glob(f"{glob_escape(key)}:2,*"):

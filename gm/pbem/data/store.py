@@ -362,7 +362,7 @@ class Store:
             return finish_interrupted(self._manifest, self.root)
         return sum(finish_interrupted(manifest, self.root) for manifest in manifests(self.root))
 
-    def mark_sent(self, key: str) -> None:
+    def mark_sent(self, key: str, source: Path | None = None) -> None:
         """Record that outbox message ``key`` was delivered, and take it out
         of the outbox, in one step: its file is renamed to ``sent/KEY`` (so
         that ``key in sent`` holds, as for the empty markers of older data
@@ -370,8 +370,12 @@ class Store:
         No new file, and not made durable here: the caller makes ``sent/``
         durable once for all it marked (`sync_sent`). Killed between the
         rename and the emptying, the file keeps its text: harmless, but
-        the one place a delivered message's real token can stay at rest."""
-        source = self.outbox.file_of(key)
+        the one place a delivered message's real token can stay at rest.
+        ``source``: its file in the outbox, when the caller has just read it
+        from there (the outbox's one reader is the delivery), so that it is
+        not looked up again."""
+        if source is None:
+            source = self.outbox.file_of(key)
         target = self.sent.path / key
         os.replace(source, target)
         self.outbox._removed(key)

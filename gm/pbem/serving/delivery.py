@@ -33,6 +33,7 @@ import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from ...logs import event as log_event
 from ...mail.reading import addresses, parse_message
@@ -178,13 +179,14 @@ class Deliverer:
         then mark them sent (`sync_sent` once). Returns the error of each
         message that was not delivered (it stays in the outbox)."""
         errors: dict[str, Exception] = {}
-        ready = []
+        ready: list[tuple[str, Path]] = []
         batch = Batch(self.store.syncer("delivery"), label="delivery")
         try:
             with batch:
                 for key in keys:
                     try:
-                        data = self.store.outbox.get_bytes(key)
+                        source = self.store.outbox.file_of(key)  # looked up once: read, then marked sent
+                        data = source.read_bytes()
                     except KeyError:  # gone meanwhile: nothing to send
                         continue
                     try:
@@ -192,18 +194,18 @@ class Deliverer:
                     except OSError as error:
                         errors[key] = error
                         continue
-                    ready.append(key)
+                    ready.append((key, source))
         except CommitError as error:
             batch.discard()
             self.store.delivered.forget()  # some may be there: look again next time
-            return errors | {key: error for key in ready}
+            return errors | {key: error for key, _ in ready}
         for _ in ready:
             crashpoint("mid-delivery")
         marked = 0
         try:
-            for key in ready:
+            for key, source in ready:
                 try:
-                    self.store.mark_sent(key)
+                    self.store.mark_sent(key, source)
                 except OSError as error:  # delivered; marked at the next pass, which finds it delivered
                     errors[key] = error
                     continue
