@@ -8,7 +8,13 @@ played once for every test that reads it, the previous release's data
 directory, a real Chromium's rendered pages, the wheel built once) is made
 one group here, so that its fixture is made once, as in a serial run, and
 not again in every worker that takes one of its tests. Every other test
-goes where there is room."""
+goes where there is room.
+
+Tests that a deadline on the wall clock bounds, and that do enough work to
+come near it on a loaded machine (the benchmarks' quick runs, a game whose
+turn runs at a 3-second deadline), mark themselves
+``xdist_group("wall-clock")``: they run one after another in one worker, never
+beside each other (the other workers still run beside them)."""
 
 from __future__ import annotations
 

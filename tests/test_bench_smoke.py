@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow  # runs every benchmark script
+# Runs every benchmark script, each bounded in time: in the "wall-clock" group (tests/conftest.py), one at a time.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wall-clock")]
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
