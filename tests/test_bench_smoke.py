@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-# Runs every benchmark script, each bounded in time: in the "wall-clock" group (tests/conftest.py), one at a time.
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wall-clock")]
+pytestmark = pytest.mark.slow  # runs every benchmark script
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

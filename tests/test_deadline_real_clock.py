@@ -14,9 +14,7 @@ import pytest
 from gmprocess import free_port, gm, inbox, reply_to, serving, wait_for
 from gmtest import ALICE, BOB, GM, SETUP_ALICE, SETUP_BOB
 
-# A whole game by mail against the real daemon, waiting on the wall clock: in the "wall-clock" group
-# (tests/conftest.py).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wall-clock")]
+pytestmark = pytest.mark.slow  # a whole game by mail against the real daemon, waiting on the wall clock
 
 
 def reply(port: int, sender: str, original, body: str) -> None:
