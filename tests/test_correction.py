@@ -141,16 +141,22 @@ def test_a_game_of_edition_7_runs_the_turn_on_a_typo_as_before(tmp_path, monkeyp
     run(scenario())
 
 
-def test_celestial_empire_waits_for_the_corrected_orders(tmp_path):
+async def celestial_game(world: World) -> tuple[Player, Player]:
+    """A two-empire Celestial Empire game (Ann, then Bea; 48-hour deadlines)
+    begun in ``world``, and its two players."""
     addresses = ("ann@example.org", "bea@example.net")
+    request_game(world.daemon.store, world.config.identity, list(addresses), "standard",
+                 Options(deadline=timedelta(hours=48)), world.clock(), aliases=["Grok", "Winter"],
+                 game="celestial-empire")
+    await world.settle()
+    ann, bea = (Player(a, world) for a in addresses)
+    return ann, bea
 
+
+def test_celestial_empire_waits_for_the_corrected_orders(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            request_game(world.daemon.store, world.config.identity, list(addresses), "standard",
-                         Options(deadline=timedelta(hours=48)), world.clock(), aliases=["Grok", "Winter"],
-                         game="celestial-empire")
-            await world.settle()
-            ann, bea = (Player(a, world) for a in addresses)
+            ann, bea = await celestial_game(world)
             game = world.daemon.master.games["g1"]
             await world.act(bea.reply, "+Grok\n")
             await world.act(ann.reply, "+Winter\nS1x2y\n")

@@ -24,8 +24,8 @@ from gm.pbem.data.store import Store
 from gm.pbem.operator.admin import request_game, verify_replay
 from gm.pbem.writing.mailer import Identity
 from gmprocess import free_port, gm, inbox, listening, serving, wait_for
-from gmtest import SETUP_ALICE, START, Player, World, run, started_game, text
-from test_correction import TYPO, WAITS, replays, subjects
+from gmtest import SETUP_ALICE, START, World, run, started_game, text
+from test_correction import TYPO, WAITS, celestial_game, replays, subjects
 from test_deadline_real_clock import reply
 
 REMINDED = """A reminder: the turn waits for your corrected orders for turn 1. In your last
@@ -156,15 +156,9 @@ def test_a_player_who_chose_the_digest_finds_the_game_waiting_for_the_correction
 
 
 def test_celestial_empire_reminds_the_empire_whose_correction_the_turn_waits_for(tmp_path):
-    addresses = ("ann@example.org", "bea@example.net")
-
     async def scenario():
         async with World(tmp_path) as world:
-            request_game(world.daemon.store, world.config.identity, list(addresses), "standard",
-                         Options(deadline=timedelta(hours=48)), world.clock(), aliases=["Grok", "Winter"],
-                         game="celestial-empire")
-            await world.settle()
-            ann, bea = (Player(a, world) for a in addresses)
+            ann, bea = await celestial_game(world)
             await world.act(bea.reply, "+Grok\n")
             await world.act(ann.reply, "+Winter\nS1x2y\n")
             counts = len(ann.inbox()), len(bea.inbox())

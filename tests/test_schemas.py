@@ -27,11 +27,11 @@ from gm.kernel.values import Seat
 from gm.pbem.archive.replay import Threads
 from gm.pbem.data.store import Store
 from gm.pbem.master.game_master import GameMaster
-from gm.pbem.state import loading, snapshots
+from gm.pbem.state import snapshots
 from gm.pbem.state.resident import summary_of
 from gm.pbem.writing.mailer import Identity
 from gmtest import GM
-from test_snapshots import AFTER, _contents, _played, _serve
+from test_snapshots import AFTER, _contents, _played, _serve, watch_bases
 
 SHAPES = Path(__file__).resolve().parent / "schemas"
 
@@ -138,14 +138,7 @@ def test_a_snapshot_of_the_previous_kernel_schema_loads_through_its_migration_an
         head, (game, _, _) = found
         assert head.schemas["kernel"] == 1 and not snapshots.is_current(head)  # to be written anew
         assert game.late == {} and complete(game)
-    bases = []
-    real_replay = loading.replay
-
-    def watching(*args, base=None, **kwargs):
-        bases.append(None if base is None else base[2])
-        return real_replay(*args, base=base, **kwargs)
-
-    monkeypatch.setattr(loading, "replay", watching)
+    bases = watch_bases(monkeypatch)
     opened = GameMaster(Store(data, create=False), Identity(GM), clock=lambda: AFTER)
     opened.load()
     assert opened.games.pending == {"g1"} and not opened.games.is_loaded("g1")
@@ -253,14 +246,7 @@ def test_a_snapshot_of_an_earlier_shape_with_the_same_body_is_read_not_replayed(
     if found is not None:
         assert not snapshots.is_current(found[0]) and complete(found[1][0])  # to be written anew
         assert snapshots.head_summary(found[0]) is not None
-    bases = []
-    real_replay = loading.replay
-
-    def watching(*args, base=None, **kwargs):
-        bases.append(None if base is None else base[2])
-        return real_replay(*args, base=base, **kwargs)
-
-    monkeypatch.setattr(loading, "replay", watching)
+    bases = watch_bases(monkeypatch)
     master = _serve(data, mails)
     assert (bases[0] is not None) == read, bases
     assert _contents(data) == _contents(reference)

@@ -94,6 +94,21 @@ def _contents(data: Path) -> dict[str, bytes]:
     return found
 
 
+def watch_bases(monkeypatch) -> list:
+    """The base each replay of `gm.pbem.state.loading` starts from, as it is
+    called: the event key of the snapshot it builds on, or None for a
+    replay of the whole archive."""
+    bases: list = []
+    real_replay = loading.replay
+
+    def watching(*args, base=None, **kwargs):
+        bases.append(None if base is None else base[2])
+        return real_replay(*args, base=base, **kwargs)
+
+    monkeypatch.setattr(loading, "replay", watching)
+    return bases
+
+
 def test_start_reads_summaries_from_snapshots_and_loads_a_game_when_its_mail_comes(tmp_path, monkeypatch):
     data, _mails, _ = _played(tmp_path)
     head = snapshots.read_head(data, "g1")
@@ -124,14 +139,7 @@ def test_the_same_mail_with_current_stale_torn_foreign_or_no_snapshots(tmp_path,
              "garbage": lambda d: (d / "snapshots" / "g1").write_bytes(b"gm-snapshot 1\n" + b"\0" * 5000),
              "other code": lambda d: _rewrite_fingerprint(d),
              "before schema numbers": lambda d: _rewrite_as_before_schemas(d)}
-    bases = []
-    real_replay = loading.replay
-
-    def watching(*args, base=None, **kwargs):
-        bases.append(None if base is None else base[2])
-        return real_replay(*args, base=base, **kwargs)
-
-    monkeypatch.setattr(loading, "replay", watching)
+    bases = watch_bases(monkeypatch)
     results = {}
     for name, spoil in cases.items():
         copy = tmp_path / name
