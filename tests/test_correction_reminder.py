@@ -113,16 +113,23 @@ def test_a_typo_after_the_reminder_time_is_answered_once_and_not_reminded_again(
     run(scenario())
 
 
+async def waiting_with_reminders(world: World, choice: str) -> int:
+    """A begun game in which Alice chose ``reminders CHOICE``, then sent a
+    mail with a line that cannot be read, and Bob his orders: the turn waits
+    for her correction. How many mails she has then."""
+    await started_game(world)
+    begun = world.alice.latest()
+    confirmation = await world.write_gm(world.alice, f"reminders {choice}")
+    await world.act(world.alice.reply, "confirm", to=confirmation)
+    await world.act(world.alice.reply, TYPO, to=begun)
+    await world.act(world.bob.reply, "Bz5")
+    return len(world.alice.inbox())
+
+
 def test_a_player_who_chose_no_reminders_gets_none_while_waiting_for_the_correction(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await started_game(world)
-            begun = world.alice.latest()
-            confirmation = await world.write_gm(world.alice, "reminders off")
-            await world.act(world.alice.reply, "confirm", to=confirmation)
-            await world.act(world.alice.reply, TYPO, to=begun)
-            await world.act(world.bob.reply, "Bz5")
-            count = len(world.alice.inbox())
+            count = await waiting_with_reminders(world, "off")
             world.clock.advance(hours=60, seconds=1)
             await world.settle()
             assert len(world.alice.inbox()) == count
@@ -134,13 +141,7 @@ def test_a_player_who_chose_no_reminders_gets_none_while_waiting_for_the_correct
 def test_a_player_who_chose_the_digest_finds_the_game_waiting_for_the_correction_in_it(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await started_game(world)
-            begun = world.alice.latest()
-            confirmation = await world.write_gm(world.alice, "reminders digest")
-            await world.act(world.alice.reply, "confirm", to=confirmation)
-            await world.act(world.alice.reply, TYPO, to=begun)
-            await world.act(world.bob.reply, "Bz5")
-            count = len(world.alice.inbox())
+            count = await waiting_with_reminders(world, "digest")
             world.clock.now = START.replace(hour=7, minute=0, second=0, microsecond=0) + timedelta(days=1, seconds=0.25)
             await world.settle()  # the next morning's digest, before the game's reminder time
             (digest,) = world.alice.inbox()[count:]
