@@ -49,9 +49,9 @@ pytestmark = pytest.mark.slow  # the previous release builds a data directory fi
 
 PREVIOUS = "f9d8fe8"
 """The last commit of gm before schema numbers: its snapshots count only for its own code."""
-RELEASE = "48b6f5b"
-"""The release before this one (edition 7, `gm.kernel.values.FINISH_EDITION`): snapshots under schema numbers,
-and the start-up index."""
+RELEASE = "22cbe23"
+"""The release before this one (edition 9, `gm.kernel.values.STEADY_EDITION`; snapshot frame 4): snapshots under
+schema numbers, and the start-up index."""
 ROOT = Path(__file__).resolve().parents[1]
 GM_ADDRESS = "gm@example.org"  # bench/build_data.py's
 GAMES = 12
