@@ -216,7 +216,7 @@ def strings_apart(pickled: bytes) -> list[bytes]:
             end = pickled.index(b"\n", position)
             pieces += [pickled[done:position + 1], pickled[position + 1:end]]
             done = end
-        if code == "c" and arg == "_codecs encode" or code == "g" and arg in encode_memo:
+        if (code == "c" and arg == "_codecs encode") or (code == "g" and arg in encode_memo):
             state = "encode"
         else:
             state = "arguments" if code == "(" and state == "encode" else ""
