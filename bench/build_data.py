@@ -194,13 +194,32 @@ def strings_apart(pickled: bytes) -> list[bytes]:
     """A protocol-0 pickle cut around the bytes of each string it holds (the
     argument of a ``V`` opcode, up to its newline): the pieces at odd
     places are the strings. A string need not start a line (``aV``, ``sV``:
-    an item appended to a list, a key set in a dict, after the one before)."""
+    an item appended to a list, a key set in a dict, after the one before).
+
+    A bytes object is no string and stays whole, though protocol 0 writes
+    it as a ``V`` too (its latin-1 text, the first argument of a call of
+    ``_codecs.encode``): a game's random commitment key or a datetime may
+    spell a game id by chance, and swapping it there made the clone's
+    snapshot differ from its replay (a rare failure of the smoke test)."""
     pieces, done = [], 0
-    for opcode, _, position in pickletools.genops(pickled):
-        if opcode.code == "V":
+    encode_memo: set[object] = set()
+    """The memo entries holding ``_codecs.encode`` (a ``g`` opcode calls it again)."""
+    state = ""
+    """"encode": the function is on the stack; "arguments": its arguments begin."""
+    for opcode, arg, position in pickletools.genops(pickled):
+        code = opcode.code
+        if code == "p":
+            if state == "encode":
+                encode_memo.add(arg)
+            continue
+        if code == "V" and state != "arguments":
             end = pickled.index(b"\n", position)
             pieces += [pickled[done:position + 1], pickled[position + 1:end]]
             done = end
+        if (code == "c" and arg == "_codecs encode") or (code == "g" and arg in encode_memo):
+            state = "encode"
+        else:
+            state = "arguments" if code == "(" and state == "encode" else ""
     pieces.append(pickled[done:])
     return pieces
 

@@ -13,11 +13,12 @@ import json
 import smtplib
 import time
 import urllib.request
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 
-from gm.kernel.correction import REMIND_EDITION
+from gm.kernel.correction import REMIND_EDITION, to_remind
 from gm.kernel.values import SETTLED_EDITION, Options
 from gm.mail.reading import parse_message
 from gm.pbem.data.store import Store
@@ -153,6 +154,27 @@ def test_a_player_who_chose_the_digest_finds_the_game_waiting_for_the_correction
             assert [s for s in subjects(world.alice)[count:] if "Reminder" in s] == [], subjects(world.alice)[count:]
             assert world.daemon.master.games["g1"].reminded == {1}
         replays(tmp_path)
+    run(scenario())
+
+
+def test_the_clock_and_the_reminder_choose_the_seats_by_one_rule_each_seat_once(tmp_path):
+    # The clock decides from a game's summary that a reminder is due, the
+    # kernel whom it goes to: one rule (`correction.to_remind`), each seat
+    # once though it be both missing and waiting for its correction.
+    assert to_remind([2, 1], [1, 3], {3}) == [2, 1]
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            await started_game(world)
+            await world.act(world.alice.reply, TYPO)
+            await world.act(world.bob.reply, "Bz5")
+            master = world.daemon.master
+            summary = master.games.summaries["g1"]
+            assert (summary.waiting_for, summary.correction_awaited, summary.to_remind()) == ((), (1,), [1])
+            assert replace(summary, waiting_for=(2, 1)).to_remind() == [2, 1]
+            world.clock.advance(hours=60, seconds=1)
+            await world.settle()
+            assert master.games["g1"].reminded == {1} and master.games.summaries["g1"].to_remind() == []
     run(scenario())
 
 

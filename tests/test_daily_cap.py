@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from gm.cli import main
 from gm.pbem.intake.limits import DailyCounts, Limits
 from gm.pbem.operator.admin import verify_replay
-from gmtest import ALICE, World, run, shunt_reasons, text
+from gmtest import ALICE, START, World, run, shunt_reasons, text
 
 
 def capped_notices(world: World) -> list:
@@ -86,9 +86,55 @@ def test_the_days_counts_survive_a_restart_and_a_line_a_crash_cut_short_counts_f
     assert counts.add(at, "reply  g2\tb@x.example") == 1  # one line per counter, whatever the name held
     day = tmp_path / "limits" / "2026-11-27"
     with open(day, "a", encoding="utf-8") as file:
-        file.write("reply g1 a@x.example\t9")  # the process died inside the write of a fourth count
+        file.write("\nreply g1 a@x.example\t\t0")  # the process died inside the write of a fourth count
     again = DailyCounts(tmp_path / "limits")  # the daemon started again
     assert again.add(at, "reply g1 a@x.example") == 4
     assert again.add(at, "reply g2 b@x.example") == 2
     assert again.add(at + timedelta(days=1), "reply g1 a@x.example") == 1  # a new day counts from nothing
     assert not day.exists()  # and yesterday's file is gone
+
+
+def test_a_record_cut_short_inside_its_spool_key_counts_for_nothing(tmp_path):
+    # Cut after the first digits of its spool key, a record has the shape of
+    # the release before's ``name<TAB>count`` line: it must not read as one.
+    at = datetime(2026, 11, 27, 9, 30, 0, 250_000, tzinfo=UTC)
+    counts = DailyCounts(tmp_path / "limits")
+    counts.begin("0001764235800250000000.smtp.1")
+    assert counts.add(at, "reply g1 a@x.example") == 1
+    counts.end()
+    with open(tmp_path / "limits" / "2026-11-27", "a", encoding="utf-8") as file:
+        file.write("\nreply g1 a@x.example\t000176423")  # the process died inside the write of a second count
+    assert DailyCounts(tmp_path / "limits").add(at, "reply g1 a@x.example") == 2
+
+
+def test_upgrade_day_goes_on_from_the_release_befores_counts_in_every_masters_file(tmp_path):
+    # The release before: each master appended ``name<TAB>count`` lines to a
+    # file of its own, the first to limits/, master K to masters/K/limits/.
+    data = tmp_path / "data"
+    day = START.strftime("%Y-%m-%d")
+    yesterday = (START - timedelta(days=1)).strftime("%Y-%m-%d")
+    own, second = data / "limits", data / "masters" / "1" / "limits"
+    for folder in (own, second):
+        folder.mkdir(parents=True)
+    name = f"mail {ALICE} g1"
+    (own / day).write_text(f"{name}\t1\n")
+    (second / day).write_text(f"{name}\t1\n{name}\t2\nmail bob@example.org g1\t7\n{name}\t9")  # 9: cut short
+    (second / yesterday).write_text(f"{name}\t40\n")
+
+    async def scenario():
+        async with World(tmp_path, limits=Limits(replies_per_day=3)) as world:
+            await world.new_game()
+            for line in ("status", "help"):
+                await world.act(world.alice.reply, line, to=world.alice.inbox()[0])
+            # The old count was 2 (the largest of every master's), so the second reply is the day's fourth.
+            assert [r for r in shunt_reasons(world) if b"more than 3 mails today" in r] == [
+                b"X-GM-Shunt-Reason: more than 3 mails today from alice@example.org to g1"]
+            assert len(capped_notices(world)) == 1
+            assert not (second / yesterday).exists() and (second / day).exists()  # today's is read all day
+
+            world.clock.advance(days=1)  # the next day: its counts start from nothing, the old folder goes
+            for line in ("status", "help", "status"):
+                await world.act(world.alice.reply, line, to=world.alice.inbox()[0])
+            assert not second.exists()
+            assert sum(b"more than 3 mails today" in r for r in shunt_reasons(world)) == 1
+    run(scenario())

@@ -345,6 +345,37 @@ def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
     assert b"games list not sent" in server.logs  # is applied, only its list is not sent
 
 
+def test_on_upgrade_day_the_front_counts_on_from_another_masters_old_file(tmp_path):
+    """The release before kept each master's counts in a file of its own
+    (``masters/K/limits/DAY`` for master K): master 1 had answered Alice's
+    one mail about no game today. Upgraded, the front reads that file, so
+    her ``games`` to the GM's own address is refused; the next day the old
+    folder is gone."""
+    root = tmp_path / "data"
+    server, _ = set_up(root)
+    old = root / "masters" / "1" / "limits"
+    old.mkdir()
+    (old / "2000-01-01").write_text(f"outside {ALICE}\t9\n")  # a day long gone: removed, never read
+    (old / datetime.now(UTC).strftime("%Y-%m-%d")).write_text(f"outside {ALICE}\t1\n")
+    server.start()
+    try:
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = ALICE, GM, "games"
+        message["Message-ID"] = make_msgid(domain="players.example")
+        message.set_content("games")
+        send(server, message.as_bytes(), ALICE, GM)
+        idle(server, root)
+    finally:
+        server.stop()
+    assert server.crashes == 0, server.logs.decode()[-3000:]
+    assert not [m for m in delivered(root) if ALICE in str(m["To"]) and str(m["Subject"]) == "[gm] Your games"]
+    store = Store(root)
+    reasons = [store.shunt.get_bytes(key).split(b"\r\n", 1)[0] for key in store.shunt.keys()]
+    assert [r for r in reasons if b"about no game today already" in r] == [
+        f"X-GM-Shunt-Reason: games: {ALICE} was sent 1 mail about no game today already".encode()], reasons
+    assert sorted(p.name for p in old.iterdir()) == [datetime.now(UTC).strftime("%Y-%m-%d")]
+
+
 def test_each_master_writes_its_start_up_index_once_serving_began(tmp_path):
     """Orders wait in the spool when gm starts, and neither master has a
     start-up index: each writes its own in its first idle moment, after it

@@ -2,7 +2,8 @@
 user, as under systemd (docs/operations.md, "As a systemd service"): run
 by root, each one that writes the directory writes it as its owner (its
 user, the directory's group, no more permissions than the directory has),
-and a real daemon running as the owner goes on handling the games; run by
+and a real daemon running as the owner goes on handling the games; ``gm
+serve`` started by root runs as the owner itself; run by
 a user who is neither root nor the owner, each is refused in one line that
 says how to run it, and writes nothing. The commands that only read keep
 working as root.
@@ -195,6 +196,43 @@ def test_commands_run_as_root_write_as_the_owner_whose_daemon_goes_on(data, tmp_
     assert "Permission denied" not in log and "ERROR" not in log, log
 
 
+def uid_of(process: subprocess.Popen) -> int:
+    """The real user id a process runs as now."""
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+
+
+def test_gm_serve_run_as_root_runs_as_the_owner_and_writes_nothing_as_root(data):
+    """A data directory that belongs to another user (as under systemd):
+    ``gm serve`` started by root becomes its owner before it opens or binds
+    anything, as the administration commands do, so the owner's own daemon
+    can go on with everything it wrote."""
+    assert AS_USER is not None and OWNER is not None and OTHER is not None
+    python, env = AS_USER
+    port = free_port()
+    daemon = subprocess.Popen([*python, "-m", "gm", "serve", "--data", str(data), "--smtp", f"127.0.0.1:{port}",
+                               "--address", GM], cwd="/tmp", env=env or None, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    try:
+        wait_for("the SMTP listener", lambda: listening(port) or daemon.poll() is not None)
+        assert daemon.poll() is None and uid_of(daemon) == OWNER.pw_uid
+        new = gm("new", "--data", str(data), "--address", GM, "--player", ALICE, "--player", BOB)
+        assert new.returncode == 0, new.stderr
+        wait_for("the invitations", lambda: inbox(data, ALICE) and inbox(data, BOB),
+                 lambda: daemon.stderr.read1().decode() if daemon.poll() is not None and daemon.stderr else "")
+        assert strangers(data) == []
+    finally:
+        stop(daemon)
+    assert daemon.returncode == 0, daemon.stderr.read().decode() if daemon.stderr else ""
+    owners = serve_as_owner(data, port, subprocess.DEVNULL)  # the owner's own daemon takes over what root's left
+    try:
+        wait_for("the owner's daemon", lambda: listening(port) or owners.poll() is not None)
+        assert owners.poll() is None
+    finally:
+        stop(owners)
+    assert owners.returncode == 0 and strangers(data) == []
+
+
 def test_a_game_moved_between_shards_by_root_belongs_to_the_owners(data):
     """``gm shard init``, ``export`` and ``import`` as root (the daemons stopped)."""
     assert OWNER is not None and OTHER is not None
@@ -241,7 +279,8 @@ def test_a_user_who_is_not_the_owner_is_refused_and_writes_nothing(data):
                     ("deadline", "g1", "--extend", "24h"), ("replace", "g1", "--player", "2", "--address", BOB),
                     ("cancel", "g1", "--reason", "no"), ("answer", "g1", "--player", "1", "--text", "no"),
                     ("shunt", "release", "abc"), ("shunt", "discard", "abc"), ("shard", "init", "0/2"),
-                    ("shard", "export", "g1", "--to", str(bundle)), ("shard", "import", str(bundle))):
+                    ("shard", "export", "g1", "--to", str(bundle)), ("shard", "import", str(bundle)),
+                    ("serve", "--smtp", f"127.0.0.1:{free_port()}", "--address", GM)):
         words = [*command, "--data", str(data)]
         refused = gm(*words, user=OTHER)
         assert refused.returncode == 2 and refused.stdout == "", refused.stderr

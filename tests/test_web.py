@@ -170,6 +170,8 @@ def test_the_list_shows_the_finished_games_newest_first_and_not_the_one_in_progr
     rows = re.findall(r'<tr><td data-label="Game"><a href="/games/(g\d+)">', page)
     assert rows == ["g2", "g1", "g4"], rows
     assert page.index('id="playing"') > page.index("Red Baron") and "Pia v Per" in page
+    assert ('<td data-label="Now">turn 2<span class="correcting">; waiting for a corrected mail from Pia</span></td>'
+            in page)  # as the game's own page says (#correcting): the seat, never the line
     assert "Ann v Ben" in page and "Red Baron v Blue Max" in page
     assert "Spaceships" in page and "Grid Fighters" in page and "2.6.1" in page and "standard+quiet=20" in page
     assert "Ben has no ships left [2.3.1]. Ann wins." in page

@@ -14,6 +14,7 @@ from ..configfile import SERVE, SHARED, ConfigError
 from ..pbem.operator.shards import shard_of, unfinished_move
 from ..process import StartError
 from .options import EXIT_CONFIG, EXIT_START, add_settings, data_option, given, identity, identity_options, settings
+from .owner import act_as_owner
 
 
 def add_serve(commands: Any) -> None:
@@ -39,6 +40,15 @@ def _log_level(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    """The daemon, set up as the options say. It runs as the data
+    directory's owner, as the administration commands write it
+    (`gm.cli.owner`): run by root, it reads its configuration and password
+    files as root, then becomes the owner of an existing data directory
+    before it opens the directory or binds a listener, so that nothing it
+    writes is root's, where the owner's own daemon could not write it
+    again; a new data directory, or root's own (a container where root is
+    the only user), is served as root. Run by another user, it is refused.
+    ``--web-only`` writes nothing and runs as whoever starts it."""
     import asyncio  # here, not at the top: at the top, every other gm command would pay for it at start-up
 
     from ..daemon import Config, serve  # here: the daemon's stack (aiosmtpd, ssl) costs other commands ~0.1 s
@@ -63,6 +73,7 @@ def _serve(args: argparse.Namespace) -> int:
         if config.http is None:
             raise ConfigError("web-only: give --http HOST:PORT too")
         return run_alone(config.data, config.http, EXIT_START)
+    act_as_owner(Path(config.data), getattr(args, "words", ["serve", "..."]))  # before it opens or binds anything
     where = f"SMTP on {config.smtp[0]}:{config.smtp[1]}" if config.smtp else "no SMTP listener"
     where += f"; web archive on http://{config.http[0]}:{config.http[1]}/" if config.http else ""
     out = f"relay {relay.host}:{relay.port}" if relay else f"local Maildir {config.data}/delivered/"

@@ -27,6 +27,7 @@ is not made, and the move stays the player's.
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from datetime import datetime
 
 from .model import MailGame
@@ -104,6 +105,15 @@ def awaited(game: MailGame) -> list[int]:
     that the owner's summary and the web page name: those `holding` the
     turn, in a game of `REMIND_EDITION` on; none in earlier games."""
     return holding(game) if game.edition >= REMIND_EDITION else []
+
+
+def to_remind(waiting_for: Iterable[int], correcting: Iterable[int], reminded: Container[int]) -> list[int]:
+    """The seats the next reminder goes to (each once, in this order): those
+    the game waits for, then those waiting for their correction (`awaited`),
+    but the ones ``reminded`` already this deadline. The one rule for the
+    reminder mail (`gm.kernel.engine`) and for the clock that decides to
+    send it (`gm.pbem.state.resident.GameSummary`, from a game's summary)."""
+    return [player for player in dict.fromkeys((*waiting_for, *correcting)) if player not in reminded]
 
 
 def reminder(game: MailGame, player: int, at: datetime, what: str) -> Notice:

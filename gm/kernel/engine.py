@@ -459,15 +459,14 @@ def _reminders(game: MailGame, at: datetime) -> list[Notice]:
     the game's."""
     notices = []
     correcting = correction.awaited(game)
-    for player in game.waiting_for + [p for p in correcting if p not in game.waiting_for]:
-        if player not in game.reminded:
-            game.reminded.add(player)
-            if game.settings_of(player).reminders != "each":
-                continue
-            what = game.rules.reminder_what(game)
-            if player in correcting:
-                notices.append(correction.reminder(game, player, at, what))
-                continue
-            notices.append(Notice(player, "reminder", f"Reminder: your {what}",
-                                  game.rules.common(game, player, at) | {"what": what}))
+    for player in correction.to_remind(game.waiting_for, correcting, game.reminded):
+        game.reminded.add(player)
+        if game.settings_of(player).reminders != "each":
+            continue
+        what = game.rules.reminder_what(game)
+        if player in correcting:
+            notices.append(correction.reminder(game, player, at, what))
+            continue
+        notices.append(Notice(player, "reminder", f"Reminder: your {what}",
+                              game.rules.common(game, player, at) | {"what": what}))
     return notices

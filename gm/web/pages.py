@@ -68,6 +68,9 @@ class Listed:
     """False for a game in progress shown by its players' agreement."""
     turn: str = ""
     """The turn being played, in words ("turn 3"), for a game in progress."""
+    correcting: tuple[str, ...] = ()
+    """The aliases of the seats whose corrected mail the turn waits for, in a
+    game in progress (`gm.kernel.correction.awaited`): never the line."""
 
 
 @dataclass(frozen=True)
@@ -147,9 +150,9 @@ def render_public(game: MailGame) -> Page:
     rules = game.rules
     turn = "setting up" if game.phase == SETUP else f"{rules.turn_word} {game.turn}"
     listed = Listed(game.id, rules.title, game.variant, tuple(seat.alias for seat in game.seats), "", None,
-                    finished=False, turn=turn)
+                    finished=False, turn=turn, correcting=tuple(game.seat(p).alias for p in awaited(game)))
     data = {"game": game.id, "title": rules.title, "variant": game.variant, "players": list(listed.players),
-            "turn": turn, "web": rules.web_public(game), "correcting": [game.seat(p).alias for p in awaited(game)]}
+            "turn": turn, "web": rules.web_public(game), "correcting": list(listed.correcting)}
     html = render_html("web_public", data, rules.templates)
     assert html is not None, "the kernel's templates hold web_public.html"
     return Page(listed, html.encode(), None)
@@ -158,10 +161,13 @@ def render_public(game: MailGame) -> Page:
 def render_list(games: list[Listed], seeks: list[dict[str, object]] | None = None,
                 ratings: Sequence[dict[str, Any]] = (), tournaments: Sequence[dict[str, Any]] = ()) -> bytes:
     """The list: finished games, newest first, then the games in progress
-    that their players agreed to show, then the open seeks (`Archive.seeks`);
-    and the links to the ``tournaments`` and ``ratings`` pages."""
+    that their players agreed to show (each with the seats whose corrected
+    mail it waits for, as its own page says), then the open seeks
+    (`Archive.seeks`); and the links to the ``tournaments`` and ``ratings``
+    pages."""
     rows = [{"id": g.id, "title": g.title, "variant": g.variant, "players": list(g.players), "result": g.result,
-             "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d"), "turn": g.turn} for g in games]
+             "ended": "" if g.ended is None else g.ended.strftime("%Y-%m-%d"), "turn": g.turn,
+             "correcting": list(g.correcting)} for g in games]
     html = render_html("web_list", {"games": [r for r, g in zip(rows, games) if g.finished],
                                     "playing": [r for r, g in zip(rows, games) if not g.finished],
                                     "seeks": seeks or [], "ratings": list(ratings),

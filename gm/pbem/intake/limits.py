@@ -24,9 +24,15 @@ batch was not committed), a mail finds its records and gets the counts it
 got the first time, so a mail is counted exactly once however often it is
 handled. A record a crash cut short (it lacks its closing ``.``) counts for
 nothing; the file is not fsynced, so a power cut may forget the last few
-counts, which lets a few more mails through once. Files of the format
-before this one (``name<TAB>count`` lines) are not read: the day of the
-upgrade starts its counts again.
+counts, which lets a few more mails through once.
+
+On the day of an upgrade the counts go on from the release before, whose
+masters each appended ``name<TAB>count`` lines to a file of their own
+(``DATA/limits/DAY`` for the first, ``DATA/masters/K/limits/DAY`` for
+master K): a name's count starts from the largest old count read for it,
+in every master alike, since they all read the same old lines. The old
+folders are read all that day and removed with their last day's file, when
+a master's first count of a later day forgets the days before it.
 
 A player over the day's allowance for a game is told so once that day
 (`tell_capped`): a cap that stays silent looks like a GM that stopped
@@ -35,6 +41,7 @@ answering.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 from dataclasses import dataclass
@@ -47,7 +54,7 @@ from ...kernel.model import MailGame
 from ...kernel.shown import resolve
 from ...kernel.values import Notice
 from ..data.crashpoints import crashpoint
-from ..data.store import Store
+from ..data.store import MASTERS, Store
 from ..data.tokens import reveal, token
 from ..writing.mailer import Identity, build
 from ..writing.writer import as_bytes
@@ -107,6 +114,11 @@ class DailyCounts:
         self._read = 0
         """How far the day's file was read."""
         self._counts: dict[str, int] = {}
+        self._before: dict[str, int] = {}
+        """The day's largest counts in the per-master files of the release before (see the module's docstring)."""
+        self._head = True
+        """Still reading the file's head, where the release before's ``name<TAB>count`` lines are: a
+        cut-short record further on (``name<TAB>digits of its spool key``) must never read as one."""
         self._known: dict[tuple[str, str, int], int] = {}
         """The count each mail's record got, by (name, spool key, nth count of the name in its handling)."""
         self._key = ""
@@ -129,6 +141,7 @@ class DailyCounts:
         if day != self._day:
             self._day, self._file, self._read, self._counts, self._known = day, None, 0, {}, {}
             self._forget_before(day)
+            self._before = self._per_master_counts(day)
         name = " ".join(name.split())  # one line per counter, whatever the address held
         mine: tuple[str, str, int] | None = None
         if self._key:
@@ -159,11 +172,17 @@ class DailyCounts:
         short counts for nothing)."""
         stat = os.fstat(file)
         if self._file != (stat.st_dev, stat.st_ino) or stat.st_size < self._read:
-            self._file, self._read, self._counts, self._known = (stat.st_dev, stat.st_ino), 0, {}, {}
+            self._file, self._read, self._counts, self._known = (stat.st_dev, stat.st_ino), 0, dict(self._before), {}
+            self._head = True
         data = os.pread(file, max(0, upto - self._read), self._read)
         complete = data.rfind(b"\n") + 1  # a record another master is writing is read next time
-        for line in data[:complete].decode("utf-8", "replace").split("\n"):
+        for line in data[:complete].decode("utf-8", "replace").split("\n")[:-1]:
             fields = line.split("\t")
+            if not line:
+                self._head = False  # each record begins with a newline: past the release before's lines
+            elif self._head and len(fields) == 2 and fields[0] and fields[1].isdigit():
+                self._counts[fields[0]] = max(self._counts.get(fields[0], 0), int(fields[1]))
+                continue
             if len(fields) != 4 or fields[3] != "." or not fields[0] or not fields[2].isdigit():
                 continue
             if fields[1]:
@@ -176,9 +195,33 @@ class DailyCounts:
         self._read += complete
 
     def _forget_before(self, day: str) -> None:
-        for old in self.path.iterdir():  # yesterday's counts are no longer needed
-            if old.name < day and not old.name.startswith("."):
-                old.unlink(missing_ok=True)
+        """Remove the days before ``day``: their counts are no longer needed,
+        and a per-master folder of the release before goes with its last day."""
+        for folder in [self.path, *self._per_master_folders()]:
+            for old in folder.iterdir():
+                if old.name < day and not old.name.startswith("."):
+                    old.unlink(missing_ok=True)
+            if folder != self.path:
+                with contextlib.suppress(OSError):  # not empty: today's file, read all day
+                    folder.rmdir()
+
+    def _per_master_folders(self) -> list[Path]:
+        """The release before's ``DATA/masters/K/limits`` folders still on disk."""
+        return [folder for folder in (self.path.parent / MASTERS).glob("*/limits") if folder.is_dir()]
+
+    def _per_master_counts(self, day: str) -> dict[str, int]:
+        """Each name's largest count in the release before's per-master files of ``day``."""
+        counts: dict[str, int] = {}
+        for folder in self._per_master_folders():
+            try:
+                text = (folder / day).read_text(encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                continue
+            for line in text.splitlines(keepends=True):
+                name, _, count = line.rstrip("\n").rpartition("\t")
+                if name and count.isdigit() and line.endswith("\n"):  # a line a crash cut short counts for nothing
+                    counts[name] = max(counts.get(name, 0), int(count))
+        return counts
 
 
 def tell_capped(store: Store, identity: Identity, game: MailGame, player: int, limit: int, now: datetime) -> None:

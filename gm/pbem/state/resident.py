@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ...kernel.correction import awaited
+from ...kernel.correction import awaited, to_remind
 from ...kernel.model import MailGame
 from ...kernel.values import ENDED, Seat
 from ..archive.replay import Threads
@@ -59,10 +59,9 @@ class GameSummary:
     which no game of that edition has."""
 
     def to_remind(self) -> list[int]:
-        """The seats a reminder would go to that it has not gone to yet
-        (`gm.kernel.engine`): those the game waits for, and those waiting
-        for their correction."""
-        return [p for p in (*self.waiting_for, *self.correction_awaited) if p not in self.reminded]
+        """The seats a reminder would go to that it has not gone to yet: the
+        kernel's one rule (`gm.kernel.correction.to_remind`) over the summary."""
+        return to_remind(self.waiting_for, self.correction_awaited, self.reminded)
 
     def robot_plays(self, player: int) -> bool:
         """Whether the GM's robot plays the seat now, its own or a person's."""
