@@ -165,6 +165,27 @@ def test_a_vacation_past_the_bank_is_refused_and_a_forged_one_changes_nothing(tm
     run(scenario())
 
 
+def test_a_vacation_or_a_deputy_beside_settings_in_one_mail_is_refused_whole_and_said_so(tmp_path):
+    """`settings` lists the vacation and the deputy among the settings, so a
+    player writes them with a setting in one mail; each is confirmed on its
+    own, so such a mail is refused with the reason, and nothing of it done,
+    rather than the vacation done and the setting dropped unsaid."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            for request in ("vacation 5d", "deputy carol@example.com"):
+                refused = await world.write_gm(world.bob, f"timezone Europe/Berlin\n{request}")
+                assert refused is not None and str(refused["Subject"]) == f"[gm] Refused: {request}"
+                words = " ".join(text(refused).split())
+                assert "timezone Europe/Berlin" in words and "a mail of its own" in words, words
+            assert world.daemon.store.requests.keys() == [] and game(world, "g1").absent == {}
+            confirmation = await world.write_gm(world.bob, "vacation 5d")  # alone, it is asked as before
+            assert str(confirmation["Subject"]) == "[gm] Confirm your vacation"
+        replays(tmp_path, "g1")
+
+    run(scenario())
+
+
 def test_a_game_made_before_absences_or_with_none_left_is_named_and_left_as_it_was(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
