@@ -280,7 +280,7 @@ class OutsideMail:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
                       "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
                                                   "public": public, "rated": rated, "robots": robots,
-                                                  "take_over": take_over},
+                                                  "take_over": take_over, "has_setup": rules.has_setup},
                       "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER), title=rules.title)
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
