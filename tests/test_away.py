@@ -119,6 +119,8 @@ def test_a_vacation_reaches_every_game_and_games_started_during_it_and_draws_the
             listing = await world.write_gm(world.bob, "settings")
             listed = " ".join(text(listing).split())
             assert "vacation away until" in listed and "20 days of 30 days left in this year" in listed
+            # under the table's column of values, not broken by the width of the date
+            assert "\n" + " " * 20 + "20 days of 30 days left in this year\n" in text(listing), text(listing)
             # back ends it everywhere, and gives back to the bank what was not used.
             world.clock.advance(days=1)
             answer = await confirmed(world, world.bob, "back")
