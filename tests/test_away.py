@@ -119,6 +119,8 @@ def test_a_vacation_reaches_every_game_and_games_started_during_it_and_draws_the
             listing = await world.write_gm(world.bob, "settings")
             listed = " ".join(text(listing).split())
             assert "vacation away until" in listed and "20 days of 30 days left in this year" in listed
+            # under the table's column of values, not broken by the width of the date
+            assert "\n" + " " * 20 + "20 days of 30 days left in this year\n" in text(listing), text(listing)
             # back ends it everywhere, and gives back to the bank what was not used.
             world.clock.advance(days=1)
             answer = await confirmed(world, world.bob, "back")
@@ -160,6 +162,27 @@ def test_a_vacation_past_the_bank_is_refused_and_a_forged_one_changes_nothing(tm
             assert any(b"not a valid confirmation" in reason for reason in shunt_reasons(world))
             nothing = await world.write_gm(world.bob, "back")
             assert "you are not away" in text(nothing)
+        replays(tmp_path, "g1")
+
+    run(scenario())
+
+
+def test_a_vacation_or_a_deputy_beside_settings_in_one_mail_is_refused_whole_and_said_so(tmp_path):
+    """`settings` lists the vacation and the deputy among the settings, so a
+    player writes them with a setting in one mail; each is confirmed on its
+    own, so such a mail is refused with the reason, and nothing of it done,
+    rather than the vacation done and the setting dropped unsaid."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game()
+            for request in ("vacation 5d", "deputy carol@example.com"):
+                refused = await world.write_gm(world.bob, f"timezone Europe/Berlin\n{request}")
+                assert refused is not None and str(refused["Subject"]) == f"[gm] Refused: {request}"
+                words = " ".join(text(refused).split())
+                assert "timezone Europe/Berlin" in words and "a mail of its own" in words, words
+            assert world.daemon.store.requests.keys() == [] and game(world, "g1").absent == {}
+            confirmation = await world.write_gm(world.bob, "vacation 5d")  # alone, it is asked as before
+            assert str(confirmation["Subject"]) == "[gm] Confirm your vacation"
         replays(tmp_path, "g1")
 
     run(scenario())

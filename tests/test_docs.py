@@ -53,3 +53,29 @@ def test_the_operators_recipe_uses_only_the_names_its_settings_set():
     assert used and used <= known | assigned, sorted(used - known - assigned)
     assert {"lmtp", "imap"} <= set().union(*(block.tags for block in found))
     assert all(block.tags <= {"settings", "packages", "lmtp", "imap"} for block in found)
+
+
+def _headings(path: Path, level: str = "#+") -> list[str]:
+    """The headings of ``path`` at ``level``; at every level, the run-in
+    titles of paragraphs (``**Calendar events.** Each mail...``) too."""
+    text = path.read_text()
+    runs = re.findall(r"^\*\*([^*]+?)\.\*\*", text, re.M) if level == "#+" else []
+    return re.findall(rf"^{level} (.+?)\s*$", text, re.M) + runs
+
+
+def test_each_documents_sections_are_unique_and_every_section_it_names_exists():
+    """A reader sent to `see "Time and settings"` (or to docs/playing.md's
+    "Absence") finds exactly one section of that name: two sections of one
+    name, or a name no section has, leave the reader to guess."""
+    documents = [ROOT / "README", *sorted((ROOT / "docs").rglob("*.md"))]
+    for path in documents:
+        sections = _headings(path, "##")
+        repeated = sorted({h for h in sections if sections.count(h) > 1})
+        assert not repeated, f"{path.relative_to(ROOT)} has two sections of one name: {repeated}"
+    for path in documents:
+        text = " ".join(path.read_text().split())
+        for target, name in re.findall(r"(?:(docs/[\w/]+\.md)(?:'s|,) |\bsee )\"([^\"]+)\"", text):
+            named = ROOT / target if target else path
+            found = [h for h in _headings(named) if h.startswith(name)]
+            assert len(found) == 1, \
+                f"{path.relative_to(ROOT)} names a section {name!r}: {named.relative_to(ROOT)} has {found or 'none'}"

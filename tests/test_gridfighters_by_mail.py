@@ -116,6 +116,10 @@ def test_a_challenge_by_mail_names_the_game(tmp_path):
             await world.challenge(world.alice, f"challenge {BOB}\ngame gridfighters")
             (invite,) = world.bob.inbox()
             assert "challenges you to Grid Fighters" in str(invite["Subject"])
+            # Mail about a challenge to one game comes from that game's GM, as the game's own mail will.
+            (confirmation,) = world.alice.inbox()
+            assert str(confirmation["From"]).startswith("Grid Fighters GM <"), confirmation["From"]
+            assert str(invite["From"]).startswith("Grid Fighters GM <"), invite["From"]
             assert "of Grid Fighters by email" in text(invite).replace("\n", " ")
             await world.act(world.bob.reply, "accept", to=invite)
             await world.settle()

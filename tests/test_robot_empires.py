@@ -40,8 +40,10 @@ def sheet_of(player) -> str:
 def test_alice_starts_a_game_against_eight_robots_by_mail_and_plays_it_to_the_end(tmp_path):
     async def scenario():
         async with World(tmp_path) as world:
-            await world.challenge(world.alice, f"challenge robot\ngame celestial-empire\nvariant {SHORT}\n"
-                                               "robots 8\nlevel easy\n")
+            confirm = await world.challenge(world.alice, f"challenge robot\ngame celestial-empire\n"
+                                                         f"variant {SHORT}\nrobots 8\nlevel easy\n")
+            said = " ".join(text(confirm).split())
+            assert "the robots send their orders as soon as" in said and "setup" not in said, said  # none in it
             (game,) = world.daemon.master.games.all()
             assert [seat.robot for seat in game.seats] == [None] + ["easy"] * 8
             sheet = world.alice.latest_text()

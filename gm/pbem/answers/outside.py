@@ -280,15 +280,15 @@ class OutsideMail:
             self.send(f"{challenge_id}.confirm", challenger, "[gm] Confirm your challenge to the robot", at,
                       "challenge_robot_confirm", {"level": level, "ruleset": described, "title": rules.title,
                                                   "public": public, "rated": rated, "robots": robots,
-                                                  "take_over": take_over},
-                      "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
+                                                  "take_over": take_over, "has_setup": rules.has_setup},
+                      "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER), title=rules.title)
             return
         self.send(f"{challenge_id}.confirm", challenger, f"[gm] Confirm your challenge to {challenged}", at,
                   "challenge_confirm",
                   {"challenged": challenged, "ruleset": described, "match": rules.describe_terms(terms),
                    "title": rules.title, "public": public, "rated": rated, "robots": robots, "level": level,
                    "take_over": take_over},
-                  "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER))
+                  "auto-replied", reply_to=self._reply_to(challenge_id, CHALLENGER), title=rules.title)
 
     def answer(self, key: str, message: Message, challenge_id: str, side: int, secret: str) -> None:
         """A reply to a challenge's confirmation (``confirm``) or invitation (``accept``)."""
@@ -331,7 +331,7 @@ class OutsideMail:
                    "public": fields.get("public") == "yes", "rated": fields.get("rated") == "yes",
                    "robots": int(fields.get("robots", 0)), "level": fields.get("level", ""),
                    "take_over": fields.get("take-over")},
-                  "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED))
+                  "auto-generated", reply_to=self._reply_to(challenge_id, CHALLENGED), title=rules.title)
         store.handled.add(f"confirmed-{challenge_id}")
 
     def _accept(self, key: str, challenge_id: str, fields: dict[str, str], text: str) -> None:
@@ -358,18 +358,21 @@ class OutsideMail:
         return master.identity.reply_address(challenge_id, side, token(master.store.key, challenge_id, side))
 
     def send(self, name: str, to: str, subject: str, at: datetime, template: str, data: dict[str, Any],
-             auto: str, reply_to: str | None = None, listed: str | None = None) -> None:
+             auto: str, reply_to: str | None = None, listed: str | None = None, title: str | None = None) -> None:
         """Queue a message that belongs to no game under a deterministic
         outbox key, so a redo after a crash queues it once. A message of
         the list ``listed`` (a digest, a notice: `gm.pbem.writing.lists`) carries
-        its list headers, and is not sent to a player who left that list."""
+        its list headers, and is not sent to a player who left that list.
+        One about a game yet to be made (a challenge) names that game's
+        ``title`` in its From, as the game's own mail will."""
         master = self.master
         if listed is not None:
             setting, off = LISTS[listed]
             if settings_of(master.store, to).fields().get(setting) == off:
                 return
         message = Mail()
-        message["From"] = f"{master.identity.name} <{master.identity.address}>"
+        sender = master.identity.name_for(title) if title else master.identity.name
+        message["From"] = f"{sender} <{master.identity.address}>"
         message["To"] = to
         if reply_to:
             message["Reply-To"] = reply_to

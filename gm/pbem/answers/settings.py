@@ -186,6 +186,19 @@ class SettingsDesk(Desk):
                    reply_to=reply_address(self.master, request_id))
         return None
 
+    def refuse_beside(self, key: str, sender: str, request: str, text: str) -> str:
+        """Refuse a mail that asks for ``request`` (a vacation or a deputy,
+        each confirmed on its own) beside the settings lines of ``text``:
+        rather than one done and the others dropped unsaid, none is, and the
+        sender is told why. The reason, for the shunt."""
+        self._allowed(sender, time_of(key))
+        beside = [line.split(";", 1)[0].strip() for line in text.split("\n")
+                  if _keyword(line) in STEPS or _LIST.search(line)]
+        return self._refuse(key, sender, request,
+                            f"this mail also holds {', '.join(repr(line) for line in beside)}, and '{request}' is "
+                            "confirmed on its own: send it in a mail of its own, and your settings in another "
+                            "(nothing of this mail was done)")
+
     def confirm(self, key: str, message: Message, request_id: str, secret: str) -> None:
         """A reply ``confirm`` to a settings confirmation: the change is made,
         kept, and recorded in each of the player's games."""

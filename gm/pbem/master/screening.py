@@ -235,11 +235,24 @@ class Screening:
 
     def _vacation(self, mail: Incoming) -> Decision | None:
         # A vacation for all of a player's games (`gm.pbem.answers.away`).
-        return self._at_own_address(mail, away.wants, self.vacations.handle, "a vacation")
+        return (self._beside_settings(mail, away.wants)
+                or self._at_own_address(mail, away.wants, self.vacations.handle, "a vacation"))
 
     def _deputy(self, mail: Incoming) -> Decision | None:
         # A player's deputy (`gm.pbem.answers.deputies`).
-        return self._at_own_address(mail, deputies.wants, self.deputies.handle, "a deputy")
+        return (self._beside_settings(mail, deputies.wants)
+                or self._at_own_address(mail, deputies.wants, self.deputies.handle, "a deputy"))
+
+    def _beside_settings(self, mail: Incoming, wants: Callable[[str], bool]) -> Decision | None:
+        """A mail to the GM's own address that asks for what ``wants`` (a
+        vacation, a deputy) and changes settings too: refused whole, and the
+        sender told why, since `settings` lists all three and a player writes
+        them together, where the first rule alone would answer."""
+        text, password = mail.orders
+        if mail.tags or password is not None or not wants(text) or not settings.wants(text):
+            return None
+        request = next(line.split(";", 1)[0].strip() for line in text.split("\n") if wants(line))
+        return shunted(self.desk.refuse_beside(mail.key, mail.sender, request, text))
 
     def _settings(self, mail: Incoming) -> Decision | None:
         # A player's own settings (`gm.pbem.answers.settings`).
