@@ -252,7 +252,8 @@ class Keeping:
         try:
             index.write(self._index_folder(), made, self.store.spool.path)
         except OSError as error:
-            log.warning("start-up index not written: %s", error.strerror or error)
+            log.warning("start-up index not written: %s: %s", index.path_of(self._index_folder()),
+                        error.strerror or error)
             return False
         self._index_file = made
         crashpoint("index-saved")
