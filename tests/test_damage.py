@@ -174,7 +174,7 @@ FILES: dict[str, File] = {
 MANIFESTS = ("commit", "commit of master 1")
 """The batches' manifests: no derived files but the journal of a batch being
 published, without which no batch is; a directory in their place stops the
-start (`test_a_directory_in_place_of_a_manifest_stops_the_start`)."""
+start (`test_a_file_gm_cannot_do_without_damaged_stops_the_start`)."""
 
 
 def _ratings_mail() -> tuple[bytes, str, str]:
@@ -270,20 +270,20 @@ def test_every_derived_file_damaged_and_no_mail_lost(tmp_path, built, damage):
             assert file.rebuilt(path, root), name
 
 
-def test_a_directory_in_place_of_a_manifest_stops_the_start(tmp_path, built):
+@pytest.mark.parametrize(("where", "damage"), [("commit", "directory"), ("masters/1/commit", "directory"),
+                                               ("secret.key", "empty")])
+def test_a_file_gm_cannot_do_without_damaged_stops_the_start(tmp_path, built, where, damage):
     """A batch's manifest cannot be done without (a batch is published
-    through it): a directory in its place stops `gm serve` at its start,
-    with exit status 1 and the file named, before it takes any mail."""
+    through it), nor the server key (under an emptied one every player's
+    mail would read as forged): a directory in a manifest's place, or an
+    empty key, stops `gm serve` at its start, with exit status 1 and the
+    file named, before it takes any mail."""
     source, _ = built
-    for name in MANIFESTS:
-        root = tmp_path / name.replace(" ", "-") / "data"
-        shutil.copytree(source, root)
-        path = root / FILES[name].where()
-        _directory(path)
-        done = gm("serve", "--data", str(root), "--smtp", "127.0.0.1:0", "--address", GM, "--masters", "2",
-                  cwd=tmp_path)
-        assert done.returncode == 1, done.stderr[-3000:]
-        assert str(path) in done.stderr, done.stderr[-3000:]
+    root = tmp_path / "data"
+    shutil.copytree(source, root)
+    DAMAGES[damage](root / where)
+    done = gm("serve", "--data", str(root), "--smtp", "127.0.0.1:0", "--address", GM, "--masters", "2", cwd=tmp_path)
+    assert done.returncode == 1 and str(root / where) in done.stderr, done.stderr[-3000:]
 
 
 def _damaged_archive(source: Path, root: Path, damage: str) -> DurableMaildir:
