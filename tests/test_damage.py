@@ -38,8 +38,8 @@ import pytest
 
 from crash_orders import delivered, each_once, orders
 from gm.mail.reading import parse_message
-from gm.pbem.archive.replay import replay
-from gm.pbem.data.store import Store
+from gm.pbem.archive.replay import prepend_header, replay
+from gm.pbem.data.store import Store, spool_key
 from gm.pbem.state import index, ratings, snapshots
 from gm.pbem.state.resident import summary_of
 from gm.pbem.writing.mailer import Identity
@@ -350,3 +350,43 @@ def test_an_archived_mail_cut_short_is_found_by_gm_replay(tmp_path, built):
     _damaged_archive(source, root, "cut")
     done = gm("replay", str(root / "games" / "g1"), cwd=tmp_path)
     assert done.returncode != 0 and "all identical" not in done.stdout, done.stdout + done.stderr
+
+
+def test_a_damaged_spooled_mail_goes_to_the_shunt_and_the_others_are_applied(tmp_path, built):
+    """The spool is the record of mail accepted and not yet handled: turn
+    1's orders of every game wait there when gm starts, one of them (Alice's
+    to g1, the second master's) overwritten with random bytes. It goes to the shunt with its
+    reason, kept; every other order is applied once."""
+    source, sent = built
+    root = tmp_path / "data"
+    shutil.copytree(source, root)
+    sent = copy.deepcopy(sent)
+    store = Store(root)
+    keys = []
+    for raw, sender, recipient in orders(root, GAMES, sent):
+        spooled = prepend_header(prepend_header(raw, "X-GM-Envelope-To", f"<{recipient.lower()}>"),
+                                 "Return-Path", f"<{sender}>")
+        keys.append(spool_key(datetime.now(UTC), "smtp"))
+        store.spool.add(spooled, keys[-1])
+    _random(store.spool.file_of(keys[0]))
+    lost = sent["g1"].pop(2)  # Alice's orders to g1: never applied
+    server = Server(root)
+    server.start()
+    try:
+        idle(server, root)
+    finally:
+        server.stop()
+    log = server.logs.decode()
+    assert server.crashes == 0 and server.process.returncode == 0, log[-3000:]
+    shunted = store.shunt.keys()
+    assert shunted == [keys[0]], shunted
+    assert f"mail shunted key={keys[0]}" in log
+    inbound = [parse_message(archive.get_bytes(k)) for archive in [DurableMaildir(root / "games" / "g1", create=False)]
+               for k in archive.keys() if ".in." in k]
+    assert lost not in [str(m["Message-ID"]) for m in inbound]
+    for game in GAMES:
+        archive = DurableMaildir(root / "games" / game, create=False)
+        applied = [str(parse_message(archive.get_bytes(k))["Message-ID"]) for k in archive.keys()
+                   if ".in." in k and parse_message(archive.get_bytes(k)).get("X-GM-Accepted")]
+        assert sorted(applied) == sorted(sent[game]), game
+        _state_is_its_replay(root, game)
