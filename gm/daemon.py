@@ -456,7 +456,8 @@ async def serve(config: Config, grace: float = SHUTDOWN_GRACE) -> str:
         try:
             daemon = Daemon(config)
         except OSError as error:
-            raise StartError(f"cannot use the data directory {config.data}: {error.strerror or error}") from None
+            where = f" ({error.filename})" if error.filename else ""
+            raise StartError(f"cannot use the data directory {config.data}{where}: {error.strerror or error}") from None
         try:
             await daemon.start()
             if fresh:

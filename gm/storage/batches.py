@@ -56,6 +56,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import logging
 import os
 import secrets
 import socket
@@ -66,6 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..logs import event
 from .syncing import Syncer, fsync_dir
 
 HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
@@ -181,6 +183,8 @@ def finish_interrupted(manifest: Path, root: Path) -> int:
     body = text.decode("utf-8", "replace").split("\n")[:-2]
     if not text or _manifest_text(body) != text:  # empty (done), or torn: nothing was published
         if text:
+            event("batch manifest ignored", logging.WARNING, file=str(manifest), reason="torn or damaged",
+                  note="its batch counts as never published: its mail is handled again from the spool")
             os.truncate(manifest, 0)
         return 0
     renamed, folders = 0, set()

@@ -4,8 +4,16 @@ which keeps one per master (``attempts/``, or ``masters/K/attempts/``)."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
+
+from ...logs import event
+
+_UNUSABLE = (IsADirectoryError, NotADirectoryError, PermissionError)
+"""What opening the table may fail with that no waiting mends (a directory
+in its place): the counts are then kept in memory only, rather than pause
+the spool as a full disk does."""
 
 
 class Attempts:
@@ -19,6 +27,14 @@ class Attempts:
     killed (the page cache does), not a power cut (which merely allows
     another attempt). Files ``attempts/KEY`` holding a count (from before
     the table) are read once and then taken into it.
+
+    A table that does not read whole (a line of another shape, fewer lines
+    than its first says, bytes that are no table) is logged once and read
+    for the lines that do: its counts only ever allow another attempt, and
+    it is written whole at the next change. One that cannot be opened (a
+    directory in its place) is logged, and the counts are kept in memory:
+    a message that kills gm is then not known to have done so by the next
+    process, which is what deleting the table costs too.
 
     A message whose handling began and did not end in an earlier process
     was being handled when gm died (`died`): the master then handles it
@@ -35,15 +51,27 @@ class Attempts:
         self._counts: dict[str, int] = {}
         self._alone: dict[str, int] = {}
         self._fd: int | None = None
+        """The table's file; -1: it cannot be opened, the counts are in memory only."""
         self._legacy: list[Path] = []
 
     def _open(self) -> int:
         if self._fd is not None:
             return self._fd
-        fd = os.open(self.path / self.TABLE, os.O_RDWR | os.O_CREAT, 0o644)
-        lines = os.pread(fd, 1 << 20, 0).decode("utf-8", "replace").split("\n")
+        table = self.path / self.TABLE
+        try:
+            fd = os.open(table, os.O_RDWR | os.O_CREAT, 0o644)
+        except _UNUSABLE as error:
+            event("attempts table unusable", logging.WARNING, file=str(table), reason=error.strerror or str(error),
+                  note="the attempts at each mail are counted in memory only")
+            self._fd = -1
+            return self._fd
+        text = os.pread(fd, 1 << 20, 0)
+        lines = text.decode("utf-8", "replace").split("\n")
         first = lines[0].strip()
-        for line in lines[1:1 + int(first)] if first.isdigit() else []:
+        said = int(first) if first.isdigit() else 0
+        counted = lines[1:1 + said]
+        damaged = bool(text) and (not first.isdigit() or len(counted) < said)
+        for line in counted:
             fields = line.split("\t")
             if len(fields) == 3 and fields[2].isdigit():
                 key, number, alone = fields
@@ -53,6 +81,11 @@ class Attempts:
                 self._counts[key] = int(number)
                 if int(alone):
                     self._alone[key] = int(alone)
+            else:
+                damaged = True
+        if damaged:
+            event("attempts table damaged", logging.WARNING, file=str(table),
+                  note="its lines that read are kept; it is written whole at its next change")
         for old in self.path.iterdir():  # one file per key, from before the table
             if old.name != self.TABLE and not old.name.startswith("."):
                 try:
@@ -71,6 +104,8 @@ class Attempts:
 
     def _write(self) -> None:
         assert self._fd is not None
+        if self._fd < 0:
+            return
         lines = [f"{key}\t{count}" + (f"\t{self._alone[key]}" if key in self._alone else "")
                  for key, count in sorted(self._counts.items()) if "\n" not in key and "\t" not in key]
         text = f"{len(lines)}\n" + "".join(line + "\n" for line in lines)

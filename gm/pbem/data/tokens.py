@@ -9,6 +9,7 @@ readable by its owner only) and no table of passwords that could leak.
 from __future__ import annotations
 
 import base64
+import errno
 import functools
 import hashlib
 import hmac
@@ -23,9 +24,15 @@ MASK = "*" * TOKEN_LENGTH
 
 
 def load_key(path: Path) -> bytes:
-    """The server key, made (randomly, once) if the file does not exist yet."""
+    """The server key, made (randomly, once) if the file does not exist yet.
+    An empty file is a key emptied by damage, never one gm made: under it
+    every player's mail would read as forged, so it is refused (an OSError
+    naming the file: `gm serve` does not start) until the key is restored."""
     try:
-        return path.read_bytes()
+        key = path.read_bytes()
+        if not key:
+            raise OSError(errno.EINVAL, "the server key is empty: restore it from the backup", str(path))
+        return key
     except FileNotFoundError:
         key = os.urandom(32)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

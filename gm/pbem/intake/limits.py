@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -53,6 +54,7 @@ from ...kernel.clock import utc_minute
 from ...kernel.model import MailGame
 from ...kernel.shown import resolve
 from ...kernel.values import Notice
+from ...logs import event
 from ..data.crashpoints import crashpoint
 from ..data.store import MASTERS, Store
 from ..data.tokens import reveal, token
@@ -147,7 +149,10 @@ class DailyCounts:
         if self._key:
             nth = self._nth[name] = self._nth.get(name, 0) + 1
             mine = (name, self._key, nth)
-        file = os.open(self.path / day, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            file = os.open(self.path / day, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        except (IsADirectoryError, NotADirectoryError, PermissionError) as error:  # no waiting mends these
+            return self._unkept(day, name, mine, error)
         try:
             self._catch_up(file, os.fstat(file).st_size)
             if mine is not None and mine in self._known:
@@ -194,12 +199,28 @@ class DailyCounts:
                 self._known[counted] = count
         self._read += complete
 
+    def _unkept(self, day: str, name: str, mine: tuple[str, str, int] | None, error: OSError) -> int:
+        """Count in this process's memory alone, when the day's file cannot
+        be opened (a directory in its place): logged once a day, and never
+        a reason to stop handling mail, as a full disk is. The other
+        masters' counts are then not seen, nor these kept past a restart."""
+        if self._file != (-1, -1):
+            self._file = (-1, -1)
+            event("daily counts unusable", logging.WARNING, file=str(self.path / day),
+                  reason=error.strerror or str(error), note="today's mail is counted in memory only")
+        if mine is not None and mine in self._known:
+            return self._known[mine]
+        count = self._counts[name] = self._counts.get(name, 0) + 1
+        if mine is not None:
+            self._known[mine] = count
+        return count
+
     def _forget_before(self, day: str) -> None:
         """Remove the days before ``day``: their counts are no longer needed,
         and a per-master folder of the release before goes with its last day."""
         for folder in [self.path, *self._per_master_folders()]:
             for old in folder.iterdir():
-                if old.name < day and not old.name.startswith("."):
+                if old.name < day and not old.name.startswith(".") and not old.is_dir():
                     old.unlink(missing_ok=True)
             if folder != self.path:
                 with contextlib.suppress(OSError):  # not empty: today's file, read all day

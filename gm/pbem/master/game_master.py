@@ -166,6 +166,7 @@ class GameMaster(Clockwork, Digests, Fills, Applying, RobotSeats, Screening):
         self.index_due = False
         self.unfinished: set[str] = set()
         """Games whose last event's replies a fault left unqueued."""
+        self.unopened: dict[str, Exception] = {}
         self._robot_games: set[str] = set()
         """Games that may wait for their robot (`gm.pbem.master.robots`)."""
         self._queue: list[str] = []

@@ -54,6 +54,11 @@ class Keeping:
     """The index as last read or written (None: none)."""
     index_due: bool
     """The start-up index waits for the first idle moment (`load`, `idle`)."""
+    unopened: dict[str, Exception]
+    """Games that did not open at start-up (an archive that does not replay:
+    damaged, or gm's own fault), with the error: stopped, their mail goes to
+    the shunt as gm's own fault (`gm.pbem.master.faults`), retried at a start
+    where they open."""
 
     def _send(self, game_id: str, messages: list[tuple[str, int, bytes]]) -> None:
         raise NotImplementedError  # `gm.pbem.master.applying.Applying`'s
@@ -84,7 +89,15 @@ class Keeping:
             entry = entries.get(game_id)
             if entry is not None and entry.stamp != index.stamp(root, game_id):
                 entry = None
-            self._open_game(game_id, spooled, entry)
+            try:
+                self._open_game(game_id, spooled, entry)
+            except OSError:
+                raise
+            except Exception as error:  # that game stops, loudly; the others are served
+                self.games.forget(game_id)
+                self.unopened[game_id] = error
+                log.exception("game %s not opened: its archive does not replay; it stops, and its mail goes to "
+                              "the shunt until a start where it opens", game_id)
         if known is not None:  # archived and still spooled when it was written: handled before
             self.handled_keys |= known.spooled & spooled
         self._index_file = known
@@ -252,7 +265,8 @@ class Keeping:
         try:
             index.write(self._index_folder(), made, self.store.spool.path)
         except OSError as error:
-            log.warning("start-up index not written: %s", error.strerror or error)
+            log.warning("start-up index not written: %s: %s", index.path_of(self._index_folder()),
+                        error.strerror or error)
             return False
         self._index_file = made
         crashpoint("index-saved")

@@ -64,6 +64,7 @@ from ..state.loading import digest
 from ..state.resident import Games
 from ..writing.mailer import Identity, build
 from ..writing.writer import as_bytes
+from .faults import GameNotLoaded
 from .incoming import Incoming
 
 _EFFECT_NOT_SENT = {ConfirmAddress: "move confirmation", SendGamesList: "games list"}
@@ -107,6 +108,7 @@ class Screening:
     vacations: VacationDesk
     deputies: DeputyDesk
     handled_keys: set[str]
+    unopened: dict[str, Exception]
 
     def _gm_event(self, key: str, stored: bytes, message: EmailMessage) -> None:
         raise NotImplementedError  # the GameMaster's
@@ -396,6 +398,8 @@ class Screening:
         to the GM's own address without one claims no game, so it is never
         taken for a forgery (a player's own auto-reply looks just like it)."""
         for parts in tags:
+            if parts[0] in self.unopened:  # its archive did not replay at start-up: kept for a start where it does
+                raise GameNotLoaded(parts[0], self.unopened[parts[0]])
             if (len(parts) >= 2 and parts[0] in self.games and parts[1].isdigit()
                     and 1 <= int(parts[1]) <= len(self.games.summaries[parts[0]].seats)):
                 if self.games.summaries[parts[0]].seat(int(parts[1])).robot:

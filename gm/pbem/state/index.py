@@ -157,7 +157,8 @@ def _ignored(path: Path, reason: str) -> None:
         seen = (0, 0, 0)
     if seen not in _reported:
         _reported.add(seen)
-        event("index ignored", logging.WARNING, reason=reason, note="every game is opened from its archive")
+        event("index ignored", logging.WARNING, file=str(path), reason=reason,
+              note="every game is opened from its archive")
 
 
 def read(folder: Path) -> Index | None:

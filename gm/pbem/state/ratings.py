@@ -103,7 +103,8 @@ def read(root: Path) -> Ratings | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        log_event("ratings file damaged", logging.WARNING, reason=str(error) or type(error).__name__)
+        log_event("ratings file damaged", logging.WARNING, file=str(root / FILE),
+                  reason=str(error) or type(error).__name__)
         return None
 
 
@@ -126,7 +127,7 @@ def rebuild(root: Path, ended: Collection[str], load: Callable[[str], MailGame])
     try:
         write(root, ratings)
     except OSError as error:
-        log_event("ratings file not written", logging.WARNING, reason=str(error))
+        log_event("ratings file not written", logging.WARNING, file=str(root / FILE), reason=str(error))
     return ratings
 
 

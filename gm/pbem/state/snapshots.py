@@ -282,7 +282,10 @@ def _open(root: Path, game_id: str, body: bool) -> tuple[Head, bytes | None] | N
             except Damaged as damage:
                 _report(path, handle, str(damage))
                 return None
-    except OSError:
+    except FileNotFoundError:
+        return None
+    except OSError as error:  # a directory in its place, an unreadable file: read as none, never fatal
+        _report(path, None, f"it cannot be read: {error.strerror or error}")
         return None
     try:
         head = pickle.loads(head_data)
