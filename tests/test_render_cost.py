@@ -1,0 +1,74 @@
+"""What makes building the master's replies cheaper once more (issue 27, mail
+at half the ceiling; bench/master.py measures it), without changing a byte
+of what it writes: each test fails if the work it pins comes back. That the
+mail is the same is what the golden sheets and records, sample-mail,
+tests/test_mail_bytes.py and the byte-exact replays of tests/archives check;
+the tests here check the pieces against what they replaced."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import jinja2
+import pytest
+
+from gm.pbem.writing import mailer
+from test_reply_cost import FOLDERS, turn_sheets
+
+PACKAGE = "gm.games.spaceships"
+
+
+def render_both(sheets: list[Any]) -> list[str | None]:
+    """Each sheet's text and HTML, as `mailer.build` renders them."""
+    return [page for sheet in sheets
+            for page in (mailer.render_text(sheet.template, sheet.data, PACKAGE, FOLDERS),
+                         mailer.render_html(sheet.template, sheet.data, PACKAGE, FOLDERS))]
+
+
+def test_a_render_iterates_no_chainmap_of_globals(monkeypatch):
+    """Jinja made each template's globals a ChainMap over the environment's,
+    which every render, and every template it includes, iterated twice (to
+    copy them into its context and to make a set of their names)."""
+    sheets = turn_sheets()
+    before = render_both(sheets)
+    iterated: list[object] = []
+    real = collections.ChainMap.__iter__
+    monkeypatch.setattr(collections.ChainMap, "__iter__", lambda chain: iterated.append(chain) or real(chain))
+    assert render_both(sheets) == before
+    assert iterated == []
+
+
+def test_a_templates_globals_are_the_environments():
+    for environment in (mailer._text_environment(PACKAGE, FOLDERS), mailer._html_environment(PACKAGE, FOLDERS)):
+        template = environment.get_template("turn_sheet.txt")
+        assert template.globals == environment.globals and template.globals is not environment.globals
+        assert environment.make_globals({"extra": 1}) == {**environment.globals, "extra": 1}
+        assert environment.from_string("{{ range(3)|list }} {{ namespace(a=1).a }}").render() == "[0, 1, 2] 1"
+
+
+def test_a_template_is_looked_for_once(monkeypatch):
+    """Every ``include`` and ``from ... import`` of a template asked Jinja's
+    cache for it (under a lock, a new weak reference to the loader a time)
+    on every render."""
+    sheets = turn_sheets()
+    before = render_both(sheets)
+    loaded: list[str] = []
+    real = jinja2.Environment._load_template
+    monkeypatch.setattr(jinja2.Environment, "_load_template",
+                        lambda environment, name, *a: loaded.append(name) or real(environment, name, *a))
+    assert render_both(sheets) == before
+    assert loaded == []
+
+
+def test_a_template_not_found_is_looked_for_again(monkeypatch):
+    environment = mailer._text_environment(PACKAGE, FOLDERS)
+    loaded: list[str] = []
+    real = jinja2.Environment._load_template
+    monkeypatch.setattr(jinja2.Environment, "_load_template",
+                        lambda environment, name, *a: loaded.append(name) or real(environment, name, *a))
+    for _ in range(2):
+        with pytest.raises(jinja2.TemplateNotFound):
+            environment.get_template("no_such_template.txt")
+    assert loaded == ["no_such_template.txt"] * 2
+    assert environment.get_template("reply.txt", globals={"extra": 1}).globals["extra"] == 1
