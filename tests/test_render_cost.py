@@ -8,12 +8,15 @@ the tests here check the pieces against what they replaced."""
 from __future__ import annotations
 
 import collections
+import random
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jinja2
 import pytest
 
-from gm.pbem.writing import mailer
+from gm.pbem.writing import mailer, writer
 from test_reply_cost import FOLDERS, turn_sheets
 
 PACKAGE = "gm.games.spaceships"
@@ -72,3 +75,46 @@ def test_a_template_not_found_is_looked_for_again(monkeypatch):
             environment.get_template("no_such_template.txt")
     assert loaded == ["no_such_template.txt"] * 2
     assert environment.get_template("reply.txt", globals={"extra": 1}).globals["extra"] == 1
+
+
+def old_text_part(text: str, subtype: str, light: bool) -> writer._Part:
+    """`writer._text_part` as it was: every text encoded, split and joined."""
+    lines = text.encode("utf-8").splitlines()
+    body = b"\n".join(lines) + b"\n"
+    if light and body.isascii() and max(map(len, lines), default=0) <= writer.MAX_7BIT_LINE:
+        cte, payload = "7bit", body.decode("ascii")
+    else:
+        cte, payload = "quoted-printable", writer._quoted_printable(body.decode("latin-1"))
+    return writer._text_fields(subtype, cte, payload)
+
+
+def texts() -> Iterator[str]:
+    yield from ["", "\n", "a", "a\n", "a\n\n", "\n\na", "a\r\nb", "a\rb\n", "é\n", "a\x0bb\x0cc\x1cd\n", "a \n",
+                "x" * 998, "x" * 999 + "\n", "y\n" + "x" * 999, "a=b\n" + "z" * 200 + " \n"]
+    rng = random.Random(27)
+    alphabet = ["a", " ", "\n", "\r", "=", "\t", "é", "\x0b", "x" * 300, "\u2028", "\x85"]
+    for _ in range(2000):
+        yield "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
+
+
+@pytest.mark.parametrize("light", [False, True])
+def test_a_text_part_is_as_it_was(light):
+    for text in texts():
+        assert writer._text_part(text, "plain", light) == old_text_part(text, "plain", light), repr(text)
+
+
+def builtins_called(work: Callable[[], object]) -> list[str]:
+    called: list[str] = []
+    sys.setprofile(lambda frame, event, arg: called.append(arg.__name__) if event == "c_call" else None)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return called
+
+
+def test_an_ascii_part_is_neither_encoded_nor_split():
+    """gm's own text is ASCII with line feeds: its part's lines are its own."""
+    text = "Turn 3.\n" * 200
+    called = builtins_called(lambda: writer._text_part(text, "plain", True))
+    assert "encode" not in called and "splitlines" not in called and "join" not in called
