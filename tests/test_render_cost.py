@@ -118,3 +118,10 @@ def test_an_ascii_part_is_neither_encoded_nor_split():
     text = "Turn 3.\n" * 200
     called = builtins_called(lambda: writer._text_part(text, "plain", True))
     assert "encode" not in called and "splitlines" not in called and "join" not in called
+
+
+def test_a_text_that_fits_is_not_broken_up():
+    text = "Spaceships game g1: you are Ann\n\n" + "  - a line that fits\n" * 40
+    assert mailer.fitted(text) is text
+    longer = text + "x " * 50 + "\n"
+    assert mailer.fitted(longer) == text + "x " * 38 + "x\n" + "x " * 10 + "x\n"

@@ -207,6 +207,8 @@ def fitted(text: str, width: int = WIDTH) -> str:
     indentation (a grid row, a URL, an address, a token) cannot be broken
     and stays whole. Lines that fit are left as they are."""
     lines = text.split("\n")
+    if max(map(len, lines)) <= width:  # most texts: nothing to break
+        return text
     out: list[str] = []
     for n, line in enumerate(lines):
         if len(line) <= width:  # most lines: nothing to break, nothing to run on
