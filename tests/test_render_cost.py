@@ -8,6 +8,8 @@ the tests here check the pieces against what they replaced."""
 from __future__ import annotations
 
 import collections
+import io
+import logging
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -16,6 +18,7 @@ from typing import Any
 import jinja2
 import pytest
 
+from gm import logs
 from gm.pbem.writing import mailer, writer
 from test_reply_cost import FOLDERS, turn_sheets
 
@@ -125,3 +128,29 @@ def test_a_text_that_fits_is_not_broken_up():
     assert mailer.fitted(text) is text
     longer = text + "x " * 50 + "\n"
     assert mailer.fitted(longer) == text + "x " * 38 + "x\n" + "x " * 10 + "x\n"
+
+
+def test_an_event_the_logger_drops_is_not_written_out(monkeypatch):
+    written: list[object] = []
+    monkeypatch.setattr(logs, "quote", lambda value: written.append(value) or str(value))
+    monkeypatch.setattr(logs.log, "level", logging.WARNING)
+    logs.event("mail accepted", game="g1", player=2)
+    assert written == []
+    logs.event("mail bouncing", logging.WARNING, game="g1")
+    assert written == ["g1"]
+
+
+def test_a_logged_line_is_as_it_was():
+    stream = io.StringIO()
+    level = logging.getLogger().level
+    handler = logs.setup(logging.INFO, stream)
+    try:
+        logs.event("mail accepted", game="g1", player=2, key="a b", to="gm+g1.2.abcdef@example.org")
+        logging.getLogger("gm").warning("two\nlines\n\n password hunter2")
+        logging.getLogger("gm").info("")
+    finally:
+        logging.getLogger().removeHandler(handler)
+        logging.getLogger().setLevel(level)
+    assert stream.getvalue() == (
+        'INFO gm: mail accepted game=g1 player=2 key="a b" to=gm+g1.2.****************@example.org\n'
+        "WARNING gm: two | lines |  password ****************\nINFO gm: \n")
