@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import io
 import logging
+import pathlib
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ import jinja2
 import pytest
 
 from gm import logs
+from gm.pbem.data.store import Markers, Store
 from gm.pbem.writing import mailer, writer
 from test_reply_cost import FOLDERS, turn_sheets
 
@@ -154,3 +156,35 @@ def test_a_logged_line_is_as_it_was():
     assert stream.getvalue() == (
         'INFO gm: mail accepted game=g1 player=2 key="a b" to=gm+g1.2.****************@example.org\n'
         "WARNING gm: two | lines |  password ****************\nINFO gm: \n")
+
+
+def test_a_marker_is_looked_for_without_a_path(tmp_path, monkeypatch):
+    markers = Markers(tmp_path / "handled")
+    markers.add("1700000000.M1P2Q3.host")
+    made: list[object] = []
+    real = pathlib.PurePath.__truediv__
+    monkeypatch.setattr(pathlib.PurePath, "__truediv__", lambda path, name: made.append(name) or real(path, name))
+    assert "1700000000.M1P2Q3.host" in markers and "1700000000.M9P9Q9.host" not in markers
+    assert made == []
+
+
+def outcome(work: Callable[[], object]) -> object:
+    """What ``work`` returns, or the type of what it raises."""
+    try:
+        return work()
+    except Exception as error:
+        return type(error)
+
+
+def test_a_marker_is_found_as_a_path_finds_it(tmp_path):
+    store = Store(tmp_path / "data")
+    markers = store.handled
+    markers.add("here")
+    (markers.path / "folder").mkdir()
+    names = ["here", "there", "", ".", "..", "here/", "here/x", "folder/", "folder/x", "./here", "a\0b", "x" * 300]
+    for name in names:
+        assert outcome(lambda name=name: name in markers) == outcome((markers.path / name).exists), name
+    with store.batch():
+        markers.add("staged")
+        assert "staged" in markers and not (markers.path / "staged").exists()
+    assert "staged" in markers
