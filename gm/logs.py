@@ -43,6 +43,8 @@ letters, as in the archive's copies of the GM's mail (`gm.pbem.data.tokens.MASK`
 
 _PLUS_TOKEN = re.compile(r"(\+[\w-]+\.\d+\.)[A-Za-z0-9]+")
 _PASSWORD = re.compile(r"(password\s+)\S+", re.I)
+_MASKED = rf"\g<1>{MASK}"
+"""What `_PLUS_TOKEN` and `_PASSWORD` are replaced by: what came before the secret, then `MASK`."""
 _SYSLOG_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
 
 
@@ -51,8 +53,8 @@ def mask_secrets(text: str) -> str:
 
     Any run of letters and digits after ``+GAME.PLAYER.`` counts as a token,
     so that a mistyped (and so nearly right) token is masked as well."""
-    text = _PLUS_TOKEN.sub(lambda m: m.group(1) + MASK, text)
-    return _PASSWORD.sub(lambda m: m.group(1) + MASK, text)
+    text = _PLUS_TOKEN.sub(_MASKED, text)
+    return _PASSWORD.sub(_MASKED, text)
 
 
 class SecretFilter(logging.Filter):
@@ -91,7 +93,8 @@ class LineFormatter(logging.Formatter):
             text += " | " + record.exc_text
         if record.stack_info:
             text += " | " + record.stack_info
-        text = " | ".join(line for line in text.splitlines() if line.strip())
+        lines = text.splitlines()  # most records are one line, kept as it is
+        text = lines[0] if len(lines) == 1 and lines[0].strip() else " | ".join(line for line in lines if line.strip())
         if self.timestamps:
             stamp = datetime.fromtimestamp(record.created).astimezone().isoformat(timespec="milliseconds")
             text = f"{stamp} {text}"
@@ -143,22 +146,30 @@ def setup(level: int | str = logging.INFO, stream: IO[str] | None = None) -> log
     return handler
 
 
+_QUOTED = re.compile(r'[\s"=\\]')
+"""What puts a field's value in quotes: a space, a quote, an equals sign or a backslash."""
+
+
 def quote(value: Any) -> str:
     """A field value as written in a log line: bare when it is one plain
     word, otherwise in double quotes with backslash escapes."""
     text = str(value)
-    if text and not re.search(r'[\s"=\\]', text):
+    if text and not _QUOTED.search(text):
         return text
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def fields(**values: Any) -> str:
     """``k=v k=v`` for the values given, in order; None values are left out."""
-    return " ".join(f"{key.replace('_', '-')}={quote(value)}" for key, value in values.items() if value is not None)
+    return " ".join([f"{key.replace('_', '-')}={quote(value)}" for key, value in values.items() if value is not None])
 
 
 def event(name: str, level: int = logging.INFO, **values: Any) -> None:
-    """Log ``name k=v k=v`` on the ``gm`` logger: one of gm's own events."""
+    """Log ``name k=v k=v`` on the ``gm`` logger: one of gm's own events.
+    Nothing is written out when the logger would drop the record (a level
+    it does not log)."""
+    if not log.isEnabledFor(level):
+        return
     detail = fields(**values)
     log.log(level, "%s %s", name, detail) if detail else log.log(level, "%s", name)
 

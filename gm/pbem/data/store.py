@@ -46,6 +46,7 @@ Only the last two may carry GM events.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
@@ -201,19 +202,39 @@ def numbering(root: str | os.PathLike[str]) -> Callable[[int], int]:
     return shard.after if shard else (lambda number: number + 1)
 
 
+_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+"""The errors for which ``Path.exists`` says a file is not there, rather than raising them."""
+
+
 class Markers:
     """A durable set of names, one empty file each (in a `Batch`, staged
     under a dot-name in the same folder, and renamed at its commit)."""
 
     def __init__(self, path: Path):
         self.path = path
+        self._folder = os.fspath(path)
         path.mkdir(parents=True, exist_ok=True)
 
     def __contains__(self, name: str) -> bool:
+        """Whether ``name`` is marked (or staged in the current batch). The
+        master asks for each mail it handles: its file is looked for by
+        its name as a string, as ``Path.exists`` looks (an absent file, or
+        one under something that is no folder, is not there; any other
+        error is raised), without making a Path of it first."""
         batch = current_batch()
         if batch is not None and batch.state(self, name):
             return True
-        return (self.path / name).exists()
+        if "/" in name:  # a name no marker has: as a Path would read it
+            return (self.path / name).exists()
+        try:
+            os.stat(os.path.join(self._folder, name))
+        except OSError as error:
+            if error.errno not in _ABSENT:
+                raise
+            return False
+        except ValueError:  # a name no file can have (a NUL in it)
+            return False
+        return True
 
     def add(self, name: str) -> None:
         if "/" in name or name.startswith("."):

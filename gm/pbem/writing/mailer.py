@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import textwrap
+from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from email.utils import format_datetime
@@ -93,7 +94,39 @@ class _Environment(jinja2.Environment):
     key: a raised error for every field a template shows (some 18,000 in a
     Spaceships game of 40 turns), about 4% of `gm replay`'s time. Anything
     else (a dict's own method, another object, a missing key) goes as
-    Jinja's own ``getattr`` goes, so each name resolves to what it did."""
+    Jinja's own ``getattr`` goes, so each name resolves to what it did.
+
+    Two more costs of every render, and of every template it includes or
+    imports from, are kept once instead (`make_globals`, `get_template`)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._found: dict[tuple[str, str | None], jinja2.Template] = {}
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals as one plain dict, where Jinja makes a
+        ChainMap over the environment's: each render, and each template it
+        includes, copies them into its context and makes a set of their
+        names, and iterating a ChainMap for that builds a dict of its maps
+        every time. The same names and values, as gm sets no global after
+        its environments are made."""
+        return {**self.globals, **(d or {})}
+
+    def get_template(self, name: str | jinja2.Template, parent: str | None = None,
+                     globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        """The template ``name``, kept once found: each ``include`` and
+        ``from ... import`` asks for its template on every render, and Jinja
+        looks it up in its locked LRU cache under a new weak reference to
+        the loader each time. The environments never reload a template
+        (``auto_reload=False``), so the one kept is the one Jinja would
+        give; a name not found is asked for again, as before."""
+        if globals or not isinstance(name, str):
+            return super().get_template(name, parent, globals)
+        key = (name, parent)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = super().get_template(name, parent)
+        return found
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
@@ -174,6 +207,8 @@ def fitted(text: str, width: int = WIDTH) -> str:
     indentation (a grid row, a URL, an address, a token) cannot be broken
     and stays whole. Lines that fit are left as they are."""
     lines = text.split("\n")
+    if max(map(len, lines)) <= width:  # most texts: nothing to break
+        return text
     out: list[str] = []
     for n, line in enumerate(lines):
         if len(line) <= width:  # most lines: nothing to break, nothing to run on
@@ -234,7 +269,7 @@ def render_text(template: str, data: dict[str, Any], package: str = KERNEL,
                 folders: tuple[str, ...] = ("templates",)) -> str:
     """A notice's plain-text body (``package``'s own templates, from
     ``folders`` in turn, first, then the kernel's)."""
-    text = _text_environment(package, folders).get_template(f"{template}.txt").render(token=PLACEHOLDER, **data)
+    text = _text_template(package, folders, template).render(token=PLACEHOLDER, **data)
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[-1]:
         lines.pop()
@@ -243,6 +278,12 @@ def render_text(template: str, data: dict[str, Any], package: str = KERNEL,
         if line or (collapsed and collapsed[-1]):
             collapsed.append(line)
     return "\n".join(collapsed) + "\n"
+
+
+@functools.cache
+def _text_template(package: str, folders: tuple[str, ...], template: str) -> jinja2.Template:
+    """A notice's text template, looked for once."""
+    return _text_environment(package, folders).get_template(f"{template}.txt")
 
 
 BANNER = "=" * 78

@@ -148,7 +148,18 @@ def _text_part(text: str, subtype: str, light: bool, mime_version: bool = False,
                filename: str | None = None, method: str | None = None) -> _Part:
     """A text part as ``set_content(text, subtype, charset="utf-8", cte=...)``
     makes it: quoted-printable, or 7bit when ``light`` and it can be
-    (``method``: a calendar part's iTIP method, a parameter of its type)."""
+    (``method``: a calendar part's iTIP method, a parameter of its type).
+    The part's lines are those ``bytes.splitlines`` finds in the text's
+    UTF-8, each ended by a line feed; an ASCII text without a carriage
+    return (gm's own, most often) is those lines already, but for a last
+    line feed it may lack, so it is neither encoded, split nor joined."""
+    if "\r" not in text and text.isascii():
+        ascii_body = text if text.endswith("\n") else text + "\n"
+        if light and max(map(len, ascii_body.split("\n"))) <= MAX_7BIT_LINE:
+            cte, payload = "7bit", ascii_body
+        else:
+            cte, payload = "quoted-printable", _quoted_printable(ascii_body)
+        return _text_fields(subtype, cte, payload, mime_version, filename, method)
     lines = text.encode("utf-8").splitlines()
     body = b"\n".join(lines) + b"\n"
     if light and body.isascii() and max(map(len, lines), default=0) <= MAX_7BIT_LINE:
