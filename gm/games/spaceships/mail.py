@@ -191,7 +191,7 @@ class Spaceships(GameRules[Play]):
         if game.edition >= 2 and submission.late(game, event, reply):
             return Submitted(Did.LATE, (self.status(game, event.player, event.at),))
         did = submission.orders(game, event, mail, reply)
-        if game.edition < 2:
+        if game.edition < 2 or not reply.read:
             return Submitted(did)
         return Submitted(did, then=lambda: submission.in_force(game, event.player, reply))
 

@@ -154,9 +154,10 @@ def orders(game: Table, event: PlayerMail, mail: Mail, reply: Reply) -> Did:
     state = play.game.state
     check = check_orders(state.side(player), state.entitlement(player), orders, play.ruleset)
     checked = mail.mode == "check"
-    reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
-                      next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
-                      rejected_count=len(check.rejected))
+    if reply.read:  # what only the reply shows (no one is sent the robot's)
+        reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
+                          next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
+                          rejected_count=len(check.rejected))
     turn, unread = game.turn, len(errors)
     said = "checked" if checked else "received"
     some = (f", {len(check.rejected)} rejected" if check.rejected else "") + (
