@@ -6,10 +6,12 @@ and the byte-exact replays of tests/archives check."""
 
 from __future__ import annotations
 
+import pickle
 import random
 from datetime import timedelta
 
-from gm.games.spaceships import sheets
+from gm.games.spaceships import seat_grids, sheets
+from gm.games.spaceships.geometry import ALL_CELLS
 from gm.kernel import engine
 from gm.kernel.values import ENDED, STEADY_EDITION, Created, Options, PlayerMail, Seat
 from gmtest import START
@@ -54,6 +56,67 @@ def test_the_reply_to_the_robots_own_mail_is_not_made(monkeypatch):
                 if player == 2:
                     assert notices == [] and headers == [] and nexts == [], (stand_in, notices, headers, nexts)
                 else:
-                    assert [n.template for n in notices if n.player == 1][0] == "reply" and 1 in headers
+                    assert next(n.template for n in notices if n.player == 1) == "reply" and 1 in headers
         assert game.phase != ENDED and (2, "reply") not in sent
         assert {p for p, template in sent if template == "turn_sheet"} == ({1, 2} if stand_in else {1})
+
+
+SEATS = (Seat(1, "ann@example.org", "Ann"), Seat(2, "bob@example.net", "Bob"))
+SETUPS = ("DS Rv1-Ow2\nKC Gv1-Gx2\nFS Bv1-Bw2\nMD Yz1 Yz2 Yz3\nLS Bz5\n",
+          "DS Yx3-Gy4\nKC Rv1-Rx2\nPC Bv5-By5\nMD Ov3 Ow3 Ox3\nHS Gz1 Gz2\n")
+"""Legal setups (the daemon tests' Alice and Bob)."""
+
+
+def played(turns: int, strikes: int = 3, scans: bool = True, seed: int = 11):
+    """A Spaceships game of today's edition between two people, its setups
+    in and ``turns`` turns run on random strikes (and scans), each turn's
+    sheets made as the engine makes them; and the sheets of each turn."""
+    game, _ = engine.create(Created(START, "g1", SEATS, "2.6.1", Options(), instance="x", edition=STEADY_EDITION))
+    rng, at, made = random.Random(seed), START, []
+    cells = [str(cell) for cell in ALL_CELLS]
+    for player in (1, 2):
+        at += timedelta(seconds=1.25)
+        engine.apply(game, PlayerMail(at, player, SETUPS[player - 1]))
+    while game.turn <= turns and game.phase != ENDED:
+        for player in (1, 2):
+            at += timedelta(seconds=1.25)
+            text = " ".join(rng.sample(cells, strikes)) + (" s" + rng.choice(cells) if scans else "")
+            notices = engine.apply(game, PlayerMail(at, player, text))
+        made.append([n for n in notices if n.template == "turn_sheet"])
+    return game, made
+
+
+def test_a_seats_grids_read_each_turns_view_once_and_draw_only_the_colours_that_changed(monkeypatch):
+    """A seat's grids are kept from sheet to sheet (`seat_grids`): what the
+    opponent's space shows is folded in one turn's view at a time, where
+    each sheet read every view of the game again; and a colour whose rows
+    did not change is not drawn again (its text lines, its HTML grids)."""
+    folded: list[int] = []
+    real_told = seat_grids.told_since
+    monkeypatch.setattr(seat_grids, "told_since", lambda known, player, views: folded.append(len(views)) or real_told(
+        known, player, views))
+    drawn: list[str] = []
+    real_colour = seat_grids.text_colour
+    monkeypatch.setattr(seat_grids, "text_colour", lambda colour, *rest: drawn.append(colour) or real_colour(
+        colour, *rest))
+    game, made = played(12, strikes=1, scans=False)
+    assert game.turn == 13 and all(len(sheets_made) == 2 for sheets_made in made)
+    assert folded == [1] * 2 * 12  # each seat, each turn's view once
+    # each seat's five colours at its first sheet, then at most the two a turn's one strike each way changed
+    assert len(drawn) <= 2 * (5 + 2 * 12), drawn
+
+
+def test_a_game_from_its_snapshot_draws_the_same_sheets_as_the_game_kept_in_memory():
+    """What a seat's grids keep is derived from the game alone: a copy of
+    the game (as its snapshot loads it, every turn's grids drawn afresh)
+    makes the same sheets, byte for byte of their data, as the game whose
+    grids were kept from turn to turn; and so does the kept game again."""
+    game, made = played(9)
+    at = START + timedelta(days=1, seconds=0.5)
+    for player in (1, 2):
+        kept = sheets.sheet(game, player, at, game.play.game.reports[-1])
+        loaded = pickle.loads(pickle.dumps(game))
+        afresh = sheets.sheet(loaded, player, at, loaded.play.game.reports[-1])
+        assert repr(sorted(kept.items())) == repr(sorted(afresh.items()))
+        assert kept["grid_lines"] == made[-1][player - 1].data["grid_lines"]
+        assert kept["tables"] == made[-1][player - 1].data["tables"]
