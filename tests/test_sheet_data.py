@@ -120,3 +120,15 @@ def test_a_game_from_its_snapshot_draws_the_same_sheets_as_the_game_kept_in_memo
         assert repr(sorted(kept.items())) == repr(sorted(afresh.items()))
         assert kept["grid_lines"] == made[-1][player - 1].data["grid_lines"]
         assert kept["tables"] == made[-1][player - 1].data["tables"]
+
+
+def test_what_a_seat_may_do_next_is_worked_out_once_a_turn(monkeypatch):
+    """What a seat may do in the coming turn is shown by its sheet and by
+    the reply to each of its order mails that turn: worked out once for
+    each state of the game, where each of them worked it out again."""
+    worked: list[int] = []
+    real = sheets._next_turn
+    monkeypatch.setattr(sheets, "_next_turn", lambda game, player: worked.append(player) or real(game, player))
+    game, made = played(6)
+    assert game.turn == 7 and all(len(sheets_made) == 2 for sheets_made in made)
+    assert sorted(worked) == [1] * 7 + [2] * 7  # the first turn's sheet, then one a turn run

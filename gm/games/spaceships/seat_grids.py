@@ -1,4 +1,5 @@
-"""A seat's two spaces as its sheets draw them, kept from turn to turn.
+"""A seat's two spaces as its sheets draw them, kept from turn to turn
+(and what the seat may do next, shown by a sheet and each reply to orders).
 
 A sheet draws 250 cells, and a turn changes a few of them. So each seat of a
 game in memory keeps what it last drew (`SeatGrids`): the opponent's cells
@@ -24,6 +25,7 @@ from .game import Game
 from .geometry import ALL_CELLS, COLOUR_NAMES, COLOURS, Cell
 from .grids import Html, Mark, grid_rows, html_grid, known_mark, own_mark, text_colour, text_titles
 from .knowledge import KnownCell, Told, own_space, told_since
+from .state import GameState
 
 Rows = tuple[tuple[Mark, ...], ...]
 
@@ -57,6 +59,10 @@ class SeatGrids:
         """Each colour as last drawn."""
         self.current: dict[str, _Colour] = {}
         """The colours drawn since the last change: each as it stands."""
+        self.next_turn: tuple[GameState, dict[str, Any]] | None = None
+        """What the player may do in the coming turn (`sheets.next_turn`),
+        and the state it was worked out from: each order mail's reply shows
+        it, and the sheet of the turn before showed it too."""
 
     def update(self, game: Game) -> None:
         """Draw what changed since the last sheet: the turns run since, and
@@ -119,13 +125,12 @@ _KEPT: weakref.WeakKeyDictionary[Game, dict[tuple[int, int], SeatGrids]] = weakr
 
 
 def seat_grids(game: Game, player: int, edition: int) -> SeatGrids:
-    """``player``'s grids in ``game`` as it stands: kept from its last sheet,
-    with what changed since drawn in."""
+    """What ``player``'s sheets in ``game`` keep: as of its last sheet,
+    until `SeatGrids.update` draws in what changed since."""
     seats = _KEPT.get(game)
     if seats is None:
         _KEPT[game] = seats = {}
     grids = seats.get((player, edition))
     if grids is None:
         seats[player, edition] = grids = SeatGrids(player, edition)
-    grids.update(game)
     return grids

@@ -139,7 +139,18 @@ def command_history(check: OrderCheck) -> list[dict[str, Any]]:
 
 
 def next_turn(game: Table, player: int) -> dict[str, Any]:
-    """What the player may do in the coming turn, ship by ship."""
+    """What the player may do in the coming turn, ship by ship: worked out
+    once for each state of the game (`SeatGrids.next_turn`); the sheet and
+    the replies that show it only read it."""
+    assert game.play.game is not None
+    state = game.play.game.state
+    kept = seat_grids(game.play.game, player, game.edition)
+    if kept.next_turn is None or kept.next_turn[0] is not state:
+        kept.next_turn = (state, _next_turn(game, player))
+    return kept.next_turn[1]
+
+
+def _next_turn(game: Table, player: int) -> dict[str, Any]:
     assert game.play.game is not None
     state = game.play.game.state
     e = state.entitlement(player)
@@ -237,6 +248,7 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
     what the player may do next, and at the end the result and both records."""
     assert game.play.game is not None
     grids = seat_grids(game.play.game, player, game.edition)
+    grids.update(game.play.game)
     data = common(game, player, at) | {
         "happened": None if report is None else happened(report, player),
         "history": None if report is None else command_history(report.view(player).check),
