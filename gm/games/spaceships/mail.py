@@ -2,12 +2,14 @@
 
 The kernel (`gm.kernel.engine`) reads a player's mail and handles what every
 game shares; this module is what is Spaceships' own: the setup phase [2.1],
-orders checked as they come [11.5], turns run when both are in or at the
-deadline [2.2], the end and its scores [2.3], and matches [9], [10].
-Every mail it makes is the same, byte for byte, as before the kernel existed.
-A seat the GM's robot holds is mailed nothing, so its notices (its sheets
-above all) are not made (`protocol.mailed`): the robot reads its seat's own
-view when it chooses its orders (`robot_seat`).
+orders checked as they come [11.5] (`submission` reads and records them),
+turns run when both are in or at the deadline [2.2], the end and its scores
+[2.3], and matches [9], [10]. Every mail it makes is the same, byte for
+byte, as before the kernel existed. A seat the GM's robot holds is mailed
+nothing, so its notices (its sheets above all) are not made
+(`protocol.mailed`), nor what only the reply to the robot's own mail would
+show (`Reply.read`): the robot reads its seat's own view when it chooses
+its orders (`robot_seat`).
 """
 
 from __future__ import annotations
