@@ -105,8 +105,6 @@ def apply(game: MailGame, event: Event) -> list[Notice]:
     game.turn_of_event[game.events] = game.turn
     if not was_over and game.phase == ENDED:
         notices += watchers.game_over(game, event.at)
-    if isinstance(event, PlayerMail) and event.robot:  # a stand-in's person is not sent the robot's reply
-        notices = [n for n in notices if n.observer or n.player != event.player or n.template != "reply"]
     return shown.resolve(calendar.tell(game, _for_people(game, notices)), _zones(game))
 
 
@@ -220,7 +218,7 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         game.bouncing.discard(event.player)  # mail from them: their address works (a deputy's proves nothing of it)
     mail = read_mail(event.text, rules.is_notation, rules.keywords + absence.keywords(game) + moving.keywords(game),
                      rules.is_notation_comment, chat_aside=game.edition >= WORDS_EDITION)
-    reply = Reply()
+    reply = Reply(read=not event.robot)
     later: list[Notice] = press.pass_reply(game, event, mail, reply)
     for line, text, why in mail.not_understood:
         reply.not_understood.append(f"line {line}: {text!r}: {why}")
@@ -239,9 +237,11 @@ def _player_mail(game: MailGame, event: PlayerMail) -> list[Notice]:
         reply.ignored.append(rules.nothing_with_mode(game, mail.mode))
     elif not (mail.notation_lines or mail.commands or mail.not_understood or later):
         reply.ignored.append("your mail held no commands and no orders, so nothing was changed")
-    header = rules.common(game, event.player, event.at)  # as things stood when the mail came
+    header = rules.common(game, event.player, event.at) if reply.read else {}  # as things stood when the mail came
     if game.phase != ENDED and not lifecycle.at_once(game) and lifecycle.due(game):
         later += lifecycle.completed_by(game, event, reply, None)
+    if not reply.read:  # the robot's own mail: its reply is sent to no one (`Reply.read`), so it is not made
+        return later
     data = header | reply.data | {
         "done": reply.done, "not_understood": reply.not_understood, "ignored": reply.ignored,
     }
@@ -273,7 +273,8 @@ def _submit(game: MailGame, event: PlayerMail, mail: Mail, reply: Reply) -> list
     if submitted.did is Did.ACCEPTED and phase == PLAY and rules.policy is TurnPolicy.ALTERNATING:
         later += lifecycle.run(game, event.at, [])
     elif lifecycle.at_once(game) and lifecycle.due(game):
-        later += lifecycle.completed_by(game, event, reply, rules.common(game, event.player, event.at))
+        before = rules.common(game, event.player, event.at) if reply.read else None
+        later += lifecycle.completed_by(game, event, reply, before)
     if submitted.then is not None:
         submitted.then()
     return later

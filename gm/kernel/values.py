@@ -461,3 +461,9 @@ class Reply:
     subject: Callable[[], str] | None = None
     """How the game names the reply, worked out once the whole mail is read
     (``Move 3: your move made``); "Re: your mail" when it names none."""
+    read: bool = True
+    """Whether anyone is sent the reply: not when the GM's robot sent the
+    mail (`PlayerMail.robot`: its seat is mailed nothing, and a person it
+    stands in for is not sent its reply), so the reply's data that only the
+    reply shows (a game's check of the orders, what may be done next) need
+    not be made."""

@@ -176,15 +176,30 @@ def text_grids(left: dict[Cell, Mark], right: dict[Cell, Mark], left_title: str,
                edition: int = 2) -> list[str]:
     """Both spaces side by side, one colour under the other, in 78 columns
     (edition 1 set the opponent's column numbers one column left)."""
+    lines = [text_titles(left_title, right_title)]
+    for colour in COLOURS:
+        lines += text_colour(colour, grid_rows(left, colour), grid_rows(right, colour), edition)
+    return lines
+
+
+def text_titles(left_title: str, right_title: str) -> str:
+    """The first line of `text_grids`: each space's title over its grids."""
+    return f"{'':11}{left_title:<{5 * _CELL_WIDTH + 6}}{right_title}"
+
+
+_NUMBERS = "".join(f"{n:<{_CELL_WIDTH}}" for n in range(1, 6))
+
+
+def text_colour(colour: str, left_rows: tuple[tuple[Mark, ...], ...], right_rows: tuple[tuple[Mark, ...], ...],
+                edition: int = 2) -> list[str]:
+    """One colour's lines of `text_grids`: its name over the column
+    numbers, then a line for each letter, both spaces' rows side by side."""
     width = _CELL_WIDTH
     shift = 6 if edition >= 2 else 5
-    lines = [f"{'':11}{left_title:<{5 * width + 6}}{right_title}"]
-    numbers = "".join(f"{n:<{width}}" for n in range(1, 6))
-    for colour in COLOURS:
-        name = COLOUR_NAMES[colour]
-        lines.append(f"{name + ' (' + colour + ')':<11}{numbers:<{5 * width + shift}}{numbers}".rstrip())
-        for letter, left_row, right_row in zip(LETTERS, grid_rows(left, colour), grid_rows(right, colour)):
-            cells_left = "".join([_PADDED[m.code] for m in left_row])
-            cells_right = "".join([_PADDED[m.code] for m in right_row])
-            lines.append(f"    {letter}      {cells_left:<{5 * width + 3}}{letter}  {cells_right}".rstrip())
+    name = COLOUR_NAMES[colour]
+    lines = [f"{name + ' (' + colour + ')':<11}{_NUMBERS:<{5 * width + shift}}{_NUMBERS}".rstrip()]
+    for letter, left_row, right_row in zip(LETTERS, left_rows, right_rows):
+        cells_left = "".join([_PADDED[m.code] for m in left_row])
+        cells_right = "".join([_PADDED[m.code] for m in right_row])
+        lines.append(f"    {letter}      {cells_left:<{5 * width + 3}}{letter}  {cells_right}".rstrip())
     return lines

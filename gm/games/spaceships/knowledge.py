@@ -91,7 +91,7 @@ def opponent_space(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell
     return {cell: told.get(cell) or KnownCell() for cell in ALL_CELLS}
 
 
-class _Told(dict):
+class Told(dict):
     """Cells as `known_cells` finds them: a cell is made when first told of."""
 
     def __missing__(self, cell: Cell) -> KnownCell:
@@ -103,43 +103,58 @@ def known_cells(player: int, views: list[PlayerView]) -> dict[Cell, KnownCell]:
     """The cells of the opponent's space ``player`` has been told something
     about (`opponent_space` without the cells of which nothing is known,
     which a sheet draws alike: most of them, most of the game)."""
-    known: dict[Cell, KnownCell] = _Told()
+    known = Told()
+    told_since(known, player, views)
+    return dict(known)
+
+
+def told_since(known: Told, player: int, views: list[PlayerView]) -> set[Cell]:
+    """Add to ``known`` (the cells as earlier views told them) what
+    ``views``, the turns after those, told ``player``; the cells they told
+    of. So a sheet kept from turn to turn (`gm.games.spaceships.seat_grids`)
+    reads each turn's view once."""
+    touched: set[Cell] = set()
+
+    def at(cell: Cell) -> KnownCell:
+        touched.add(cell)
+        return known[cell]
+
     opponent = 3 - player
     for view in views:
         for a in view.announcements:
             if a.by == player and a.kind in ("strike", "beam"):
-                cell = known[a.cell]
+                cell = at(a.cell)
                 cell.strikes.append(a.result.value)  # type: ignore[union-attr]
                 if a.result is Result.MISS:
                     cell.empty = True
                 else:
                     cell.destroyed = True
                 for exploded in a.explosions:
-                    known[exploded].destroyed = True
-                    known[exploded].exploded = True
+                    at(exploded).destroyed = True
+                    at(exploded).exploded = True
             elif a.by == player and a.kind == "scan":
-                cell = known[a.cell]
+                cell = at(a.cell)
                 cell.scan = a.result.value  # type: ignore[union-attr]
                 if a.result is Result.EMPTY:
                     cell.empty = True
                 else:
                     cell.destroyed = a.result is Result.DESTROYED
             elif a.by == opponent and a.kind == "kamikaze":
-                cell = known[a.cell]
+                cell = at(a.cell)
                 cell.kamikaze = True
                 cell.destroyed = True
             for d in a.destroyed:
                 if d.owner == opponent:
                     for c in d.ship.cells:
-                        known[c].ship = d.ship.label
-                        known[c].destroyed = True
+                        at(c).ship = d.ship.label
+                        at(c).destroyed = True
                 else:
                     for f in d.flashcube:  # the opponent's cells at my lost ship [7]
-                        target = known[f.cell]
+                        target = at(f.cell)
                         if f.ship is None:
                             target.empty = True
                         else:
                             target.ship = f.ship
                             if target.destroyed is not True:
                                 target.destroyed = f.destroyed
-    return dict(known)
+    return touched

@@ -2,12 +2,14 @@
 
 The kernel (`gm.kernel.engine`) reads a player's mail and handles what every
 game shares; this module is what is Spaceships' own: the setup phase [2.1],
-orders checked as they come [11.5], turns run when both are in or at the
-deadline [2.2], the end and its scores [2.3], and matches [9], [10].
-Every mail it makes is the same, byte for byte, as before the kernel existed.
-A seat the GM's robot holds is mailed nothing, so its notices (its sheets
-above all) are not made (`protocol.mailed`): the robot reads its seat's own
-view when it chooses its orders (`robot_seat`).
+orders checked as they come [11.5] (`submission` reads and records them),
+turns run when both are in or at the deadline [2.2], the end and its scores
+[2.3], and matches [9], [10]. Every mail it makes is the same, byte for
+byte, as before the kernel existed. A seat the GM's robot holds is mailed
+nothing, so its notices (its sheets above all) are not made
+(`protocol.mailed`), nor what only the reply to the robot's own mail would
+show (`Reply.read`): the robot reads its seat's own view when it chooses
+its orders (`robot_seat`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,6 @@ from random import Random
 from typing import Any
 
 from ...kernel.commands import KERNEL_HELP, Mail
-from ...kernel.engine import late_for, syntax_data
-from ...kernel.errors import NotationError
 from ...kernel.outcomes import Did, NextGame, Replayed, Submitted, Turn
 from ...kernel.protocol import GameRules, Table, TurnPolicy, mailed
 from ...kernel.schema import Step, fill_defaults
@@ -28,7 +28,6 @@ from ...kernel.values import (
     ENDED,
     FINISH_EDITION,
     LIGHT_MAIL_EDITION,
-    PLAY,
     SETUP,
     WORDS_EDITION,
     EndKind,
@@ -38,13 +37,12 @@ from ...kernel.values import (
     Reply,
 )
 from ..numbers import TOO_LARGE, whole_number
-from . import robot_seat, sheets, verification, web
-from .checking import check_orders
-from .fleet import SetupError, build_fleet
+from . import robot_seat, sheets, submission, verification, web
+from .fleet import build_fleet
 from .game import Game
 from .match import CONTINUED, MatchTerms, match_over, match_winner
-from .notation import notation_help, parse_orders, parse_setup
-from .orders import Order, Placement, format_orders
+from .notation import notation_help
+from .orders import Order, Placement
 from .referee import RefereeOutcome, referee_text
 from .ruleset import Ruleset, ruleset_named
 
@@ -52,7 +50,6 @@ _NOTATION_WORD = re.compile(r"^(?:\S*\d\S*|(?:DS|KC|FS|PC|MD|HS|LS|AG|LG|HF)|m[R
 """A first word that makes a line notation: anything with a digit in it (a
 cell, however mistyped), a ship type, or a missile selector without one."""
 _MATCH = re.compile(r"^\s*match\s+(scored|continued)\s+(to\s+)?(\d+)(\s+games)?\s*$", re.I | re.M)
-_SHIP_CODES = ("DS", "KC", "FS", "PC", "MD", "HS", "LS", "AG", "LG", "HF")
 LIGHTER_SHEET_EDITION = FINISH_EDITION
 """The first edition whose HTML turn sheet is drawn by lighter markup (issue
 27: fewer bytes, the same picture in Chromium); games of earlier editions
@@ -192,13 +189,13 @@ class Spaceships(GameRules[Play]):
         """Setups and orders are recorded [2.1], [11.5]; orders that answer
         a turn that has run are not used (edition 2 on) [ruling w]."""
         if game.phase == SETUP:
-            return Submitted(_setup(game, event, mail, reply))
-        if game.edition >= 2 and _late(game, event, reply):
+            return Submitted(submission.setup(game, event, mail, reply))
+        if game.edition >= 2 and submission.late(game, event, reply):
             return Submitted(Did.LATE, (self.status(game, event.player, event.at),))
-        did = _orders(game, event, mail, reply)
-        if game.edition < 2:
+        did = submission.orders(game, event, mail, reply)
+        if game.edition < 2 or not reply.read:
             return Submitted(did)
-        return Submitted(did, then=lambda: _in_force(game, event.player, reply))
+        return Submitted(did, then=lambda: submission.in_force(game, event.player, reply))
 
     def start(self, game: Table[Play], at: datetime) -> Turn:
         """Both setups are in: the fleets, and turn 1's sheets."""
@@ -344,156 +341,6 @@ def _invitation(game: Table[Play], player: int, at: datetime) -> Notice:
     return Notice(player, "invitation", f"Invitation to {what}: send your setup", data)
 
 
-def _first_words(notation: str) -> list[str]:
-    return [line.split()[0] for line in notation.split("\n") if line.strip()]
-
-
-def _looks_like_setup(notation: str) -> bool:
-    """Every notation line starts with a ship type."""
-    words = _first_words(notation)
-    return bool(words) and all(w.rstrip("0123456789") in _SHIP_CODES for w in words)
-
-
-def _looks_like_orders(notation: str) -> bool:
-    """No notation line starts with a ship type."""
-    words = _first_words(notation)
-    return bool(words) and not any(w.rstrip("0123456789") in _SHIP_CODES for w in words)
-
-
-def _setup(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
-    play: Play = game.play
-    player = event.player
-    try:
-        placements = parse_setup(mail.notation)
-    except NotationError as error:
-        if _looks_like_orders(mail.notation):
-            if player in play.setups:
-                reply.not_understood.append("orders: the game has not begun; it begins when "
-                                            f"{sheets.opponent(game, player).alias} has sent a setup too")
-            else:
-                reply.not_understood.append("orders: the game has not begun; send your setup first, one ship per line")
-            return Did.REJECTED
-        reply.data["syntax"] = syntax_data(error, mail.lines, game.edition)
-        reply.subject = lambda: _unread(game)
-        reply.data["previous"] = None
-        reply.data["had_setup"] = player in play.setups
-        reply.not_understood.append(f"your setup: line {error.line}, column {error.column}")
-        return Did.REJECTED
-    try:
-        fleet = build_fleet(placements, play.ruleset, play.additional_costs[player - 1])
-    except SetupError as error:
-        problems = []
-        for problem in error.problems:
-            if problem.line is None:
-                problems.append(problem.reason)
-            else:
-                placement = placements[problem.line]
-                problems.append(f"line {placement.line}: {placement}: {problem.reason}")
-        reply.data["setup"] = {"accepted": False, "problems": problems, "had_setup": player in play.setups}
-        reply.subject = lambda: "Your setup breaks the rules"
-        reply.not_understood.append("your setup breaks the rules (see below)")
-        return Did.REJECTED
-    if mail.mode == "check":
-        reply.data["setup"] = {"accepted": True, "checked": True, "fleet": fleet.setup_lines()}
-        reply.subject = lambda: "Setup checked"
-        reply.done.append("checked your setup: it is legal (not submitted, as you asked)")
-        return Did.CHECKED
-    replaced = player in play.setups
-    play.setups[player] = placements
-    reply.data["setup"] = {"accepted": True, "fleet": fleet.setup_lines(), "replaced": replaced,
-                           "waiting_for_opponent": (3 - player) not in play.setups}
-    reply.subject = lambda: "Setup accepted"
-    reply.done.append("your setup is accepted" + (", replacing the one you sent before" if replaced else ""))
-    return Did.ACCEPTED
-
-
-def _unread(game: Table[Play]) -> str:
-    """The reply's subject when the setup or orders could not be read."""
-    return "Your setup could not be read" if game.phase == SETUP else f"Turn {game.turn}: your orders could not be read"
-
-
-def _read_orders_by_line(notation: str) -> tuple[list[Order], list[NotationError]]:
-    """Each notation line read on its own: the orders of the lines that can
-    be read, and the error of each line that cannot [ruling v]."""
-    orders: list[Order] = []
-    errors: list[NotationError] = []
-    for number, line in enumerate(notation.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            orders += parse_orders("\n" * (number - 1) + line)
-        except NotationError as error:
-            errors.append(error)
-    return orders, errors
-
-
-def _late(game: Table[Play], event: PlayerMail, reply: Reply) -> bool:
-    """Orders that answer a turn that has run are not taken for the next
-    one without a word [ruling w]: the reply says so, and what is in force."""
-    answered = late_for(game, event)
-    if answered is None:
-        return False
-    pending = game.play.pending.get(event.player)
-    reply.data["late"] = {"answered": answered, "turn": game.turn}
-    reply.subject = lambda: f"Turn {answered} had run: your orders were not used"
-    reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
-    reply.ignored.append(f"your orders: they answer turn {answered}, which ran before your mail came, "
-                         f"so they were not used for turn {game.turn}")
-    return True
-
-
-def _read_orders_whole(notation: str) -> tuple[list[Order], list[NotationError]]:
-    """Edition 1: one unreadable line and the whole mail's orders were none."""
-    try:
-        return parse_orders(notation), []
-    except NotationError as error:
-        return [], [error]
-
-
-def _orders(game: Table[Play], event: PlayerMail, mail: Mail, reply: Reply) -> Did:
-    play: Play = game.play
-    player = event.player
-    previous = play.pending.get(player)
-    if _looks_like_setup(mail.notation):
-        reply.ignored.append("your setup lines: the game has begun, so your fleet can no longer change")
-        return Did.REJECTED
-    orders, errors = _read_orders_by_line(mail.notation) if game.edition >= 2 else _read_orders_whole(mail.notation)
-    if errors:
-        reply.data["syntax"] = syntax_data(errors[0], mail.lines, game.edition)
-        reply.data["syntax_more"] = [syntax_data(error, mail.lines, game.edition) for error in errors[1:]]
-        reply.subject = lambda: _unread(game)
-        for error in errors:
-            reply.not_understood.append(f"your orders: line {error.line}, column {error.column}")
-    if not orders:  # nothing could be read: what was in force stays [ruling v]
-        reply.data["previous"] = None if previous is None else format_orders(previous)
-        return Did.REJECTED
-    assert play.game is not None
-    state = play.game.state
-    check = check_orders(state.side(player), state.entitlement(player), orders, play.ruleset)
-    checked = mail.mode == "check"
-    reply.data.update(orders=sheets.command_history(check), orders_turn=game.turn, checked=checked,
-                      next=sheets.next_turn(game, player), accepted_count=len(check.accepted),
-                      rejected_count=len(check.rejected))
-    turn, unread = game.turn, len(errors)
-    said = "checked" if checked else "received"
-    some = (f", {len(check.rejected)} rejected" if check.rejected else "") + (
-        f", {unread} line{'s' * (unread != 1)} not understood" if unread else "")
-    reply.subject = lambda: f"Turn {turn}: orders {said}{some if game.edition >= 2 else ''}"
-    if checked:
-        reply.done.append(f"checked {len(orders)} order{'s' * (len(orders) != 1)} for turn {game.turn}: not submitted, "
-                          "as you asked")
-        reply.data["previous"] = None if previous is None else format_orders(previous)
-        return Did.CHECKED
-    play.pending[player] = orders
-    reply.data["replaced"] = previous is not None
-    reply.data["waiting_for_opponent"] = (3 - player) not in play.pending
-    if (3 - player) in game.correcting:  # only in games that wait for corrected orders (gm.kernel.correction)
-        reply.data["opponent_correcting"] = True
-    reply.done.append(f"your orders for turn {game.turn}"
-                      + (", replacing all you sent before" if previous is not None else ""))
-    return Did.ACCEPTED
-
-
 # Setting up and playing [2.1], [2.2]
 
 def _current_scores(game: Table[Play]) -> tuple[int, int] | None:
@@ -509,13 +356,6 @@ def _scores_if_destroyed(game: Table[Play], loser: int) -> tuple[int, int] | Non
     if scores is None:
         return None
     return (0, scores[1]) if loser == 1 else (scores[0], 0)
-
-
-def _in_force(game: Table[Play], player: int, reply: Reply) -> None:
-    """Every reply that touches orders ends with those in force now (edition 2 on)."""
-    if game.phase == PLAY:
-        pending = game.play.pending.get(player)
-        reply.data.update(in_force=format_orders(pending) if pending else None, in_force_turn=game.turn)
 
 
 def _final(game: Table[Play], at: datetime, end: GameEnd, report: Any, done: tuple[str, ...] = ()) -> Turn:

@@ -16,24 +16,18 @@ from ...kernel.protocol import Table
 from ...kernel.text import wrap
 from ...kernel.values import ENDED, SHEETS_EDITION, Seat
 from .checking import Accepted, OrderCheck, check_orders
-from .events import Announcement, PlayerView, TurnReport
+from .events import Announcement, TurnReport
 from .final import record_lines
-from .geometry import ALL_CELLS, COLOUR_NAMES, COLOURS, STANDARD, Cell, cells_of
+from .geometry import STANDARD, Cell, cells_of
 from .grids import (
     LEGEND_OPPONENT_ENTRIES,
     LEGEND_OWN,
     LEGEND_OWN_ENTRIES,
-    Mark,
-    grid_rows,
-    html_grid,
-    known_mark,
     legend_lines,
     legend_opponent,
-    own_mark,
-    text_grids,
 )
-from .knowledge import KnownCell, known_cells, own_space
 from .orders import format_orders
+from .seat_grids import seat_grids
 
 
 def opponent(game: Table, player: int) -> Seat:
@@ -145,7 +139,18 @@ def command_history(check: OrderCheck) -> list[dict[str, Any]]:
 
 
 def next_turn(game: Table, player: int) -> dict[str, Any]:
-    """What the player may do in the coming turn, ship by ship."""
+    """What the player may do in the coming turn, ship by ship: worked out
+    once for each state of the game (`SeatGrids.next_turn`); the sheet and
+    the replies that show it only read it."""
+    assert game.play.game is not None
+    state = game.play.game.state
+    kept = seat_grids(game.play.game, player, game.edition)
+    if kept.next_turn is None or kept.next_turn[0] is not state:
+        kept.next_turn = (state, _next_turn(game, player))
+    return kept.next_turn[1]
+
+
+def _next_turn(game: Table, player: int) -> dict[str, Any]:
     assert game.play.game is not None
     state = game.play.game.state
     e = state.entitlement(player)
@@ -226,36 +231,6 @@ def _direction_name(d: tuple[int, int, int]) -> str:
     return f"{'+'.join(axes).replace('+-', '-')} (b{start}{end})"
 
 
-def marks(game: Table, player: int, views: list[PlayerView]) -> tuple[dict, dict]:
-    """How each cell of both spaces is drawn: the player's own, and the
-    opponent's as the player knows it."""
-    assert game.play.game is not None
-    drawn: dict[int, Mark] = {}  # by identity: a cell drawn alike is one value (`knowledge._own_cell`), hashed once
-    own = {}
-    for c, v in own_space(game.play.game.state.side(player)).items():
-        mark = drawn.get(id(v))
-        own[c] = drawn[id(v)] = own_mark(v) if mark is None else mark
-    told = known_cells(player, views)
-    unknown = known_mark(KnownCell(), game.edition)
-    known = {c: known_mark(told[c], game.edition) if c in told else unknown for c in ALL_CELLS}
-    return own, known
-
-
-def grid_tables(own: dict, known: dict, edition: int = 2) -> dict[str, Any]:
-    """The grids as data for the HTML sheet: colour -> rows -> marks."""
-    colours = []
-    for c in COLOURS:
-        own_rows, known_rows = grid_rows(own, c), grid_rows(known, c)
-        colours.append({"code": c, "name": COLOUR_NAMES[c], "own": own_rows, "known": known_rows,
-                        "own_grid": html_grid(COLOUR_NAMES[c], own_rows, "own", "empty"),
-                        "known_grid": html_grid(COLOUR_NAMES[c], known_rows, "known", "unknown")})
-    return {
-        "colours": colours,
-        "legend_own": LEGEND_OWN,
-        "legend_opponent": legend_opponent(edition),
-    }
-
-
 def _records_edition_1(game: Table) -> dict[str, Any]:
     """Both players' complete records [1.4.1], as edition 1 showed them."""
     assert game.play.game is not None
@@ -272,13 +247,14 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
     """A full turn sheet: header, what happened, grids, command history,
     what the player may do next, and at the end the result and both records."""
     assert game.play.game is not None
-    own, known = marks(game, player, [r.view(player) for r in game.play.game.reports])
+    grids = seat_grids(game.play.game, player, game.edition)
+    grids.update(game.play.game)
     data = common(game, player, at) | {
         "happened": None if report is None else happened(report, player),
         "history": None if report is None else command_history(report.view(player).check),
-        "grid_lines": text_grids(own, known, "Your space", f"{opponent(game, player).alias}'s space, as you know it",
-                                 game.edition),
-        "tables": grid_tables(own, known, game.edition),
+        "grid_lines": grids.text_lines("Your space", f"{opponent(game, player).alias}'s space, as you know it"),
+        "tables": {"colours": grids.colour_tables(), "legend_own": LEGEND_OWN,
+                   "legend_opponent": legend_opponent(game.edition)},
         "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES)
                          + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
                          if game.edition >= 2 else
