@@ -256,7 +256,9 @@ class CelestialEmpire(GameRules[Play]):
             did = Did.REJECTED
         reply.data["turn"] = turn = play.state.turn
         reply.subject = lambda: _received(turn, reply)
-        reply.data["in_force"] = [str(order) for order in play.pending.get(empire, [])] + play.research.get(empire, [])
+        if not event.robot:  # the kernel sends no reply to the GM's robot: no one would read the list
+            in_force = [str(order) for order in play.pending.get(empire, [])]
+            reply.data["in_force"] = in_force + play.research.get(empire, [])
         self._waiting(game, reply, [p for p in self.waiting_for(game) if p != empire])
         correcting = [game.seat(p).alias for p in sorted(game.correcting) if p != empire and p in self.playing(game)]
         if correcting:  # only in games that wait for corrected orders (gm.kernel.correction)

@@ -21,7 +21,7 @@ import dataclasses
 
 from ...kernel.errors import NotationError
 from .notation import parse_order
-from .orders import Order, PlanetOrder, ShipOrder
+from .orders import Order, Phase, PlanetOrder, ShipOrder
 from .report import Report
 from .research import research_all
 from .rotation import in_rotation
@@ -29,16 +29,27 @@ from .state import GameState
 from .steps import STEPS, end_of_turn_in_order
 
 
-def standing(state: GameState, empire: int, report: Report) -> list[Order]:
-    """The standing orders of ``empire``'s ships and planets, read now (they
-    were not checked when set, l.1592-1594); one that cannot be read, or is
-    not an order of its own ship or planet, is answered every turn (R-62)."""
+def standing_texts(state: GameState, empires: list[int]) -> dict[int, list[tuple[str, type, int]]]:
+    """The standing orders' texts of each of ``empires``' ships, then its
+    planets, each by number, with the kind of order each must be and of
+    what: from one look at the ships and planets for all the empires, where
+    each empire looked at all of them (`GameState.ships_of`, `planets_of`)."""
+    texts: dict[int, list[tuple[str, type, int]]] = {empire: [] for empire in empires}
+    for things, kind in ((state.ships, ShipOrder), (state.planets, PlanetOrder)):
+        for number in sorted(things):
+            thing = things[number]
+            if thing.standing is not None and thing.owner in texts:
+                texts[thing.owner].append((thing.standing, kind, number))
+    return texts
+
+
+def standing(texts: list[tuple[str, type, int]], empire: int, report: Report) -> list[Order]:
+    """The standing orders of ``empire``'s ships and planets (their
+    `standing_texts`), read now (they were not checked when set,
+    l.1592-1594); one that cannot be read, or is not an order of its own
+    ship or planet, is answered every turn (R-62)."""
     found: list[Order] = []
-    texts: list[tuple[str | None, type, int]] = [(s.standing, ShipOrder, s.number) for s in state.ships_of(empire)]
-    texts += [(p.standing, PlanetOrder, p.number) for p in state.planets_of(empire)]
     for text, kind, number in texts:
-        if text is None:
-            continue
         try:
             order = parse_order(text)
         except NotationError as error:
@@ -62,10 +73,16 @@ def run_turn(state: GameState, orders: dict[int, list[Order]],
     after = state.copy()
     report = Report(state.turn, industry_start={n: p.industry for n, p in after.planets.items()})
     research_all(after, research or {}, report)
-    ordered = in_rotation(state.turn, {e: list(orders.get(e, [])) + standing(after, e, report)
-                                       for e in sorted(set(orders) | set(after.empires))})
+    empires = sorted(set(orders) | set(after.empires))
+    texts = standing_texts(after, empires)
+    ordered = in_rotation(state.turn, {e: list(orders.get(e, [])) + standing(texts[e], e, report) for e in empires})
+    by_phase: dict[Phase | None, list[tuple[int, Order]]] = {phase: [] for phase in STEPS}
+    for empire, order in ordered:  # each step's orders, in the rotation, from one pass over them all
+        taken = by_phase.get(order.phase)
+        if taken is not None:
+            taken.append((empire, order))
     for phase, step in STEPS.items():
-        step(after, [(empire, order) for empire, order in ordered if order.phase == phase], report)
+        step(after, by_phase[phase], report)
     for end in end_of_turn_in_order():
         end(after, report)
     after.turn += 1

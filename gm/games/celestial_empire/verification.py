@@ -131,18 +131,47 @@ _TEXTS: dict[int, dict[tuple[type, bytes], str]] = {}
 the pickle of its members: a turn changes few of a galaxy's planets, and
 `json` writing each of them again was most of a turn's digest."""
 
+_FIELD_SETS: dict[type, frozenset[str]] = {}
+"""Each class's field names as a set, once each (`_object_text`)."""
+
+_KEYS: dict[int, tuple[str, str]] = {}
+"""A mapping's whole-number key as text, and as `canonical_state` writes it
+(quoted, a colon after it), once each: the same 300 keys come back every turn."""
+
 
 def _object_text(value: Any, known: dict[tuple[type, bytes], str], kept: dict[tuple[type, bytes], str]) -> str:
     """``value``'s canonical text: taken from ``known`` when an object of its
     class with members that pickle to the same bytes was written before (so
     equal in value and in type, bool, int and enumeration alike, and
-    written alike), else written by `json`; kept in ``kept`` either way."""
-    key = (type(value), pickle.dumps(value.__dict__, 5))
+    written alike), else written by `json`; kept in ``kept`` either way.
+    An object whose members are its fields, none of them a mapping (a
+    planet, a ship), is handed to `json` as it is: `_members` would copy
+    it to the same effect."""
+    kind = type(value)
+    members = value.__dict__
+    key = (kind, pickle.dumps(members, 5))
     text = known.get(key)
     if text is None:
-        text = _ENCODE(_members(value))
+        names = _FIELD_SETS.get(kind)
+        if names is None:
+            names = _FIELD_SETS[kind] = frozenset(f.name for f in fields(value))
+        plain = members.keys() == names and dict not in set(map(type, members.values()))
+        text = _ENCODE(members if plain else _members(value))
     kept[key] = text
     return text
+
+
+def _key_label(key: Any) -> tuple[str, str]:
+    """A mapping's key as text (what the keys are sorted by), and as
+    `canonical_state` writes it before its value: quoted, and a colon."""
+    if type(key) is not int:
+        text = _key_text(key)
+        return text, f"{_quoted(text)}:"
+    label = _KEYS.get(key)
+    if label is None:
+        text = str(key)
+        label = _KEYS[key] = (text, f"{_quoted(text)}:")
+    return label
 
 
 def canonical_state(state: GameState) -> bytes:
@@ -162,9 +191,9 @@ def canonical_state(state: GameState) -> bytes:
     for name in sorted(names):
         member = getattr(state, name)
         if type(member) is dict and all(is_dataclass(kind) for kind in set(map(type, member.values()))):
-            keyed = {_key_text(key): value for key, value in member.items()}
-            text = "{" + ",".join(f"{_quoted(key)}:{_object_text(keyed[key], known, kept)}"
-                                  for key in sorted(keyed)) + "}"
+            keyed = {label[0]: (label[1], value) for label, value in zip(map(_key_label, member), member.values())}
+            text = "{" + ",".join([label + _object_text(value, known, kept)
+                                   for label, value in map(keyed.__getitem__, sorted(keyed))]) + "}"
         else:
             text = _ENCODE(_text_keys(member) if type(member) is dict else member)
         parts.append(f"{_quoted(name)}:{text}")
