@@ -28,6 +28,7 @@ from gm.locks import PublishingLock, try_hold
 from gm.mail.reading import parse_message
 from gm.pbem.archive.replay import prepend_header
 from gm.pbem.data.store import Part, Store, spool_key
+from gm.pbem.intake.limits import Limits
 from gm.pbem.master.routing import game_of
 from gm.pbem.operator.admin import request_game
 from gm.pbem.state import index
@@ -320,6 +321,9 @@ def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
     GM's own address (the front), is refused."""
     root = tmp_path / "data"
     server, _ = set_up(root)
+    today = root / "limits" / datetime.now(UTC).strftime("%Y-%m-%d")
+    today.parent.mkdir(exist_ok=True)  # Alice, a player, has one answer about no game left today
+    today.write_text(f"\noutside {ALICE}\t\t0\t.\n" * (Limits().answers_outside_games_to_players_per_day - 1))
     server.start("after-count:2", 1)  # the second count: its daily cap in g1 first
     try:
         raw, to = reply(root, ALICE, "games", "g1")
@@ -356,7 +360,8 @@ def test_on_upgrade_day_the_front_counts_on_from_another_masters_old_file(tmp_pa
     old = root / "masters" / "1" / "limits"
     old.mkdir()
     (old / "2000-01-01").write_text(f"outside {ALICE}\t9\n")  # a day long gone: removed, never read
-    (old / datetime.now(UTC).strftime("%Y-%m-%d")).write_text(f"outside {ALICE}\t1\n")
+    (old / datetime.now(UTC).strftime("%Y-%m-%d")).write_text(  # Alice plays: her allowance as a player
+        f"outside {ALICE}\t{Limits().answers_outside_games_to_players_per_day}\n")
     server.start()
     try:
         message = EmailMessage()

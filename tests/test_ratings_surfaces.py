@@ -48,7 +48,8 @@ async def _resign(world: World, player, **options) -> None:
 
 async def _build(tmp_path: Path) -> dict:
     answers = {}
-    async with World(tmp_path, limits=Limits(answers_outside_games_per_day=LIMIT)) as world:
+    async with World(tmp_path, limits=Limits(answers_outside_games_per_day=LIMIT,
+                                                  answers_outside_games_to_players_per_day=LIMIT)) as world:
         await name(world, world.alice, "Ahab")
         await _resign(world, world.bob, rated=True)     # g1: Alice wins
         await _resign(world, world.alice, rated=True)   # g2: Bob wins
@@ -166,7 +167,8 @@ def test_ratings_by_mail_shows_public_names_only_to_the_sender(built, capsys):
     only = text(answers["ratings gridfighters"][0])
     assert "Grid Fighters ratings" in only and "No rated games yet." in only and "Spaceships" not in only
     assert answers["ratings chess"] == [None]
-    assert answers["ratings"][1] is not None and answers["ratings"][2] is None  # past the day's allowance
+    assert answers["ratings"][1] is not None  # past the day's allowance, Alice (a player) is told so, once:
+    assert str(answers["ratings"][2]["Subject"]) == "[gm] No more answers today"
     reasons = b"\n".join(answers["shunted"])
     assert b"ratings of an unknown game" in reasons
     assert f"ratings: {ALICE} was sent {LIMIT} mails about no game today already".encode() in reasons

@@ -288,3 +288,48 @@ def test_a_message_to_the_robot_is_answered_plainly_and_goes_nowhere(tmp_path):
             return game_id
 
     replays(tmp_path, run(scenario()))
+
+
+def test_a_player_is_answered_more_about_no_game_and_told_once_when_it_stops(tmp_path):
+    """An address the GM does not know gets one answer a day about no game,
+    and then silence (its From may be forged). Alice, once she holds a seat
+    (she confirmed her challenge to the robot from her mailbox), challenges
+    the robot again the same day and asks for her games: each is answered,
+    up to `Limits.answers_outside_games_to_players_per_day`; the first mail
+    past it brings one "No more answers today", the next nothing."""
+    def about_no_game(address: str, body: str, n: int) -> bytes:
+        return (f"From: {address}\r\nTo: gm@example.org\r\nSubject: hello\r\n"
+                f"Message-ID: <outside-{n}@example.org>\r\n\r\n{body}\r\n").encode()
+
+    async def scenario():
+        async with World(tmp_path) as world:
+            limit = world.daemon.master.limits.answers_outside_games_to_players_per_day
+            for n in range(2):  # an address the GM does not know: one answer, then nothing
+                await world.asend(about_no_game("stranger@example.net", "games", n), "stranger@example.net",
+                                  ["gm@example.org"])
+                await world.settle()
+            stranger = [m for m in world.daemon.store.delivered.keys()
+                        if "stranger@" in str(parse_message(world.daemon.store.delivered.get_bytes(m))["To"])]
+            assert len(stranger) == 1
+            await world.challenge(world.alice, "challenge robot\nlevel easy\n")  # answer 1: the confirmation
+            world.alice.new_mail()
+            await world.asend(about_no_game(ALICE, "challenge robot\r\ngame gridfighters\r\nlevel easy", 1),
+                              ALICE, ["gm@example.org"])
+            await world.settle()
+            (confirmation,) = world.alice.new_mail()  # answer 2: she plays, so it is answered
+            assert "Confirm your challenge" in str(confirmation["Subject"])
+            await world.act(world.alice.reply, "confirm", to=confirmation)
+            assert len(list(world.daemon.master.games.all())) == 2
+            world.alice.new_mail()
+            for n in range(limit - 2 + 2):
+                await world.asend(about_no_game(ALICE, "games", 10 + n), ALICE, ["gm@example.org"])
+                await world.settle()
+            subjects = [str(m["Subject"]) for m in world.alice.new_mail()]
+            assert subjects == ["[gm] Your games"] * (limit - 2) + ["[gm] No more answers today"], subjects
+            told = text(world.alice.latest())
+            assert f"{limit} mails today" in told and "not 'games'" in told
+            assert all(g.id in told for g in world.daemon.master.games.all())  # where her orders still go
+            reasons = b"\n".join(shunt_reasons(world))
+            assert reasons.count(f"was sent {limit} mails about no game today already".encode()) == 2, reasons
+
+    run(scenario())

@@ -3,8 +3,9 @@ to a player's mail that names no game.
 
 None of it may be aimed at a third party. A mail's From can be forged, so
 anything gm sends in answer goes only to the address the mail claims, at
-most `Limits.answers_outside_games_per_day` times a day (counted on disk),
-and a challenge reaches the challenged address only once the challenger has
+most `Limits.answers_outside_games_per_day` times a day (counted on disk;
+more often to a player in one of the GM's games, who is told once a day when
+the answers stop), and a challenge reaches the challenged address only once the challenger has
 confirmed it from their own mailbox:
 
     challenge ADDR    -> a confirmation to the challenger (Reply-To gm+cID.1.TOKEN)
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.message import Message
 from email.utils import format_datetime
 from typing import Any, Protocol
@@ -69,8 +70,9 @@ person asks that it count for them too, not only for the robot's own."""
 ROBOT_WORD = "robot"
 """``challenge robot``: a game against the GM's robot, made once the challenger confirms."""
 _CHALLENGE_ID = re.compile(r"c[0-9a-f]{10}")
-GAMES_LIST, HOW_TO_PLAY = "games-", "howto-"
-"""How the outbox names of the games list and of the answer to mail that names no game begin."""
+GAMES_LIST, HOW_TO_PLAY, CAPPED = "games-", "howto-", "nomore-"
+"""How the outbox names of the games list, of the answer to mail that names no game, and of the day's word that
+no more such mail is answered begin."""
 
 
 def fields_of(message: Message, header: str) -> dict[str, str]:
@@ -115,10 +117,35 @@ class OutsideMail:
         self._allowed(address, what, at)
 
     def _allowed(self, address: str, what: str, at: datetime) -> None:
-        """Refuse (to the shunt) past the day's allowance of mail to ``address``."""
-        limit = self.master.limits.answers_outside_games_per_day
-        if self.master.counts.add(at, f"outside {address}") > limit:
-            raise Shunted(f"{what}: {address} was sent {limit} mail{'s' * (limit != 1)} about no game today already")
+        """Refuse (to the shunt) past the day's allowance of mail to
+        ``address``: `Limits.answers_outside_games_per_day`, or for a player
+        in one of the GM's games `Limits.answers_outside_games_to_players_per_day`,
+        who is told once a day that the answers stop (`CAPPED`). An address
+        the GM does not know is told nothing: its From may be forged."""
+        limits = self.master.limits
+        count = self.master.counts.add(at, f"outside {address}")
+        limit = limits.answers_outside_games_per_day
+        if count <= limit:
+            return
+        plays = any(game.seat_of(address) is not None for game in self.master.all_games.all())
+        if plays:
+            limit = max(limit, limits.answers_outside_games_to_players_per_day)
+            if count <= limit:
+                return
+            self._tell_capped(address, limit, at)
+        raise Shunted(f"{what}: {address} was sent {limit} mail{'s' * (limit != 1)} about no game today already")
+
+    def _tell_capped(self, address: str, limit: int, at: datetime) -> None:
+        """Tell a player, once a UTC day, that the GM answers no more of
+        their mail about no game until the day ends (a silent cap looked
+        like a GM that stopped answering); their games' own mail goes on."""
+        day = at.strftime("%Y-%m-%d")
+        lifts = datetime.combine(at.date() + timedelta(days=1), datetime.min.time(), at.tzinfo)
+        self.send(CAPPED + _digest(f"{address.lower()} {day}"), address, "[gm] No more answers today", at,
+                  "outside_capped", {"address": address, "limit": limit,
+                                     "lifts": local_minute(lifts, settings_of(self.master.store, address).zone),
+                                     "games": [g for g in self.games_of(address) if g["phase"] != ENDED]},
+                  "auto-replied")
 
     # The games list, and how to send orders
 

@@ -74,7 +74,13 @@ class Limits:
     at once, so a game played in one sitting takes a few hundred mails."""
     answers_outside_games_per_day: int = 1
     """Mails a day the GM sends an address about no game: a games list, the
-    confirmation of a challenge, how to send orders."""
+    confirmation of a challenge, how to send orders. Past it, an address the
+    GM does not know is answered by nothing (its From may be forged)."""
+    answers_outside_games_to_players_per_day: int = 6
+    """The same, to an address that holds a seat in one of the GM's games
+    (it showed its mailbox is its own when it confirmed or accepted that
+    game): a newcomer's first day is a challenge, then a second, the games
+    list, the ratings. Past it, the player is told once a day."""
     answers_to_gm_mail_per_day: int = 3
     """Mails a day the GM sends an address in answer to its replies to the
     GM's own mail about no game (the games list): each says where orders go,
