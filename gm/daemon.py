@@ -215,6 +215,10 @@ class Daemon:
                                      digest_time=config.digest_time)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
+        self._waking = False
+        """A wake-up of the master processes is due at the loop's next turn (`wake`)."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop the daemon was started in."""
         self._outbox = asyncio.Event()
         self._lock = asyncio.Lock()
         self.servers: list[asyncio.base_events.Server] = []
@@ -231,10 +235,23 @@ class Daemon:
         self.exit_status = 0
 
     def wake(self) -> None:
-        """Something was spooled or queued: let the tasks (or the master processes) look."""
+        """Something was spooled or queued: let the tasks (or the master processes) look.
+
+        Called by every DATA handler whose mail was spooled, and those of one
+        spool commit all resume in the same turn of the loop: the master
+        processes are woken once for them, at the next turn (one write
+        to each, where each mail would cost one, and one wake-up). The
+        IMAP poller calls this from its worker thread, hence the loop's
+        thread-safe call."""
         self._wake.set()
-        if self.masters is not None:
-            self.masters.wake()
+        if self.masters is not None and self._loop is not None and not self._waking:
+            self._waking = True
+            self._loop.call_soon_threadsafe(self._wake_masters)
+
+    def _wake_masters(self) -> None:
+        self._waking = False
+        assert self.masters is not None
+        self.masters.wake()
 
     def _outbox_changed(self) -> None:
         self._outbox.set()
@@ -246,7 +263,7 @@ class Daemon:
 
         Raises StartError when a listener cannot be opened (the address is
         in use, or not this machine's) or the IMAP URL is wrong."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
         # Listening needs only the spool: mail is accepted (durably) at once,
         # and handled once the games are loaded.
