@@ -57,6 +57,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import secrets
 import socket
 import threading
@@ -91,14 +92,27 @@ class _Place(Protocol):
 
 @dataclass
 class Staged:
-    """A file written where nothing looks, waiting to be renamed into place."""
+    """A file written where nothing looks, waiting to be renamed into place.
+
+    Its paths may be strings: a Maildir joins them as strings, which costs
+    a fraction of making Path objects for every file of every batch."""
 
     owner: _Place
     key: str
-    tmp: Path
-    target: Path
+    tmp: Path | str
+    target: Path | str
     published: bool = False
     """Renamed into place (a commit cut short may have done some)."""
+    tmp_dir: str = ""
+    """The folder of ``tmp`` (found from it if not given)."""
+    target_dir: str = ""
+    """The folder of ``target`` (found from it if not given)."""
+
+    def __post_init__(self) -> None:
+        if not self.tmp_dir:
+            self.tmp_dir = os.path.dirname(self.tmp)
+        if not self.target_dir:
+            self.target_dir = os.path.dirname(self.target)
 
 
 _counter = iter(range(1, 1 << 62))
@@ -121,9 +135,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
-    """Write a new file to be published later (fsynced now in fsync mode)."""
-    syncer.watch(tmp.parent)
+def write_staged(syncer: Syncer, tmp: Path | str, data: bytes, folder: str = "") -> None:
+    """Write a new file to be published later (fsynced now in fsync mode);
+    ``folder``: its folder, when the caller knows it."""
+    syncer.watch(folder or os.path.dirname(tmp))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
@@ -136,12 +151,12 @@ def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
         raise
 
 
-def drop_half_written(tmp: Path) -> None:
+def drop_half_written(tmp: Path | str) -> None:
     """Remove a file a write failed in: a half-written file (a full disk)
     would keep its space taken. A failure to remove it is not the fault
     being raised, so it is not raised."""
     with suppress(OSError):
-        tmp.unlink(missing_ok=True)
+        os.unlink(tmp)
 
 
 def _manifest_text(lines: list[str]) -> bytes:
@@ -149,14 +164,27 @@ def _manifest_text(lines: list[str]) -> bytes:
     return (body + "end " + hashlib.sha256(body.encode()).hexdigest() + "\n").encode()
 
 
-def _relative(path: Path, root: str) -> str:
-    text = str(path)
+def _relative(path: Path | str, root: str) -> str:
+    text = os.fspath(path)
     return text[len(root):] if text.startswith(root) else os.path.relpath(text, root)
+
+
+_PLAIN_NAME = re.compile(r'[^"\\\x00-\x1f\x7f-\U0010ffff]*')
+"""A path json.dumps writes as it is, between quotes (printable ASCII, no
+quote or backslash): every name gm makes."""
+
+
+def _manifest_line(tmp: str, target: str) -> str:
+    """``json.dumps([tmp, target])``, byte for byte, written directly for
+    the plain names gm makes (a batch's every file has a line)."""
+    if _PLAIN_NAME.fullmatch(tmp) and _PLAIN_NAME.fullmatch(target):
+        return f'["{tmp}", "{target}"]'
+    return json.dumps([tmp, target])
 
 
 def _write_manifest(manifest: Path, root: Path, staged: list[Staged], syncer: Syncer) -> None:
     base = str(root) + os.sep
-    lines = [json.dumps([_relative(s.tmp, base), _relative(s.target, base)]) for s in staged]
+    lines = [_manifest_line(_relative(s.tmp, base), _relative(s.target, base)) for s in staged]
     syncer.watch(manifest.parent)
     fd = os.open(manifest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
@@ -269,7 +297,7 @@ class Batch:
 
     def staged_file(self, owner: _Place, key: str) -> Path | None:
         item = self.staged.get((str(owner.path), key))
-        return (item.target if item.published else item.tmp) if item else None
+        return Path(item.target if item.published else item.tmp) if item else None
 
     def changes(self, owner: _Place) -> tuple[set[str], set[str]]:
         """(keys staged, keys removed) in ``owner``."""
@@ -287,9 +315,10 @@ class Batch:
         item = self.staged.get((str(owner.path), key))
         if item is not None and not item.published:  # staged and removed in this batch: never published
             del self.staged[(str(owner.path), key)]
-            item.tmp.unlink(missing_ok=True)
+            with suppress(FileNotFoundError):
+                os.unlink(item.tmp)
         elif item is not None:
-            path = item.target
+            path = Path(item.target)
         if path is not None:
             self.removed[(str(owner.path), key)] = (owner, path)
 
@@ -318,12 +347,12 @@ class Batch:
             owner._removed(key)
 
     def _publish(self, items: list[Staged]) -> None:
-        sources = {item.tmp.parent for item in items}
+        sources = {item.tmp_dir for item in items}
         if self.manifest is not None:
             assert self.root is not None
             if not self._manifest_durable:
                 _write_manifest(self.manifest, self.root, list(self.staged.values()), self.syncer)
-            sources.add(self.manifest.parent)
+            sources.add(os.path.dirname(self.manifest))
         try:
             self.syncer.data_barrier(sources, entries=self.manifest is not None)
         except OSError as error:
@@ -341,7 +370,7 @@ class Batch:
                     raise CommitError(f"{item.target} could not be published: {error.strerror or error}") from error
                 item.published = True
                 self.syncer.crashpoint(f"mid-{self.label}-commit")
-            targets = {item.target.parent for item in items}
+            targets = {item.target_dir for item in items}
             # With a manifest the staging folders too: a staged file that came
             # back after a power cut would be published again by it.
             try:
@@ -356,7 +385,8 @@ class Batch:
         that may be durable (`finish_interrupted` would complete it)."""
         for item in self.staged.values():
             if not item.published:
-                item.tmp.unlink(missing_ok=True)
+                with suppress(FileNotFoundError):
+                    os.unlink(item.tmp)
         self.staged, self.removed = {}, {}
 
 

@@ -50,6 +50,8 @@ class DurableMaildir:
         self.path = Path(path)
         self._tmp, self._new, self._cur = self.path / "tmp", self.path / "new", self.path / "cur"
         """Its folders, joined once: a path of a message is one join away."""
+        self._folders = {sub: os.path.join(self.path, sub) for sub in ("tmp", "new", "cur")}
+        """The same as strings, for the files a batch stages (no Path made for each)."""
         self._known: set[str] | None = None
         self._syncer: Syncer | None = None
         if create:
@@ -79,9 +81,7 @@ class DurableMaildir:
             return key
         batch = current_batch()
         if batch is not None:
-            tmp = self._tmp / staging_name(key)
-            write_staged(batch.syncer, tmp, data)
-            batch.stage(Staged(self, key, tmp, self._target(key, seen)))
+            batch.stage(self._staged(batch.syncer, data, key, seen))
             return key
         tmp = self._tmp / f"{key}.{os.getpid()}.{HOST}"
         try:
@@ -102,9 +102,17 @@ class DurableMaildir:
         """Write ``data`` for ``key`` where nothing looks, for `publish` to
         rename into ``new/`` (with other files, by a group commit)."""
         self._check(key)
-        tmp = self._tmp / staging_name(key)
-        write_staged(syncer, tmp, data)
-        return Staged(self, key, tmp, self._target(key, False))
+        return self._staged(syncer, data, key, False)
+
+    def _staged(self, syncer: Syncer, data: bytes, key: str, seen: bool) -> Staged:
+        """``data`` written into ``tmp/`` under a staging name, to be published as ``key``."""
+        folders = self._folders
+        tmp = f"{folders['tmp']}/{staging_name(key)}"
+        write_staged(syncer, tmp, data, folders["tmp"])
+        if seen:
+            return Staged(self, key, tmp, f"{folders['cur']}/{key}:2,S", tmp_dir=folders["tmp"],
+                          target_dir=folders["cur"])
+        return Staged(self, key, tmp, f"{folders['new']}/{key}", tmp_dir=folders["tmp"], target_dir=folders["new"])
 
     def forget(self) -> None:
         """Forget the keys known in memory: the next look reads the disk."""
