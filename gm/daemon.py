@@ -49,6 +49,7 @@ from .pbem.serving.listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .pbem.writing.mailer import Identity
 from .process import EXIT_COMMIT, EXIT_MASTER, STOP_SIGNALS, StartError
 from .storage.batches import CommitError, Staged, publish
+from .storage.removals import removed_later
 
 __all__ = ["CATCH_UP", "DEFAULT_SMTP", "EXIT_COMMIT", "EXIT_MASTER", "MAX_CONNECTIONS", "MAX_MESSAGE_BYTES",
            "SPOOL_POLL_SECONDS", "Config", "Daemon", "SpoolCommitter", "SpoolHandler", "StartError", "serve"]
@@ -59,6 +60,9 @@ SHUTDOWN_GRACE = 10.0
 """Seconds a stopping daemon waits for worker threads other than the master's
 step (an IMAP IDLE, a relay conversation) before it leaves them unfinished."""
 WORKER_PREFIX = "gm-worker"
+STOP_REMOVALS = 10.0
+"""Seconds a stopping daemon waits for the unlinks its master's batches left
+to their thread (`gm.storage.removals`); any left are deleted at the next start."""
 
 
 class SpoolCommitter:
@@ -201,6 +205,7 @@ class Daemon:
         finished = self.store.finish_interrupted()  # before anything reads the data directory
         if finished:
             event("batch completed", files=finished, note="its commit was cut short by a crash")
+        self.store.drop_gone()  # what a process killed before its remover caught up left
         self.masters: Masters | None = None
         """The master processes, with ``--masters`` above 1; else `master` runs the games here."""
         if config.masters > 1:
@@ -435,6 +440,7 @@ class Daemon:
                     and loaded.exception() is None):
                 # The next start reads these instead of replaying the games' history and listing their archives.
                 await asyncio.get_running_loop().run_in_executor(None, self.master.save_for_next_start)
+            await asyncio.get_running_loop().run_in_executor(None, removed_later, STOP_REMOVALS)
 
 
 def _workers() -> list[threading.Thread]:

@@ -23,6 +23,13 @@ thread itself sees its batch as if it were done (``in``, ``keys``,
    batch handled), without waiting for that to be durable: a removal lost
    in a power cut brings back a message whose handling is durable, and
    redoing it finds everything done (the same redo as after a crash).
+   The master's batches (``remove_later``) only rename such a file out of
+   its Maildir, into that Maildir's ``tmp/`` under a ``gone.`` name, and
+   leave the unlink to a thread of its own (`gm.storage.removals`): on ext4 under
+   a stream of fsyncs, unlinking a file takes 0.7 to 3 ms (the inode and
+   its blocks are freed through the journal), renaming it 0.01 to 0.03 ms,
+   and the master waits for every call it makes. A process that dies
+   leaves its ``gone.`` files, which the next start deletes.
 
 A file is never published (renamed into a place where anything relies on
 it) before its data is durable, so a power cut never leaves a torn file in
@@ -67,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import removals
 from .syncing import Syncer, fsync_dir
 
 HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
@@ -265,7 +273,11 @@ class Batch:
     after_commit: str | None = None
     staged: dict[tuple[str, str], Staged] = field(default_factory=dict)
     """(folder, key) -> the staged file, in the order of staging."""
-    removed: dict[tuple[str, str], tuple[_Place, Path]] = field(default_factory=dict)
+    removed: dict[tuple[str, str], tuple[_Place, Path, str | None]] = field(default_factory=dict)
+    """(folder, key) -> the place, its published file, and the folder to move it into (a Maildir's tmp/)."""
+    remove_later: bool = False
+    """Removals are renamed into their Maildir's ``tmp/`` and unlinked by
+    another thread (see the module's docstring)."""
     _manifest_durable: bool = False
 
     def __enter__(self) -> Batch:
@@ -310,8 +322,10 @@ class Batch:
         self.removed.pop((str(item.owner.path), item.key), None)
         self.staged[(str(item.owner.path), item.key)] = item
 
-    def remove(self, owner: _Place, key: str, path: Path | None) -> None:
-        """``key`` leaves ``owner`` (``path`` being its published file, if any)."""
+    def remove(self, owner: _Place, key: str, path: Path | None, trash: str | None = None) -> None:
+        """``key`` leaves ``owner`` (``path`` being its published file, if
+        any; ``trash``, the folder it may be moved into before it is
+        unlinked: a Maildir's ``tmp/``)."""
         item = self.staged.get((str(owner.path), key))
         if item is not None and not item.published:  # staged and removed in this batch: never published
             del self.staged[(str(owner.path), key)]
@@ -320,7 +334,7 @@ class Batch:
         elif item is not None:
             path = Path(item.target)
         if path is not None:
-            self.removed[(str(owner.path), key)] = (owner, path)
+            self.removed[(str(owner.path), key)] = (owner, path, trash)
 
     def commit(self) -> None:
         """Make the batch durable, then do its removals.
@@ -342,8 +356,11 @@ class Batch:
         if self.after_commit:
             self.syncer.crashpoint(self.after_commit)
         removed, self.removed = list(self.removed.items()), {}
-        for (_, key), (owner, path) in removed:
-            path.unlink(missing_ok=True)
+        for (_, key), (owner, path, trash) in removed:
+            if self.remove_later and trash is not None:
+                removals.remove_later(path, trash)
+            else:
+                path.unlink(missing_ok=True)
             owner._removed(key)
 
     def _publish(self, items: list[Staged]) -> None:

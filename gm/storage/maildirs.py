@@ -202,7 +202,7 @@ class DurableMaildir:
                 return
             staged = batch.staged_file(self, key) is not None
             path = None if staged else self._find(key)
-            batch.remove(self, key, path)
+            batch.remove(self, key, path, self._folders["tmp"])
             return
         path = self._find(key)
         if path is not None:
