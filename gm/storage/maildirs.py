@@ -181,6 +181,13 @@ class DurableMaildir:
         return len(self.keys())
 
     def get_bytes(self, key: str) -> bytes:
+        batch = current_batch()
+        if batch is None or batch.state(self, key) is None:
+            try:  # where gm puts what it adds: opened at once, no look first (`_find` would stat it)
+                with open(f"{self._folders['new']}/{key}", "rb") as handle:
+                    return handle.read()
+            except FileNotFoundError:
+                pass
         path = self._find(key)
         if path is None:
             raise KeyError(key)
