@@ -126,7 +126,8 @@ class DurableMaildir:
         if self._known is not None:
             self._known.discard(key)
 
-    def _find(self, key: str) -> Path | None:
+    def _find(self, key: str, tried_new: bool = False) -> Path | None:
+        """Where ``key``'s file is (``tried_new``: the caller found none in ``new/``)."""
         batch = current_batch()
         if batch is not None:
             if batch.state(self, key) is False:
@@ -135,7 +136,7 @@ class DurableMaildir:
             if staged is not None:
                 return staged
         new = self._new / key
-        if new.exists():  # where gm puts what it adds, and looks up most: tried alone first
+        if not tried_new and new.exists():  # where gm puts what it adds, and looks up most: tried alone first
             return new
         cur = self._cur
         # gm writes only these two names; a mail client that changed a
@@ -182,13 +183,14 @@ class DurableMaildir:
 
     def get_bytes(self, key: str) -> bytes:
         batch = current_batch()
-        if batch is None or batch.state(self, key) is None:
+        untouched = batch is None or batch.state(self, key) is None
+        if untouched:
             try:  # where gm puts what it adds: opened at once, no look first (`_find` would stat it)
                 with open(f"{self._folders['new']}/{key}", "rb") as handle:
                     return handle.read()
             except FileNotFoundError:
                 pass
-        path = self._find(key)
+        path = self._find(key, tried_new=untouched)
         if path is None:
             raise KeyError(key)
         return path.read_bytes()
