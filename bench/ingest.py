@@ -466,12 +466,14 @@ class Server:
     """A server process listening on 127.0.0.1:0: started, waited for until it
     answers EHLO, always stopped."""
 
-    def __init__(self, command: list[str], logfile: Path):
+    def __init__(self, command: list[str], logfile: Path, lifeline: bool = False):
+        """``lifeline``: the process's stdin is a pipe from this one, which
+        it watches to stop when this process is gone (even killed)."""
         self.port = 0
         self.logfile = logfile
         self._log = open(logfile, "wb")  # noqa: SIM115 (open while the daemon runs; closed when it stops)
         self.started = time.perf_counter()
-        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE if lifeline else subprocess.DEVNULL,
                                         stdout=self._log, stderr=subprocess.STDOUT)
 
     def wait_serving(self, timeout: float) -> float | None:
@@ -520,6 +522,8 @@ class Server:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
                 self.process.wait(STOP_SECONDS)
+        if self.process.stdin is not None:
+            self.process.stdin.close()
         self._log.close()
 
     def __enter__(self) -> Server:
@@ -594,7 +598,8 @@ def count_calls(log: Path, since: float, until: float) -> Calls:
 
 
 def ceiling_serve(maildir: Path, logfile: Path) -> Server:
-    return Server([sys.executable, str(Path(__file__).resolve()), "--ceiling-server", str(maildir)], logfile)
+    return Server([sys.executable, str(Path(__file__).resolve()), "--ceiling-server", str(maildir)], logfile,
+                  lifeline=True)
 
 
 class DurableHandler:
@@ -610,7 +615,10 @@ class DurableHandler:
 
 
 def run_ceiling_server(path: str) -> int:
-    """The ceiling server's process: aiosmtpd as gm sets it up, until SIGINT or SIGTERM."""
+    """The ceiling server's process: aiosmtpd as gm sets it up, until SIGINT
+    or SIGTERM, or until its stdin ends: the benchmark holds the other end
+    of that pipe (`ceiling_serve`), so when the benchmark is gone, killed
+    too (a test's timeout), the server does not outlive it."""
     from aiosmtpd.smtp import SMTP
 
     async def main() -> None:
@@ -618,6 +626,13 @@ def run_ceiling_server(path: str) -> int:
         stop = asyncio.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, stop.set)
+
+        def parent_said() -> None:
+            if not os.read(sys.stdin.fileno(), 64):  # the end of the pipe: the benchmark is gone
+                loop.remove_reader(sys.stdin.fileno())
+                stop.set()
+
+        loop.add_reader(sys.stdin.fileno(), parent_said)
         handler = DurableHandler(DurableMaildir(path))
         server = await loop.create_server(
             lambda: SMTP(handler, data_size_limit=MAX_MESSAGE_BYTES, enable_SMTPUTF8=True, hostname="example.org"),

@@ -49,6 +49,7 @@ from .pbem.serving.listener import ConnectionGate, GuardedLMTP, GuardedSMTP
 from .pbem.writing.mailer import Identity
 from .process import EXIT_COMMIT, EXIT_MASTER, STOP_SIGNALS, StartError
 from .storage.batches import CommitError, Staged, publish
+from .storage.removals import removed_later
 
 __all__ = ["CATCH_UP", "DEFAULT_SMTP", "EXIT_COMMIT", "EXIT_MASTER", "MAX_CONNECTIONS", "MAX_MESSAGE_BYTES",
            "SPOOL_POLL_SECONDS", "Config", "Daemon", "SpoolCommitter", "SpoolHandler", "StartError", "serve"]
@@ -59,6 +60,9 @@ SHUTDOWN_GRACE = 10.0
 """Seconds a stopping daemon waits for worker threads other than the master's
 step (an IMAP IDLE, a relay conversation) before it leaves them unfinished."""
 WORKER_PREFIX = "gm-worker"
+STOP_REMOVALS = 10.0
+"""Seconds a stopping daemon waits for the unlinks its master's batches left
+to their thread (`gm.storage.removals`); any left are deleted at the next start."""
 
 
 class SpoolCommitter:
@@ -201,6 +205,7 @@ class Daemon:
         finished = self.store.finish_interrupted()  # before anything reads the data directory
         if finished:
             event("batch completed", files=finished, note="its commit was cut short by a crash")
+        self.store.drop_gone()  # what a process killed before its remover caught up left
         self.masters: Masters | None = None
         """The master processes, with ``--masters`` above 1; else `master` runs the games here."""
         if config.masters > 1:
@@ -215,6 +220,10 @@ class Daemon:
                                      digest_time=config.digest_time)
         self.deliverer = Deliverer(self.store, config.relay, config.identity)
         self._wake = asyncio.Event()
+        self._waking = False
+        """A wake-up of the master processes is due at the loop's next turn (`wake`)."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop the daemon was started in."""
         self._outbox = asyncio.Event()
         self._lock = asyncio.Lock()
         self.servers: list[asyncio.base_events.Server] = []
@@ -231,10 +240,23 @@ class Daemon:
         self.exit_status = 0
 
     def wake(self) -> None:
-        """Something was spooled or queued: let the tasks (or the master processes) look."""
+        """Something was spooled or queued: let the tasks (or the master processes) look.
+
+        Called by every DATA handler whose mail was spooled, and those of one
+        spool commit all resume in the same turn of the loop: the master
+        processes are woken once for them, at the next turn (one write
+        to each, where each mail would cost one, and one wake-up). The
+        IMAP poller calls this from its worker thread, hence the loop's
+        thread-safe call."""
         self._wake.set()
-        if self.masters is not None:
-            self.masters.wake()
+        if self.masters is not None and self._loop is not None and not self._waking:
+            self._waking = True
+            self._loop.call_soon_threadsafe(self._wake_masters)
+
+    def _wake_masters(self) -> None:
+        self._waking = False
+        assert self.masters is not None
+        self.masters.wake()
 
     def _outbox_changed(self) -> None:
         self._outbox.set()
@@ -246,7 +268,7 @@ class Daemon:
 
         Raises StartError when a listener cannot be opened (the address is
         in use, or not this machine's) or the IMAP URL is wrong."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
         # Listening needs only the spool: mail is accepted (durably) at once,
         # and handled once the games are loaded.
@@ -418,6 +440,7 @@ class Daemon:
                     and loaded.exception() is None):
                 # The next start reads these instead of replaying the games' history and listing their archives.
                 await asyncio.get_running_loop().run_in_executor(None, self.master.save_for_next_start)
+            await asyncio.get_running_loop().run_in_executor(None, removed_later, STOP_REMOVALS)
 
 
 def _workers() -> list[threading.Thread]:

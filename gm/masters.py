@@ -82,6 +82,7 @@ from .pbem.master.game_master import GameMaster, utc_now
 from .pbem.writing.mailer import Identity
 from .process import EXIT_COMMIT, EXIT_MASTER
 from .storage.batches import CommitError
+from .storage.removals import removed_later
 
 log = logging.getLogger("gm")
 
@@ -177,6 +178,7 @@ def master_main() -> int:
             timeout = max(0.05, min(timeout, (wakeup - master.clock()).total_seconds()))
         wake.wait(timeout)
     master.save_for_next_start()  # the next start reads these instead of replaying the games' history
+    removed_later(STOP_WAIT / 3)  # the unlinks its batches left to their thread (`gm.storage.removals`)
     return 0
 
 

@@ -8,10 +8,13 @@ accepted, which is a correctness matter).
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,15 +25,19 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
 def run_quick(script: str) -> str:
-    done = subprocess.run(
-        [sys.executable, str(BENCH / script), "--quick", "--seed", "3"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=BENCH.parent,
-    )
-    assert done.returncode == 0, f"{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    """Run ``script --quick`` in a session of its own: if it outlives the
+    timeout, it is killed with every process it started (the servers of
+    bench/ingest.py), none left running after the test."""
+    with subprocess.Popen([sys.executable, str(BENCH / script), "--quick", "--seed", "3"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, cwd=BENCH.parent, start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+    assert process.returncode == 0, f"{script} exited {process.returncode}:\n{stdout}\n{stderr}"
+    return stdout
 
 
 def figure(output: str, label: str) -> float:
@@ -66,6 +73,27 @@ def test_ingest_benchmark_quick():
     for target in ("end to end at least half the ceiling", "EHLO within 10 s with 20 games",
                    "serving within 10 s with 20 games", "resident memory under 1 GiB with 20 games"):
         assert re.search(rf"^target: {re.escape(target)}: (MET|NOT MET)$", output, re.MULTILINE), output
+
+
+def test_the_ceiling_server_stops_when_the_benchmark_is_gone(tmp_path):
+    """bench/ingest.py's ceiling server watches the pipe the benchmark holds
+    (its stdin): when the benchmark's end closes (it was killed, by a test's
+    timeout), the server stops instead of outliving it."""
+    server = subprocess.Popen([sys.executable, str(BENCH / "ingest.py"), "--ceiling-server", str(tmp_path / "box")],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              cwd=BENCH.parent)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "box" / "new").is_dir() and time.monotonic() < deadline:
+            time.sleep(0.05)  # started: its Maildir made
+        assert server.poll() is None
+        assert server.stdin is not None
+        server.stdin.close()  # what the benchmark's death does to the pipe
+        assert server.wait(timeout=10) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
 
 
 def test_master_benchmark_quick():

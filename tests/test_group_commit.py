@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -344,3 +345,13 @@ def test_the_ingest_benchmark_counts_straced_calls_per_order_mail(tmp_path):
     calls = ingest.count_calls(log, 100.0, 150.0)
     assert (calls.sync, calls.created, calls.renames, calls.unlinks) == (2, 2, 1, 1)
     assert calls.by_name == {"openat": 4, "fsync": 1, "syncfs": 1, "rename": 1, "unlink": 1}
+
+
+@pytest.mark.parametrize("names", [("spool/tmp/0001.smtp.ab.12-f.3.host", "spool/new/0001.smtp.ab"),
+                                   ("games/g1/tmp/000002.out.1.9-e.4.h", "games/g1/cur/000002.out.1:2,S"),
+                                   ('odd/"quoted"', "back\\slash"), ("caf\u00e9", "tab\there"), ("~ok", "x\x7f")])
+def test_a_manifest_line_is_what_json_wrote(names):
+    """The manifest's lines are written directly for plain names: byte for
+    byte what json.dumps writes, which `finish_interrupted` reads back."""
+    assert batches._manifest_line(*names) == json.dumps(list(names))
+    assert json.loads(batches._manifest_line(*names)) == list(names)

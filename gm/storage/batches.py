@@ -23,6 +23,13 @@ thread itself sees its batch as if it were done (``in``, ``keys``,
    batch handled), without waiting for that to be durable: a removal lost
    in a power cut brings back a message whose handling is durable, and
    redoing it finds everything done (the same redo as after a crash).
+   The master's batches (``remove_later``) only rename such a file out of
+   its Maildir, into that Maildir's ``tmp/`` under a ``gone.`` name, and
+   leave the unlink to a thread of its own (`gm.storage.removals`): on ext4 under
+   a stream of fsyncs, unlinking a file takes 0.7 to 3 ms (the inode and
+   its blocks are freed through the journal), renaming it 0.01 to 0.03 ms,
+   and the master waits for every call it makes. A process that dies
+   leaves its ``gone.`` files, which the next start deletes.
 
 A file is never published (renamed into a place where anything relies on
 it) before its data is durable, so a power cut never leaves a torn file in
@@ -58,6 +65,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import socket
 import threading
@@ -68,6 +76,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..logs import event
+from . import removals
 from .syncing import Syncer, fsync_dir
 
 HOST = socket.gethostname().replace("/", "_").replace(":", "_") or "localhost"
@@ -93,14 +102,27 @@ class _Place(Protocol):
 
 @dataclass
 class Staged:
-    """A file written where nothing looks, waiting to be renamed into place."""
+    """A file written where nothing looks, waiting to be renamed into place.
+
+    Its paths may be strings: a Maildir joins them as strings, which costs
+    a fraction of making Path objects for every file of every batch."""
 
     owner: _Place
     key: str
-    tmp: Path
-    target: Path
+    tmp: Path | str
+    target: Path | str
     published: bool = False
     """Renamed into place (a commit cut short may have done some)."""
+    tmp_dir: str = ""
+    """The folder of ``tmp`` (found from it if not given)."""
+    target_dir: str = ""
+    """The folder of ``target`` (found from it if not given)."""
+
+    def __post_init__(self) -> None:
+        if not self.tmp_dir:
+            self.tmp_dir = os.path.dirname(self.tmp)
+        if not self.target_dir:
+            self.target_dir = os.path.dirname(self.target)
 
 
 _counter = iter(range(1, 1 << 62))
@@ -123,9 +145,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
-    """Write a new file to be published later (fsynced now in fsync mode)."""
-    syncer.watch(tmp.parent)
+def write_staged(syncer: Syncer, tmp: Path | str, data: bytes, folder: str = "") -> None:
+    """Write a new file to be published later (fsynced now in fsync mode);
+    ``folder``: its folder, when the caller knows it."""
+    syncer.watch(folder or os.path.dirname(tmp))
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
@@ -138,12 +161,12 @@ def write_staged(syncer: Syncer, tmp: Path, data: bytes) -> None:
         raise
 
 
-def drop_half_written(tmp: Path) -> None:
+def drop_half_written(tmp: Path | str) -> None:
     """Remove a file a write failed in: a half-written file (a full disk)
     would keep its space taken. A failure to remove it is not the fault
     being raised, so it is not raised."""
     with suppress(OSError):
-        tmp.unlink(missing_ok=True)
+        os.unlink(tmp)
 
 
 def _manifest_text(lines: list[str]) -> bytes:
@@ -151,14 +174,27 @@ def _manifest_text(lines: list[str]) -> bytes:
     return (body + "end " + hashlib.sha256(body.encode()).hexdigest() + "\n").encode()
 
 
-def _relative(path: Path, root: str) -> str:
-    text = str(path)
+def _relative(path: Path | str, root: str) -> str:
+    text = os.fspath(path)
     return text[len(root):] if text.startswith(root) else os.path.relpath(text, root)
+
+
+_PLAIN_NAME = re.compile(r'[^"\\\x00-\x1f\x7f-\U0010ffff]*')
+"""A path json.dumps writes as it is, between quotes (printable ASCII, no
+quote or backslash): every name gm makes."""
+
+
+def _manifest_line(tmp: str, target: str) -> str:
+    """``json.dumps([tmp, target])``, byte for byte, written directly for
+    the plain names gm makes (a batch's every file has a line)."""
+    if _PLAIN_NAME.fullmatch(tmp) and _PLAIN_NAME.fullmatch(target):
+        return f'["{tmp}", "{target}"]'
+    return json.dumps([tmp, target])
 
 
 def _write_manifest(manifest: Path, root: Path, staged: list[Staged], syncer: Syncer) -> None:
     base = str(root) + os.sep
-    lines = [json.dumps([_relative(s.tmp, base), _relative(s.target, base)]) for s in staged]
+    lines = [_manifest_line(_relative(s.tmp, base), _relative(s.target, base)) for s in staged]
     syncer.watch(manifest.parent)
     fd = os.open(manifest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
@@ -241,7 +277,11 @@ class Batch:
     after_commit: str | None = None
     staged: dict[tuple[str, str], Staged] = field(default_factory=dict)
     """(folder, key) -> the staged file, in the order of staging."""
-    removed: dict[tuple[str, str], tuple[_Place, Path]] = field(default_factory=dict)
+    removed: dict[tuple[str, str], tuple[_Place, Path, str | None]] = field(default_factory=dict)
+    """(folder, key) -> the place, its published file, and the folder to move it into (a Maildir's tmp/)."""
+    remove_later: bool = False
+    """Removals are renamed into their Maildir's ``tmp/`` and unlinked by
+    another thread (see the module's docstring)."""
     _manifest_durable: bool = False
 
     def __enter__(self) -> Batch:
@@ -273,7 +313,7 @@ class Batch:
 
     def staged_file(self, owner: _Place, key: str) -> Path | None:
         item = self.staged.get((str(owner.path), key))
-        return (item.target if item.published else item.tmp) if item else None
+        return Path(item.target if item.published else item.tmp) if item else None
 
     def changes(self, owner: _Place) -> tuple[set[str], set[str]]:
         """(keys staged, keys removed) in ``owner``."""
@@ -286,16 +326,19 @@ class Batch:
         self.removed.pop((str(item.owner.path), item.key), None)
         self.staged[(str(item.owner.path), item.key)] = item
 
-    def remove(self, owner: _Place, key: str, path: Path | None) -> None:
-        """``key`` leaves ``owner`` (``path`` being its published file, if any)."""
+    def remove(self, owner: _Place, key: str, path: Path | None, trash: str | None = None) -> None:
+        """``key`` leaves ``owner`` (``path`` being its published file, if
+        any; ``trash``, the folder it may be moved into before it is
+        unlinked: a Maildir's ``tmp/``)."""
         item = self.staged.get((str(owner.path), key))
         if item is not None and not item.published:  # staged and removed in this batch: never published
             del self.staged[(str(owner.path), key)]
-            item.tmp.unlink(missing_ok=True)
+            with suppress(FileNotFoundError):
+                os.unlink(item.tmp)
         elif item is not None:
-            path = item.target
+            path = Path(item.target)
         if path is not None:
-            self.removed[(str(owner.path), key)] = (owner, path)
+            self.removed[(str(owner.path), key)] = (owner, path, trash)
 
     def commit(self) -> None:
         """Make the batch durable, then do its removals.
@@ -317,17 +360,20 @@ class Batch:
         if self.after_commit:
             self.syncer.crashpoint(self.after_commit)
         removed, self.removed = list(self.removed.items()), {}
-        for (_, key), (owner, path) in removed:
-            path.unlink(missing_ok=True)
+        for (_, key), (owner, path, trash) in removed:
+            if self.remove_later and trash is not None:
+                removals.remove_later(path, trash)
+            else:
+                path.unlink(missing_ok=True)
             owner._removed(key)
 
     def _publish(self, items: list[Staged]) -> None:
-        sources = {item.tmp.parent for item in items}
+        sources = {item.tmp_dir for item in items}
         if self.manifest is not None:
             assert self.root is not None
             if not self._manifest_durable:
                 _write_manifest(self.manifest, self.root, list(self.staged.values()), self.syncer)
-            sources.add(self.manifest.parent)
+            sources.add(os.path.dirname(self.manifest))
         try:
             self.syncer.data_barrier(sources, entries=self.manifest is not None)
         except OSError as error:
@@ -345,7 +391,7 @@ class Batch:
                     raise CommitError(f"{item.target} could not be published: {error.strerror or error}") from error
                 item.published = True
                 self.syncer.crashpoint(f"mid-{self.label}-commit")
-            targets = {item.target.parent for item in items}
+            targets = {item.target_dir for item in items}
             # With a manifest the staging folders too: a staged file that came
             # back after a power cut would be published again by it.
             try:
@@ -360,7 +406,8 @@ class Batch:
         that may be durable (`finish_interrupted` would complete it)."""
         for item in self.staged.values():
             if not item.published:
-                item.tmp.unlink(missing_ok=True)
+                with suppress(FileNotFoundError):
+                    os.unlink(item.tmp)
         self.staged, self.removed = {}, {}
 
 

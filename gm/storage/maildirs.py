@@ -50,6 +50,8 @@ class DurableMaildir:
         self.path = Path(path)
         self._tmp, self._new, self._cur = self.path / "tmp", self.path / "new", self.path / "cur"
         """Its folders, joined once: a path of a message is one join away."""
+        self._folders = {sub: os.path.join(self.path, sub) for sub in ("tmp", "new", "cur")}
+        """The same as strings, for the files a batch stages (no Path made for each)."""
         self._known: set[str] | None = None
         self._syncer: Syncer | None = None
         if create:
@@ -79,9 +81,7 @@ class DurableMaildir:
             return key
         batch = current_batch()
         if batch is not None:
-            tmp = self._tmp / staging_name(key)
-            write_staged(batch.syncer, tmp, data)
-            batch.stage(Staged(self, key, tmp, self._target(key, seen)))
+            batch.stage(self._staged(batch.syncer, data, key, seen))
             return key
         tmp = self._tmp / f"{key}.{os.getpid()}.{HOST}"
         try:
@@ -102,9 +102,17 @@ class DurableMaildir:
         """Write ``data`` for ``key`` where nothing looks, for `publish` to
         rename into ``new/`` (with other files, by a group commit)."""
         self._check(key)
-        tmp = self._tmp / staging_name(key)
-        write_staged(syncer, tmp, data)
-        return Staged(self, key, tmp, self._target(key, False))
+        return self._staged(syncer, data, key, False)
+
+    def _staged(self, syncer: Syncer, data: bytes, key: str, seen: bool) -> Staged:
+        """``data`` written into ``tmp/`` under a staging name, to be published as ``key``."""
+        folders = self._folders
+        tmp = f"{folders['tmp']}/{staging_name(key)}"
+        write_staged(syncer, tmp, data, folders["tmp"])
+        if seen:
+            return Staged(self, key, tmp, f"{folders['cur']}/{key}:2,S", tmp_dir=folders["tmp"],
+                          target_dir=folders["cur"])
+        return Staged(self, key, tmp, f"{folders['new']}/{key}", tmp_dir=folders["tmp"], target_dir=folders["new"])
 
     def forget(self) -> None:
         """Forget the keys known in memory: the next look reads the disk."""
@@ -118,7 +126,8 @@ class DurableMaildir:
         if self._known is not None:
             self._known.discard(key)
 
-    def _find(self, key: str) -> Path | None:
+    def _find(self, key: str, tried_new: bool = False) -> Path | None:
+        """Where ``key``'s file is (``tried_new``: the caller found none in ``new/``)."""
         batch = current_batch()
         if batch is not None:
             if batch.state(self, key) is False:
@@ -127,7 +136,7 @@ class DurableMaildir:
             if staged is not None:
                 return staged
         new = self._new / key
-        if new.exists():  # where gm puts what it adds, and looks up most: tried alone first
+        if not tried_new and new.exists():  # where gm puts what it adds, and looks up most: tried alone first
             return new
         cur = self._cur
         # gm writes only these two names; a mail client that changed a
@@ -173,7 +182,15 @@ class DurableMaildir:
         return len(self.keys())
 
     def get_bytes(self, key: str) -> bytes:
-        path = self._find(key)
+        batch = current_batch()
+        untouched = batch is None or batch.state(self, key) is None
+        if untouched:
+            try:  # where gm puts what it adds: opened at once, no look first (`_find` would stat it)
+                with open(f"{self._folders['new']}/{key}", "rb") as handle:
+                    return handle.read()
+            except FileNotFoundError:
+                pass
+        path = self._find(key, tried_new=untouched)
         if path is None:
             raise KeyError(key)
         return path.read_bytes()
@@ -194,7 +211,7 @@ class DurableMaildir:
                 return
             staged = batch.staged_file(self, key) is not None
             path = None if staged else self._find(key)
-            batch.remove(self, key, path)
+            batch.remove(self, key, path, self._folders["tmp"])
             return
         path = self._find(key)
         if path is not None:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 
-def fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path | str) -> None:
     """Make a directory's entries (a rename, a new file) durable."""
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -94,36 +94,39 @@ class Syncer:
     def __init__(self, mode: str | None = None, crashpoint: Callable[[str], None] = no_crashpoint):
         self.mode = mode or sync_mode()
         self.crashpoint = crashpoint
-        self._device_of: dict[Path, int] = {}
+        self._device_of: dict[str, int] = {}
+        """The file system of each folder watched, by its path as a string."""
         self._fds: dict[int, int] = {}
         """A descriptor per file system, opened before the first file
         written there, for syncfs to report errors since then."""
         self._lock = threading.Lock()
 
-    def watch(self, directory: Path) -> None:
-        if self.mode != "syncfs" or directory in self._device_of:
+    def watch(self, directory: Path | str) -> None:
+        folder = os.fspath(directory)
+        if self.mode != "syncfs" or folder in self._device_of:
             return
-        device = os.stat(directory).st_dev
+        device = os.stat(folder).st_dev
         with self._lock:
             if device not in self._fds:
-                self._fds[device] = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-            self._device_of[directory] = device
+                self._fds[device] = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            self._device_of[folder] = device
 
     def written(self, fd: int) -> None:
         """A file was written through ``fd`` (still open)."""
         if self.mode == "fsync":
             os.fsync(fd)
 
-    def _syncfs(self, directories: Iterable[Path]) -> None:
-        for directory in directories:
-            self.watch(directory)
-        devices = {self._device_of[d] for d in directories}
+    def _syncfs(self, directories: Iterable[Path | str]) -> None:
+        folders = [os.fspath(d) for d in directories]
+        for folder in folders:
+            self.watch(folder)
+        devices = {self._device_of[f] for f in folders}
         for device in sorted(devices):
             if _syncfs(self._fds[device]) != 0:  # type: ignore[misc]
                 number = ctypes.get_errno()
                 raise OSError(number, f"syncfs: {os.strerror(number)}")
 
-    def data_barrier(self, directories: set[Path], entries: bool) -> None:
+    def data_barrier(self, directories: set[str], entries: bool) -> None:
         """Make durable every file written (with `written`) into
         ``directories``; with ``entries``, also those files' names there
         (a manifest will look for them after a power cut)."""
@@ -133,7 +136,7 @@ class Syncer:
             for directory in sorted(directories):
                 fsync_dir(directory)
 
-    def name_barrier(self, directories: set[Path]) -> None:
+    def name_barrier(self, directories: set[str]) -> None:
         """Make durable the renames into (and out of) ``directories``."""
         if self.mode == "syncfs" and len(directories) > 1:
             self._syncfs(directories)

@@ -61,6 +61,7 @@ from typing import Any
 from ...locks import PublishingLock
 from ...storage.batches import Batch, Staged, current_batch, finish_interrupted, staging_name, write_staged
 from ...storage.maildirs import DurableMaildir
+from ...storage.removals import drop_gone
 from ...storage.syncing import Syncer, fsync_dir
 from .attempts import Attempts
 from .crashpoints import crashpoint
@@ -354,13 +355,22 @@ class Store:
     def batch(self) -> Batch:
         """A batch of the master's (see `gm.storage.batches.Batch`): published whole
         or not at all (its manifest is ``DATA/commit``), and not seen by
-        the delivery before it is durable. The previous one must be
+        the delivery before it is durable; what it removes is unlinked by
+        another thread (`gm.storage.removals`). The previous one must be
         committed (`commit_pending`)."""
         if self._batch is not None and self._batch.unfinished:
             raise RuntimeError("the master's previous batch is not committed")
         self._batch = Batch(self.syncer("master"), label="batch", manifest=self._manifest, root=self.root,
-                            lock=self.publishing, after_commit="after-batch-commit")
+                            lock=self.publishing, after_commit="after-batch-commit", remove_later=True)
         return self._batch
+
+    def drop_gone(self) -> int:
+        """Delete what a process that died left to be unlinked in the
+        Maildirs' ``tmp/`` (`gm.storage.removals`): the daemon does this at
+        its start, before any master runs. How many files."""
+        boxes = (self.spool, self.outbox, self.shunt, self.challenges, self.names, self.settings, self.requests,
+                 self.seeks, self.tournaments)
+        return sum(drop_gone(box.path / "tmp") for box in boxes)
 
     def commit_pending(self) -> None:
         """Commit the master's last batch, if a full disk kept it from being
