@@ -17,9 +17,15 @@ from gmtest import GM
 
 def test_a_master_that_cannot_load_the_games_stops_the_daemon(tmp_path: Path):
     data = tmp_path / "data"
-    archive = Store(data).archive("g1")  # a game whose creation gm cannot read: its replay raises
+    archive = Store(data).archive("g1")  # a game gm cannot read from the disk: an OSError, no one game's damage
     archive.add(b"From: gm@example.org\nX-GM-Event: created\nX-GM-Game: g1\n\nnonsense\n",
                 "000001.in.00000000000000000001.admin", seen=True)
+    cur = data / "games" / "g1" / "cur"
+    for name in cur.iterdir():
+        name.unlink()
+    cur.rmdir()
+    cur.write_bytes(b"")  # a file where the archive's folder should be (a game whose archive does not replay
+    # stops alone: tests/test_damage.py)
     daemon = subprocess.Popen([sys.executable, "-P", "-m", "gm", "serve", "--data", str(data),
                                "--smtp", f"127.0.0.1:{free_port()}", "--address", GM],
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -31,5 +37,5 @@ def test_a_master_that_cannot_load_the_games_stops_the_daemon(tmp_path: Path):
         raise AssertionError("the daemon went on without its master") from None
     log = daemon.stderr.read()
     assert status == EXIT_MASTER, log[-3000:]
-    assert "stopping: the master task died (ValueError" in log and "Traceback" in log
+    assert "stopping: the master task died (NotADirectoryError" in log and "Traceback" in log
     assert "stopped signal=none" in log

@@ -33,6 +33,7 @@ from gm.pbem.archive.events import clock_event_name, event_message
 from gm.pbem.data import tournaments as data
 from gm.pbem.data.settings import record, settings_of
 from gm.pbem.data.store import Part, Store, spool_key
+from gm.pbem.intake.limits import Limits
 from gm.pbem.master import faults
 from gm.pbem.operator.actions import request_action
 from gm.pbem.operator.admin import request_game, verify_replay
@@ -244,10 +245,14 @@ def test_the_start_says_nothing_differs_with_several_masters(tmp_path):
 
 
 def test_an_address_has_one_daily_allowance_whichever_master_answers(served):
-    """Alice's games list from the front uses up her day's one answer about
-    no game; a ``games`` line in the mail of g1, which master 1 answers, is
-    then applied without its list, as with one master, not answered again."""
+    """Alice's games list from the front uses up her day's last answer about
+    no game (she plays: `Limits.answers_outside_games_to_players_per_day`,
+    all but one counted already); a ``games`` line in the mail of g1, which
+    master 1 answers, is then applied without its list, as with one master,
+    not answered again."""
     server, root = served
+    with (root / "limits" / datetime.now(UTC).strftime("%Y-%m-%d")).open("a") as counts:
+        counts.write(f"\noutside {ALICE}\t\t0\t.\n" * (Limits().answers_outside_games_to_players_per_day - 1))
     mail(server, root, ALICE, "games")
     in_game(server, root, ALICE, "g1", "games")
     assert len([s for s in subjects(root, ALICE) if s == "[gm] Your games"]) == 1
