@@ -116,18 +116,22 @@ class OutsideMail:
         """Refuse (to the shunt) past the day's allowance of mail to ``address``."""
         self._allowed(address, what, at)
 
-    def _allowed(self, address: str, what: str, at: datetime) -> None:
+    def _allowed(self, address: str, what: str, at: datetime, asked: bool = True) -> None:
         """Refuse (to the shunt) past the day's allowance of mail to
-        ``address``: `Limits.answers_outside_games_per_day`, or for a player
-        in one of the GM's games `Limits.answers_outside_games_to_players_per_day`,
-        who is told once a day that the answers stop (`CAPPED`). An address
-        the GM does not know is told nothing: its From may be forged."""
+        ``address``: `Limits.answers_outside_games_per_day`, or, for what a
+        player in one of the GM's games ``asked`` for (a challenge, the games
+        list, the ratings), `Limits.answers_outside_games_to_players_per_day`,
+        and the player is told once a day that the answers stop (`CAPPED`).
+        An address the GM does not know is told nothing: its From may be
+        forged. Mail that asked for nothing (the answer is how to play) keeps
+        the one answer even from a player, so that a player's auto-responder
+        that writes the GM's own address is answered once a day, not in a loop."""
         limits = self.master.limits
         count = self.master.counts.add(at, f"outside {address}")
         limit = limits.answers_outside_games_per_day
         if count <= limit:
             return
-        plays = any(game.seat_of(address) is not None for game in self.master.all_games.all())
+        plays = asked and any(game.seat_of(address) is not None for game in self.master.all_games.all())
         if plays:
             limit = max(limit, limits.answers_outside_games_to_players_per_day)
             if count <= limit:
@@ -200,7 +204,7 @@ class OutsideMail:
                 raise Shunted(f"how to play: {address} was answered {limit} times today "
                               "about replies to the GM's own mail")
         else:
-            self._allowed(address, "how to play", at)
+            self._allowed(address, "how to play", at, asked=False)
         games = self.games_of(address)
         active = [g for g in games if g["phase"] != ENDED]
         self.send(HOW_TO_PLAY + _digest(key), address, "[gm] Your mail reached no game", at, "how_to_play",
