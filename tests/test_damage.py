@@ -286,6 +286,30 @@ def test_a_file_gm_cannot_do_without_damaged_stops_the_start(tmp_path, built, wh
     assert done.returncode == 1 and str(root / where) in done.stderr, done.stderr[-3000:]
 
 
+def test_a_missing_key_where_games_are_stops_the_start_and_a_new_directory_gets_one(tmp_path, built):
+    """A ``secret.key`` gone from a directory that holds games is a key
+    lost, not a new installation: made anew, it would turn every player's
+    reply address into a forgery. `gm serve` stops at its start (exit
+    status 1), names the file and says to restore it from the backup, and
+    makes no key. A directory with nothing gm keeps in it (none at all,
+    an empty one, or the empty folders of a first start cut short) still
+    gets a new key, as README's first command needs."""
+    source, _ = built
+    root = tmp_path / "data"
+    shutil.copytree(source, root)
+    (root / "secret.key").unlink()
+    done = gm("serve", "--data", str(root), "--smtp", "127.0.0.1:0", "--address", GM, "--masters", "2", cwd=tmp_path)
+    assert done.returncode == 1 and str(root / "secret.key") in done.stderr, done.stderr[-3000:]
+    assert "restore it from the backup" in done.stderr, done.stderr[-3000:]
+    assert not (root / "secret.key").exists()
+    empty, cut = tmp_path / "empty", tmp_path / "cut"
+    empty.mkdir()
+    (cut / "games").mkdir(parents=True)
+    DurableMaildir(cut / "spool")
+    for new in (tmp_path / "none", empty, cut):
+        assert len(Store(new).key) == 32, new
+
+
 def _damaged_archive(source: Path, root: Path, damage: str) -> DurableMaildir:
     """A copy of ``source`` at ``root`` where g1's archived setup mail from
     Alice is damaged, and g1 has no snapshot to start from (nor an entry of

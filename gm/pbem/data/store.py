@@ -271,6 +271,30 @@ class MissingDataDirectory(FileNotFoundError):
         self.root = root
 
 
+KEPT = ("games", "spool", "outbox", "delivered", "shunt", "undeliverable", "challenges", "handled", "names",
+        "settings", "requests", "seeks", "tournaments", "operator", "sent", "attempts", "limits", "commit",
+        "snapshots", "ratings.json", SHARD_FILE, MASTERS, "moved", "moving-in", "moving-out")
+"""What gm keeps in a data directory beside ``secret.key`` (the module's docstring)."""
+
+
+def holds_data(root: Path) -> bool:
+    """Whether ``root`` holds anything gm keeps: a game (even an id
+    reserved with no mail yet), or a file in or at any other of gm's
+    places. Folders with no file in them, all that a first start cut short
+    before it made the key leaves, are no data: no token was derived yet."""
+    games = root / "games"
+    if games.is_dir() and any(games.iterdir()):
+        return True
+    for name in KEPT:
+        path = root / name
+        if path.is_dir():
+            if any(files for _, _, files in os.walk(path)):
+                return True
+        elif path.exists():
+            return True
+    return False
+
+
 class Store:
     """The data directory of one gm instance."""
 
@@ -286,6 +310,7 @@ class Store:
         self.part = part
         if not create and not (self.root / "secret.key").is_file():
             raise MissingDataDirectory(self.root)
+        fresh = not (self.root / "secret.key").exists() and not holds_data(self.root)  # before any folder is made
         self.root.mkdir(parents=True, exist_ok=True)
         self.spool = DurableMaildir(self.root / "spool")
         self.outbox = DurableMaildir(self.root / "outbox")
@@ -307,7 +332,7 @@ class Store:
         self._manifest = own / "commit"
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)
-        self.key = load_key(self.root / "secret.key")
+        self.key = load_key(self.root / "secret.key", make=fresh)
         self._archives: dict[str, DurableMaildir] = {}
         self._last_id: int | None = None
         self._syncers: dict[str, Syncer] = {}
