@@ -364,6 +364,28 @@ def test_a_damaged_archive_stops_its_game_loudly_and_the_others_go_on(tmp_path, 
         _state_is_its_replay(root, game)
 
 
+def test_gm_games_and_show_name_a_game_that_does_not_load_and_show_the_others(tmp_path, built):
+    """`gm games` and `gm show` read g1's archive that no longer replays
+    (`_damaged_archive`) as the daemon does, without a traceback: the
+    listing names g1 as not loading, with the error on its one line, lists
+    every other game, and exits 1; `gm show g1` says so in one line (exit
+    1), and `gm show g2` shows g2 (exit 0)."""
+    source, _ = built
+    root = tmp_path / "data"
+    _damaged_archive(source, root, "random")
+    listed = gm("games", "--data", str(root), cwd=tmp_path)
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr, listed.stderr[-3000:]
+    lines = listed.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == GAMES, listed.stdout
+    assert "not loading" in lines[0] and "Error" in lines[0], lines[0]
+    assert all("not loading" not in line for line in lines[1:]), listed.stdout
+    shown = gm("show", "g1", "--data", str(root), cwd=tmp_path)
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr, shown.stderr[-3000:]
+    assert shown.stderr.startswith("gm show: g1 does not load: ") and shown.stderr.count("\n") == 1, shown.stderr
+    other = gm("show", "g2", "--data", str(root), cwd=tmp_path)
+    assert other.returncode == 0 and json.loads(other.stdout)["game"] == "g2", other.stderr[-3000:]
+
+
 def test_an_archived_mail_cut_short_is_found_by_gm_replay(tmp_path, built):
     """An archived mail cut in the middle may still read as a mail: the game
     then replays to another state, which nothing in the archive lets the
