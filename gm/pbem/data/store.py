@@ -271,21 +271,24 @@ class MissingDataDirectory(FileNotFoundError):
         self.root = root
 
 
-KEPT = ("games", "spool", "outbox", "delivered", "shunt", "undeliverable", "challenges", "handled", "names",
-        "settings", "requests", "seeks", "tournaments", "operator", "sent", "attempts", "limits", "commit",
-        "snapshots", "ratings.json", SHARD_FILE, MASTERS, "moved", "moving-in", "moving-out")
-"""What gm keeps in a data directory beside ``secret.key`` (the module's docstring)."""
+RECORD = ("games", "spool", "outbox", "delivered", "shunt", "undeliverable", "challenges", "handled", "names",
+          "settings", "requests", "seeks", "tournaments", "operator", "sent", SHARD_FILE, "moved", "moving-in",
+          "moving-out")
+"""What of a data directory is its record (docs/data.md), beside
+``secret.key``: the games, the mail and the requests, which the key's
+tokens were derived for. The derived files and the bookkeeping (snapshots,
+ratings, counts, attempts, manifests) are not: they hold no token."""
 
 
 def holds_data(root: Path) -> bool:
-    """Whether ``root`` holds anything gm keeps: a game (even an id
-    reserved with no mail yet), or a file in or at any other of gm's
+    """Whether ``root`` holds any of its record (`RECORD`): a game (even
+    an id reserved with no mail yet), or a file in or at any other of its
     places. Folders with no file in them, all that a first start cut short
-    before it made the key leaves, are no data: no token was derived yet."""
+    before it made the key leaves, are no record: no token was derived yet."""
     games = root / "games"
     if games.is_dir() and any(games.iterdir()):
         return True
-    for name in KEPT:
+    for name in RECORD:
         path = root / name
         if path.is_dir():
             if any(files for _, _, files in os.walk(path)):
