@@ -158,7 +158,7 @@ FILES: dict[str, File] = {
                               lambda path, root: index.read(root / "masters" / "1") is not None),
     "snapshot": File(lambda: "snapshots/g1", _future_snapshot, ALL - {"future"},
                      lambda path, root: snapshots.read(root, "g1") is not None),
-    "counts": File(lambda: f"limits/{_today()}", _future_counts, frozenset({"directory"}),
+    "counts": File(lambda: f"limits/{_today()}", _future_counts, frozenset({"random", "future", "directory"}),
                    lambda path, root: path.is_file()),
     "attempts": File(lambda: "attempts/in-progress", _future_attempts, frozenset({"random", "future", "directory"}),
                      lambda path, root: _no_attempts(path)),
