@@ -5,6 +5,7 @@ when; and the operator's `gm shunt release` applies a capped mail."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 
 from gm.cli import main
@@ -105,6 +106,38 @@ def test_a_record_cut_short_inside_its_spool_key_counts_for_nothing(tmp_path):
     with open(tmp_path / "limits" / "2026-11-27", "a", encoding="utf-8") as file:
         file.write("\nreply g1 a@x.example\t000176423")  # the process died inside the write of a second count
     assert DailyCounts(tmp_path / "limits").add(at, "reply g1 a@x.example") == 2
+
+
+def test_damaged_records_are_logged_once_a_day_and_a_record_a_crash_cut_short_is_not(tmp_path, caplog):
+    # A record cut short at every place a crash can cut one, each followed
+    # by the next count's record, is the file's normal state after crashes:
+    # not logged. Random bytes and a record of a later shape are damage: the
+    # operator is told once that day, the file named; the next day anew.
+    caplog.set_level(logging.WARNING, logger="gm")
+    at = datetime(2026, 11, 27, 9, 30, 0, 250_000, tzinfo=UTC)
+    name = "reply g1 a@x.example"
+    counts = DailyCounts(tmp_path / "limits")
+    counts.begin("0001764235800250000000.smtp.1")
+    assert counts.add(at, name) == 1
+    counts.end()
+    record = f"\n{name}\t0001764235800250000000.smtp.2\t1\t."
+    for count, cut in enumerate(range(1, len(record)), start=2):
+        with open(tmp_path / "limits" / "2026-11-27", "a", encoding="utf-8") as file:
+            file.write(record[:cut])  # the process died inside this write
+        assert DailyCounts(tmp_path / "limits").add(at, name) == count  # the daemon started again
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+    counts = DailyCounts(tmp_path / "limits")
+    for day in (at, at + timedelta(days=1)):
+        path = tmp_path / "limits" / day.strftime("%Y-%m-%d")
+        assert counts.add(day, name) >= 1
+        for damage in (b"\x93\x07\xfe\x00 k\xc3\n", f"\n{name}\tkey\t1\tlater\t.\n".encode()):
+            with open(path, "ab") as file:
+                file.write(damage)
+            counts.add(day, name)
+        told = [r.getMessage() for r in caplog.records]
+        assert len(told) == 1 and told[0].startswith(f"daily count records skipped file={path} "), told
+        assert caplog.records[0].levelno == logging.WARNING
+        caplog.clear()
 
 
 def test_upgrade_day_goes_on_from_the_release_befores_counts_in_every_masters_file(tmp_path):

@@ -158,7 +158,7 @@ FILES: dict[str, File] = {
                               lambda path, root: index.read(root / "masters" / "1") is not None),
     "snapshot": File(lambda: "snapshots/g1", _future_snapshot, ALL - {"future"},
                      lambda path, root: snapshots.read(root, "g1") is not None),
-    "counts": File(lambda: f"limits/{_today()}", _future_counts, frozenset({"directory"}),
+    "counts": File(lambda: f"limits/{_today()}", _future_counts, frozenset({"random", "future", "directory"}),
                    lambda path, root: path.is_file()),
     "attempts": File(lambda: "attempts/in-progress", _future_attempts, frozenset({"random", "future", "directory"}),
                      lambda path, root: _no_attempts(path)),
@@ -286,6 +286,30 @@ def test_a_file_gm_cannot_do_without_damaged_stops_the_start(tmp_path, built, wh
     assert done.returncode == 1 and str(root / where) in done.stderr, done.stderr[-3000:]
 
 
+def test_a_missing_key_where_games_are_stops_the_start_and_a_new_directory_gets_one(tmp_path, built):
+    """A ``secret.key`` gone from a directory that holds games is a key
+    lost, not a new installation: made anew, it would turn every player's
+    reply address into a forgery. `gm serve` stops at its start (exit
+    status 1), names the file and says to restore it from the backup, and
+    makes no key. A directory with nothing gm keeps in it (none at all,
+    an empty one, or the empty folders of a first start cut short) still
+    gets a new key, as README's first command needs."""
+    source, _ = built
+    root = tmp_path / "data"
+    shutil.copytree(source, root)
+    (root / "secret.key").unlink()
+    done = gm("serve", "--data", str(root), "--smtp", "127.0.0.1:0", "--address", GM, "--masters", "2", cwd=tmp_path)
+    assert done.returncode == 1 and str(root / "secret.key") in done.stderr, done.stderr[-3000:]
+    assert "restore it from the backup" in done.stderr, done.stderr[-3000:]
+    assert not (root / "secret.key").exists()
+    empty, cut = tmp_path / "empty", tmp_path / "cut"
+    empty.mkdir()
+    (cut / "games").mkdir(parents=True)
+    DurableMaildir(cut / "spool")
+    for new in (tmp_path / "none", empty, cut):
+        assert len(Store(new).key) == 32, new
+
+
 def _damaged_archive(source: Path, root: Path, damage: str) -> DurableMaildir:
     """A copy of ``source`` at ``root`` where g1's archived setup mail from
     Alice is damaged, and g1 has no snapshot to start from (nor an entry of
@@ -338,6 +362,28 @@ def test_a_damaged_archive_stops_its_game_loudly_and_the_others_go_on(tmp_path, 
                    for k in archive.keys() if ".in." in k]
         assert sorted(str(m["Message-ID"]) for m in inbound if m.get("X-GM-Accepted")) == sorted(sent[game]), game
         _state_is_its_replay(root, game)
+
+
+def test_gm_games_and_show_name_a_game_that_does_not_load_and_show_the_others(tmp_path, built):
+    """`gm games` and `gm show` read g1's archive that no longer replays
+    (`_damaged_archive`) as the daemon does, without a traceback: the
+    listing names g1 as not loading, with the error on its one line, lists
+    every other game, and exits 1; `gm show g1` says so in one line (exit
+    1), and `gm show g2` shows g2 (exit 0)."""
+    source, _ = built
+    root = tmp_path / "data"
+    _damaged_archive(source, root, "random")
+    listed = gm("games", "--data", str(root), cwd=tmp_path)
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr, listed.stderr[-3000:]
+    lines = listed.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == GAMES, listed.stdout
+    assert "not loading" in lines[0] and "Error" in lines[0], lines[0]
+    assert all("not loading" not in line for line in lines[1:]), listed.stdout
+    shown = gm("show", "g1", "--data", str(root), cwd=tmp_path)
+    assert shown.returncode == 1 and "Traceback" not in shown.stderr, shown.stderr[-3000:]
+    assert shown.stderr.startswith("gm show: g1 does not load: ") and shown.stderr.count("\n") == 1, shown.stderr
+    other = gm("show", "g2", "--data", str(root), cwd=tmp_path)
+    assert other.returncode == 0 and json.loads(other.stdout)["game"] == "g2", other.stderr[-3000:]
 
 
 def test_an_archived_mail_cut_short_is_found_by_gm_replay(tmp_path, built):

@@ -215,6 +215,7 @@ def test_a_player_moves_their_seat_confirmed_from_both_addresses(tmp_path):
             new = Player(NEW, world)
             (confirmation,) = new.inbox()
             assert "Confirm: play Player 1 in game g1 from here" in str(confirmation["Subject"])
+            assert str(confirmation["From"]).startswith("Spaceships GM <")  # about one game: from its GM
             assert world.daemon.master.games["g1"].seat(1).address == ALICE  # not yet
             forged = EmailMessage()  # a confirm from anyone else changes nothing
             forged["From"], forged["To"], forged["Subject"] = BOB, str(confirmation["Reply-To"]), "Re: confirm"

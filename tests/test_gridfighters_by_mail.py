@@ -10,6 +10,7 @@ secrets out, and `gm replay` must rebuild it byte for byte.
 from __future__ import annotations
 
 from datetime import timedelta
+from email.utils import make_msgid
 from random import Random
 
 import pytest
@@ -17,7 +18,9 @@ import pytest
 from gm.games.gridfighters.bot import random_move, random_setup
 from gm.kernel.values import Options
 from gm.pbem.operator.admin import request_game, verify_replay
-from gmtest import ALICE, BOB, World, run, text
+from gm.pbem.writing.mailer import Identity
+from gmtest import ALICE, BOB, GM, World, run, text
+from test_master_faults import plain
 from test_secrecy_whole_game import leaks, texts
 
 pytestmark = pytest.mark.slow  # whole games by mail
@@ -108,6 +111,30 @@ def test_a_bad_move_is_answered_with_the_line_and_column_and_is_not_spent(tmp_pa
             game = world.daemon.master.games["g1"]
             assert game.play.grid.moves == 0 and game.play.grid.to_move == 1
     run(scenario())
+
+
+def test_mail_about_no_game_names_no_one_game_and_each_games_mail_keeps_its_gm(tmp_path):
+    """The games list, the ratings and the answer to mail that reached no
+    game come from a GM of no one game ("Game master"), where they came
+    from "Spaceships GM" whatever the games were; each game's own mail
+    keeps the From it had (its bytes are archived and replayed). A name of
+    the operator's own is used for both."""
+    async def scenario():
+        async with World(tmp_path) as world:
+            await world.new_game(game="gridfighters")
+            await world.new_game()
+            for body in ("games", "ratings", "hello, who are you?"):
+                await world.asend(plain(ALICE, body, make_msgid(domain="example.org")), ALICE, [GM])
+                await world.settle()
+            froms = {str(m["Subject"]): str(m["From"]) for m in world.alice.inbox()}
+            assert {s: f for s, f in froms.items() if s.startswith("[gm] ")} == {
+                "[gm] Your games": f"Game master <{GM}>", "[gm] Ratings": f"Game master <{GM}>",
+                "[gm] Your mail reached no game": f"Game master <{GM}>"}, froms
+            assert {f for s, f in froms.items() if s.startswith("[gm g1]")} == {f"Grid Fighters GM <{GM}>"}, froms
+            assert {f for s, f in froms.items() if s.startswith("[gm g2]")} == {f"Spaceships GM <{GM}>"}, froms
+    run(scenario())
+    own = Identity(GM, "Example Games")
+    assert (own.outside_name, own.name_for("Grid Fighters")) == ("Example Games", "Example Games")
 
 
 def test_a_challenge_by_mail_names_the_game(tmp_path):

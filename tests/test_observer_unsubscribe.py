@@ -65,6 +65,7 @@ def test_an_observer_unsubscribes_by_the_mailto_and_is_sent_nothing_more_of_that
             await world.settle()
             (answer,) = carol.inbox()[before:]
             assert str(answer["Subject"]) == "[gm g1] Unsubscribed" and GM in str(answer["From"])
+            assert str(answer["From"]).startswith("Spaceships GM <")  # about one game: from its GM
             assert "You no longer watch Spaceships game g1" in text(answer)
             assert world.daemon.master.games["g1"].observers == ("", DAVE)
             await world.asend(plain(CAROL, mailto), CAROL, [mailto])  # a second time: nothing to do or say

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kernel.protocol import game_named
 from ..kernel.values import Options
-from ..pbem.operator.admin import describe_game, load_games, pending_requests, request_game
+from ..pbem.operator.admin import describe_game, load_game, pending_requests, request_game
 from .options import data_option, duration, identity, identity_options, store
 
 
@@ -118,10 +118,21 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _games(args: argparse.Namespace) -> int:
+    """The listing; a game whose archive does not replay is listed as not
+    loading, with the error, and the others as ever (as the daemon stops
+    that game alone). Exit status 1 when one did not load."""
     data = store(args, writes=False)
-    games = load_games(data)
-    requested = [r for r in pending_requests(data) if r["game"] not in {g for g, _ in games}]
-    rows = []
+    games, broken = [], []
+    for game_id in data.game_ids():
+        try:
+            loaded = load_game(data, game_id)
+        except Exception as error:  # a damaged archive, or a fault replaying it: this game's alone
+            broken.append((game_id, "?", "not loading", _one_line(error), ""))
+            continue
+        if loaded is not None:
+            games.append((game_id, loaded))
+    requested = [r for r in pending_requests(data) if r["game"] not in {g for g, _ in games} | {b[0] for b in broken}]
+    rows = list(broken)
     for r in requested:
         rows.append((r["game"], r["kind"], "requested", " vs ".join(r["players"]), ""))
     for _, game in games:
@@ -136,7 +147,12 @@ def _games(args: argparse.Namespace) -> int:
         print("no games")
     for line in _columns(sorted(rows, key=lambda row: (len(row[0]), row[0]))):
         print(line)
-    return 0
+    return 1 if broken else 0
+
+
+def _one_line(error: Exception) -> str:
+    """An error as one line of the listing or of a message."""
+    return " ".join(f"{type(error).__name__}: {error}".split())
 
 
 def _columns(rows: list[tuple[str, str, str, str, str]]) -> list[str]:
@@ -149,9 +165,16 @@ def _columns(rows: list[tuple[str, str, str, str, str]]) -> list[str]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    for game_id, game in load_games(store(args, writes=False)):
-        if game_id == args.game:
-            print(json.dumps(describe_game(game), indent=2))
-            return 0
-    print(f"gm show: no game {args.game}", file=sys.stderr)
-    return 2
+    """One game as JSON, read alone (another game's damaged archive does
+    not stop it); exit status 1 when its archive does not replay."""
+    data = store(args, writes=False)
+    try:
+        game = load_game(data, args.game) if args.game in data.game_ids() else None
+    except Exception as error:  # a damaged archive, or a fault replaying it
+        print(f"gm show: {args.game} does not load: {_one_line(error)}", file=sys.stderr)
+        return 1
+    if game is None:
+        print(f"gm show: no game {args.game}", file=sys.stderr)
+        return 2
+    print(json.dumps(describe_game(game), indent=2))
+    return 0

@@ -55,7 +55,8 @@ def asked(master: Master, key: str, game: MailGame, player: int, new: str) -> No
     secret = token(store.key, move_id, 1)
     master.outside.send(f"{move_id}.confirm", new, f"[gm] Confirm: play {seat.alias} in game {game.id} from here", at,
                         "move_confirm", {"game": game.id, "alias": seat.alias, "title": game.rules.title, "new": new},
-                        "auto-generated", reply_to=master.identity.reply_address(move_id, 1, secret))
+                        "auto-generated", reply_to=master.identity.reply_address(move_id, 1, secret),
+                        title=game.rules.title)
 
 
 def answer(master: Master, key: str, message: Message, sender: str, move_id: str, secret: str) -> None:

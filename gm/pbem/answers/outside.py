@@ -394,15 +394,17 @@ class OutsideMail:
         outbox key, so a redo after a crash queues it once. A message of
         the list ``listed`` (a digest, a notice: `gm.pbem.writing.lists`) carries
         its list headers, and is not sent to a player who left that list.
-        One about a game yet to be made (a challenge) names that game's
-        ``title`` in its From, as the game's own mail will."""
+        One about one game (a challenge to a game yet to be made, a seat's
+        address move, an observer's leaving) names that game's ``title`` in
+        its From, as the game's own mail does; any other is sent under a
+        name that names no one game (`Identity.outside_name`)."""
         master = self.master
         if listed is not None:
             setting, off = LISTS[listed]
             if settings_of(master.store, to).fields().get(setting) == off:
                 return
         message = Mail()
-        sender = master.identity.name_for(title) if title else master.identity.name
+        sender = master.identity.name_for(title) if title else master.identity.outside_name
         message["From"] = f"{sender} <{master.identity.address}>"
         message["To"] = to
         if reply_to:

@@ -121,5 +121,5 @@ class Unsubscribing:
         master.store.handled.add(left)
         request_action(master.store, master.identity, game_id, ObserverLeft(at, number), name=f"{request_id}-{game_id}")
         master.outside.send(f"{request_id}.done", sender, f"[gm {game_id}] Unsubscribed", at, "unsubscribed_observer",
-                            {"game": game_id, "title": game.rules.title}, "auto-replied")
+                            {"game": game_id, "title": game.rules.title}, "auto-replied", title=game.rules.title)
 

@@ -271,6 +271,33 @@ class MissingDataDirectory(FileNotFoundError):
         self.root = root
 
 
+RECORD = ("games", "spool", "outbox", "delivered", "shunt", "undeliverable", "challenges", "handled", "names",
+          "settings", "requests", "seeks", "tournaments", "operator", "sent", SHARD_FILE, "moved", "moving-in",
+          "moving-out")
+"""What of a data directory is its record (docs/data.md), beside
+``secret.key``: the games, the mail and the requests, which the key's
+tokens were derived for. The derived files and the bookkeeping (snapshots,
+ratings, counts, attempts, manifests) are not: they hold no token."""
+
+
+def holds_data(root: Path) -> bool:
+    """Whether ``root`` holds any of its record (`RECORD`): a game (even
+    an id reserved with no mail yet), or a file in or at any other of its
+    places. Folders with no file in them, all that a first start cut short
+    before it made the key leaves, are no record: no token was derived yet."""
+    games = root / "games"
+    if games.is_dir() and any(games.iterdir()):
+        return True
+    for name in RECORD:
+        path = root / name
+        if path.is_dir():
+            if any(files for _, _, files in os.walk(path)):
+                return True
+        elif path.exists():
+            return True
+    return False
+
+
 class Store:
     """The data directory of one gm instance."""
 
@@ -286,6 +313,7 @@ class Store:
         self.part = part
         if not create and not (self.root / "secret.key").is_file():
             raise MissingDataDirectory(self.root)
+        fresh = not (self.root / "secret.key").exists() and not holds_data(self.root)  # before any folder is made
         self.root.mkdir(parents=True, exist_ok=True)
         self.spool = DurableMaildir(self.root / "spool")
         self.outbox = DurableMaildir(self.root / "outbox")
@@ -307,7 +335,7 @@ class Store:
         self._manifest = own / "commit"
         self.games_dir = self.root / "games"
         self.games_dir.mkdir(exist_ok=True)
-        self.key = load_key(self.root / "secret.key")
+        self.key = load_key(self.root / "secret.key", make=fresh)
         self._archives: dict[str, DurableMaildir] = {}
         self._last_id: int | None = None
         self._syncers: dict[str, Syncer] = {}

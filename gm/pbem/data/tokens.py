@@ -23,17 +23,22 @@ MASK = "*" * TOKEN_LENGTH
 """What the archive's copy of a sent message shows instead of the token."""
 
 
-def load_key(path: Path) -> bytes:
-    """The server key, made (randomly, once) if the file does not exist yet.
-    An empty file is a key emptied by damage, never one gm made: under it
-    every player's mail would read as forged, so it is refused (an OSError
-    naming the file: `gm serve` does not start) until the key is restored."""
+def load_key(path: Path, make: bool = True) -> bytes:
+    """The server key, made (randomly, once) if the file does not exist yet
+    and ``make`` says the directory is new. An empty file is a key emptied
+    by damage, never one gm made, and a missing one where the directory
+    holds data (not ``make``) a key lost: under a new key every player's
+    mail would read as forged, so either is refused (an OSError naming the
+    file: `gm serve` does not start) until the key is restored."""
     try:
         key = path.read_bytes()
         if not key:
             raise OSError(errno.EINVAL, "the server key is empty: restore it from the backup", str(path))
         return key
     except FileNotFoundError:
+        if not make:
+            raise OSError(errno.ENOENT, "the server key is missing, and the directory holds games and mail made "
+                          "under it: restore it from the backup (docs/operations.md, \"Backups\")", str(path)) from None
         key = os.urandom(32)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:

@@ -131,6 +131,10 @@ class DailyCounts:
         """The count each mail's record got, by (name, spool key, nth count of the name in its handling)."""
         self._key = ""
         self._nth: dict[str, int] = {}
+        self._begun = False
+        """Whether the line read last was a record's leading newline: a record begins on the next."""
+        self._told: str | None = None
+        """The day whose skipped records were logged (`_damaged`)."""
 
     def begin(self, key: str) -> None:
         """The spooled mail ``key`` is being handled: its counts are its
@@ -171,7 +175,7 @@ class DailyCounts:
             count = self._counts[name] = self._counts.get(name, 0) + 1
             if mine is not None:
                 self._known[mine] = count
-            self._read = ends
+            self._read, self._begun = ends, False
         finally:
             os.close(file)
         crashpoint("after-count")
@@ -180,21 +184,26 @@ class DailyCounts:
     def _catch_up(self, file: int, upto: int) -> None:
         """Read the records written since the last read, up to ``upto``:
         each name's count, once per mail (a record a crash repeated or cut
-        short counts for nothing)."""
+        short counts for nothing). Any other line that is no record (random
+        bytes, a later gm's shape) counts for nothing too, and is logged
+        once a day (`_damaged`)."""
         stat = os.fstat(file)
         if self._file != (stat.st_dev, stat.st_ino) or stat.st_size < self._read:
             self._file, self._read, self._counts, self._known = (stat.st_dev, stat.st_ino), 0, dict(self._before), {}
-            self._head = True
+            self._head, self._begun = True, False
         data = os.pread(file, max(0, upto - self._read), self._read)
         complete = data.rfind(b"\n") + 1  # a record another master is writing is read next time
+        damaged = False
         for line in data[:complete].decode("utf-8", "replace").split("\n")[:-1]:
             fields = line.split("\t")
+            begun, self._begun = self._begun, not line
             if not line:
                 self._head = False  # each record begins with a newline: past the release before's lines
             elif self._head and len(fields) == 2 and fields[0] and fields[1].isdigit():
                 self._counts[fields[0]] = max(self._counts.get(fields[0], 0), int(fields[1]))
                 continue
             if len(fields) != 4 or fields[3] != "." or not fields[0] or not fields[2].isdigit():
+                damaged = damaged or (bool(line) and not (begun and _cut_short(fields)))
                 continue
             if fields[1]:
                 counted = (fields[0], fields[1], int(fields[2]))
@@ -204,6 +213,18 @@ class DailyCounts:
             if fields[1]:
                 self._known[counted] = count
         self._read += complete
+        if damaged:
+            self._damaged()
+
+    def _damaged(self) -> None:
+        """Tell the operator, once a day, that the day's file holds lines
+        that are no records, as each derived file's damage is told
+        (docs/data.md). A record a crash cut short is not told: after a
+        crash that is the file's normal state."""
+        if self._told != self._day:
+            self._told = self._day
+            event("daily count records skipped", logging.WARNING, file=str(self.path / (self._day or "")),
+                  note="damaged: they count for nothing, so a few more mails may get through today")
 
     def _unkept(self, day: str, name: str, mine: tuple[str, str, int] | None, error: OSError) -> int:
         """Count in this process's memory alone, when the day's file cannot
@@ -249,6 +270,16 @@ class DailyCounts:
                 if name and count.isdigit() and line.endswith("\n"):  # a line a crash cut short counts for nothing
                     counts[name] = max(counts.get(name, 0), int(count))
         return counts
+
+
+def _cut_short(fields: list[str]) -> bool:
+    """Whether a record's fields are what a crash leaves of one it cut
+    short: the start of ``name<TAB>key<TAB>n<TAB>.`` without its end,
+    printable (random bytes seldom are)."""
+    shape = len(fields) <= 3 or (len(fields) == 4 and fields[2] != "" and not fields[3])
+    count = fields[2] if len(fields) > 2 else ""
+    return (shape and bool(fields[0]) and (count == "" or count.isdigit())
+            and all(field.isprintable() and "\ufffd" not in field for field in fields))
 
 
 def tell_capped(store: Store, identity: Identity, game: MailGame, player: int, limit: int, now: datetime) -> None:

@@ -152,13 +152,22 @@ def load_games(store: Store, identity: Identity | None = None) -> list[tuple[str
     snapshot and the events after it, where there is one; read only)."""
     games = []
     for game_id in store.game_ids():
-        archive = store.archive(game_id)
-        keys = archive.keys()
-        if not keys:
-            continue
-        live, _ = loading.load(store, identity or identity_of(archive), game_id, keys)
-        games.append((game_id, live.game))
+        game = load_game(store, game_id, identity)
+        if game is not None:
+            games.append((game_id, game))
     return games
+
+
+def load_game(store: Store, game_id: str, identity: Identity | None = None) -> MailGame | None:
+    """One game of the data directory, as `load_games` reads it; None for
+    an id reserved with no mail yet. An archive that does not replay raises
+    what replaying it raised, for the caller to name that game alone."""
+    archive = store.archive(game_id)
+    keys = archive.keys()
+    if not keys:
+        return None
+    live, _ = loading.load(store, identity or identity_of(archive), game_id, keys)
+    return live.game
 
 
 def describe_game(game: MailGame) -> dict:

@@ -40,6 +40,12 @@ GAME_HEADER = "X-GM-Game"
 
 
 DEFAULT_NAME = "Spaceships GM"
+"""The name gm is configured with unless the operator gives one: each game's
+mail is sent under the game's own (`Identity.name_for`), and the GM's own
+events are archived under this very name, as they always were."""
+OUTSIDE_NAME = "Game master"
+"""The name mail about no game (the games list, ratings, a tournament's
+join, the how-to-play answer) is sent under by default: it names no one game."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,12 @@ class Identity:
         """The name a game's mail is sent under: the default names the game
         ("Grid Fighters GM"); a name of the operator's own stays as it is."""
         return f"{title} GM" if self.name == DEFAULT_NAME else self.name
+
+    @property
+    def outside_name(self) -> str:
+        """The name mail about no game is sent under: the default names no
+        one game (`OUTSIDE_NAME`); a name of the operator's own stays as it is."""
+        return OUTSIDE_NAME if self.name == DEFAULT_NAME else self.name
 
     @property
     def local(self) -> str:
