@@ -55,6 +55,11 @@ def cells(values: Iterable[object]) -> str:
     return "".join([f"<td>{_shown(v)}</td>" for v in values])
 
 
+def heads(count: int) -> str:
+    """A head cell for each number from 0 to ``count`` - 1."""
+    return "".join([f"<th>{n}</th>" for n in range(count)])
+
+
 def ship_cells(kind: str, fighters: int, cargo_units: int, empty: int, tractors: int, shields: int, absorbed: int,
                efficiency: int, effective: int, shots: int, cargo: Sequence[str]) -> str:
     """An own ship's row from its type to its cargo, as both ship tables

@@ -25,7 +25,7 @@ from typing import Any
 
 from . import formulas
 from .damage import amnesty
-from .drawn import Drawn, cells, planet_figures, ship_cells, summary_row
+from .drawn import Drawn, cells, heads, planet_figures, ship_cells, summary_row
 from .empire_steps import ending_turn, scans_available
 from .endturn import income, planet_income
 from .galaxy import ORE_TYPES
@@ -170,7 +170,7 @@ def earth_listing(state: GameState, empire: int) -> dict[str, Any]:
     return {
         "number": planet.number, "amnesty": amnesty(state, state.earth), "limited": market.limited_selling,
         "links": list(planet.links), "prices": prices, "amounts": amounts,
-        "drawn": [Drawn(cells, range(len(prices))), Drawn(cells, prices), Drawn(cells, amounts)],
+        "drawn": [Drawn(heads, len(prices)), Drawn(cells, prices), Drawn(cells, amounts)],
         "ships": [seen_ship(state, s, empire) for s in state.ships_at(planet.number)],
     }
 
