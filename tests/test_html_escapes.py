@@ -11,6 +11,7 @@ not again for every mail of every turn."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from random import Random
 from types import FrameType
@@ -18,15 +19,15 @@ from typing import Any
 
 import markupsafe
 from celestial_fuzz import mail_for
-from gmtest import COMMIT_KEY
+from gmtest import COMMIT_KEY, SETUP_ALICE, SETUP_BOB
 from test_celestial_sheets import COMMON, GROK, REPORT, STATE
 
-from gm.games.celestial_empire.drawn import Drawn, cells, planet_figures, ship_cells, summary_row
+from gm.games.celestial_empire.drawn import Drawn, cells, heads, planet_figures, ship_cells, summary_row
 from gm.games.celestial_empire.mail import Terms
 from gm.games.celestial_empire.sheets import sheet_data
 from gm.kernel import commitments, engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
-from gm.pbem.writing.mailer import render_html
+from gm.pbem.writing.mailer import body_html, render_html
 
 
 def escapes(render: Any) -> tuple[Any, int]:
@@ -58,12 +59,31 @@ def test_a_celestial_empire_sheet_escapes_what_players_wrote_not_every_number():
     assert count <= 250, count
 
 
+def test_a_spaceships_sheet_shows_its_grids_strikes_and_fill_in_each_as_one_value():
+    """A Spaceships sheet after turn 1 made 68 escapes: ten for its grids,
+    three for each ship's strikes, one for each fill-in line and each
+    plural's "s"; drawn by the game, or written by the template, 42."""
+    start = datetime(2026, 11, 21, 12, 0, 0, 250_000, tzinfo=UTC)
+    seats = (Seat(1, "a@example.org", "Alice"), Seat(2, "b@example.net", "Bob"))
+    game, _ = engine.create(Created(start, "g1", seats, "2.6.1", Options(), commit_key=COMMIT_KEY))
+    engine.apply(game, PlayerMail(start, 1, SETUP_ALICE))
+    engine.apply(game, PlayerMail(start, 2, SETUP_BOB))
+    at = start + timedelta(hours=1, microseconds=250_000)
+    engine.apply(game, PlayerMail(at, 1, "Rx3\n"))
+    (sheet, *_) = [n for n in engine.apply(game, PlayerMail(at, 2, "Gy1\n")) if n.template == "turn_sheet"]
+    sheet = replace(sheet, data=sheet.data | commitments.sheet_fields(game))
+    folders = game.rules.template_folders(game.edition)
+    html, count = escapes(lambda: body_html(sheet, game.rules.templates, folders))
+    assert html is not None and html.count('<div class="colour">') == 5 and "&lt;cell&gt;" in html
+    assert count <= 45, count
+
+
 def test_what_the_game_draws_is_escaped_as_autoescape_would():
     """Nothing a player wrote goes into a `Drawn`; were it ever to, it is
     escaped all the same, character for character as markupsafe does."""
     text = "<script>alert('x') & \"y\"</script>"
     escaped = str(markupsafe.escape(text))
-    assert cells([text, 3]) == f"<td>{escaped}</td><td>3</td>"
+    assert cells([text, 3]) == f"<td>{escaped}</td><td>3</td>" and heads(2) == "<th>0</th><th>1</th>"
     assert escaped in ship_cells(text, 1, 2, 3, 4, 5, 6, 7, 8, 9, [text])
     assert "<script" not in ship_cells(text, 1, 2, 3, 4, 5, 6, 7, 8, 9, [text])
     assert summary_row(text, [(text, text)], text, text).count(escaped) == 5
