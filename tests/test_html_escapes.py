@@ -18,16 +18,16 @@ from types import FrameType
 from typing import Any
 
 import markupsafe
-from celestial_fuzz import mail_for
-from gmtest import COMMIT_KEY, SETUP_ALICE, SETUP_BOB
-from test_celestial_sheets import COMMON, GROK, REPORT, STATE
 
+from celestial_fuzz import mail_for
 from gm.games.celestial_empire.drawn import Drawn, cells, heads, planet_figures, ship_cells, summary_row
 from gm.games.celestial_empire.mail import Terms
 from gm.games.celestial_empire.sheets import sheet_data
 from gm.kernel import commitments, engine
 from gm.kernel.values import Created, Options, PlayerMail, Seat
 from gm.pbem.writing.mailer import body_html, render_html
+from gmtest import COMMIT_KEY, SETUP_ALICE, SETUP_BOB
+from test_celestial_sheets import COMMON, GROK, REPORT, STATE
 
 
 def escapes(render: Any) -> tuple[Any, int]:

@@ -31,7 +31,7 @@ class Drawn:
     """Markup drawn when a template shows it (Jinja's ``__html__``):
     ``draw(*args)``. Two are equal when they draw the same from the same."""
 
-    __slots__ = ("_draw", "_args")
+    __slots__ = ("_args", "_draw")
 
     def __init__(self, draw: Callable[..., str], *args: Any) -> None:
         self._draw = draw
