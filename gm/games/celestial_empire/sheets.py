@@ -128,24 +128,27 @@ def _cell(mines: int, ore: int) -> dict[str, str]:
 
 def planet_summary(state: GameState, empire: int) -> dict[str, Any]:
     """The summary of the empire's planets (l.2200-2230): mines/ore of each
-    type, PDUs and industry on each, then what its ships carry, then the totals."""
+    type, PDUs and industry on each, then what its ships carry, then the
+    totals; each row with ``drawn``, the row as the HTML sheet shows it."""
     planets = state.planets_of(empire)
     ships = state.ships_of(empire)
-    rows = [{"planet": p.number, "cells": [_cell(p.mines[t], p.ore[t]) for t in range(ORE_TYPES)],
-             "pdus": p.pdus, "industry": p.industry} for p in planets]
-    for row in rows:
-        row["drawn"] = Drawn(summary_row, row["planet"], [(c["mines"], c["ore"]) for c in row["cells"]],
-                             row["pdus"] or "-", row["industry"] or "-")
+    rows: list[dict[str, Any]] = []
+    for p in planets:
+        row = [_cell(p.mines[t], p.ore[t]) for t in range(ORE_TYPES)]
+        rows.append({"planet": p.number, "cells": row, "pdus": p.pdus, "industry": p.industry,
+                     "drawn": Drawn(summary_row, p.number, [(c["mines"], c["ore"]) for c in row],
+                                    p.pdus or "-", p.industry or "-")})
     carried = [sum(s.hold.ore[t] for s in ships) for t in range(ORE_TYPES)]
     pdus, industry = sum(s.hold.pdus for s in ships), sum(s.hold.industry for s in ships)
-    on_ships = {"cells": [_cell(0, carried[t]) for t in range(ORE_TYPES)], "pdus": pdus, "industry": industry,
-                "mines": sum(s.hold.mines for s in ships), "spacemines": sum(s.hold.spacemines for s in ships)}
+    on_cells = [_cell(0, carried[t]) for t in range(ORE_TYPES)]
+    on_ships = {"cells": on_cells, "pdus": pdus, "industry": industry,
+                "mines": sum(s.hold.mines for s in ships), "spacemines": sum(s.hold.spacemines for s in ships),
+                "drawn": Drawn(summary_row, "Ships", [("", c["ore"]) for c in on_cells], pdus, industry)}
     mines = [sum(p.mines[t] for p in planets) for t in range(ORE_TYPES)]
     ore = [sum(p.ore[t] for p in planets) + carried[t] for t in range(ORE_TYPES)]
-    total = {"mines": mines, "ore": ore, "pdus": sum(p.pdus for p in planets) + pdus,
-             "industry": sum(p.industry for p in planets) + industry}
-    on_ships["drawn"] = Drawn(summary_row, "Ships", [("", c["ore"]) for c in on_ships["cells"]], pdus, industry)
-    total["drawn"] = Drawn(summary_row, "Total", list(zip(mines, ore)), total["pdus"], total["industry"])
+    total_pdus, total_industry = sum(p.pdus for p in planets) + pdus, sum(p.industry for p in planets) + industry
+    total = {"mines": mines, "ore": ore, "pdus": total_pdus, "industry": total_industry,
+             "drawn": Drawn(summary_row, "Total", list(zip(mines, ore)), total_pdus, total_industry)}
     return {"rows": rows, "ships": on_ships, "total": total, "owned": len(planets)}
 
 
