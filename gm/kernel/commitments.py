@@ -26,7 +26,7 @@ import base64
 import hashlib
 import hmac
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .model import MailGame
 from .values import ENDED, FINISH_EDITION, TIME_EDITION
@@ -67,9 +67,11 @@ class Commitment:
     value: bytes
     salt: bytes
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """The commitment players see: SHA-256 over the salt, then the value."""
+        """The commitment players see: SHA-256 over the salt, then the
+        value (made once: `commitment` keeps each Commitment, which every
+        mail of its game shows again)."""
         return commitment_digest(self.salt, self.value)
 
 
@@ -91,6 +93,16 @@ def salt_for(key: bytes, label: str) -> bytes:
     return hmac.new(key, label.encode("ascii"), hashlib.sha256).digest()
 
 
+@lru_cache(maxsize=SALTS_KEPT)
+def commitment(key: bytes, label: str, value: bytes) -> Commitment:
+    """The commitment of ``value`` called ``label`` in a game of game key
+    ``key``, kept once made: every mail of a game makes all its commitments
+    so far again (one a turn in a Celestial Empire game, so that a mail of
+    turn 80 made 80 of them). Derived from the three alone, so a replayed
+    or restored game gets the same; kept beside the games, never in one."""
+    return Commitment(label, value, salt_for(key, label))
+
+
 def text_value(lines: list[str]) -> bytes:
     """The canonical serialisation of a value made of lines: each line in
     UTF-8, ended by one line feed (docs/verification.md)."""
@@ -108,7 +120,8 @@ def sealed(game: MailGame) -> list[Commitment]:
     if game.robot_seed is not None and game.robots:
         values.append(("robot-seed", text_value([str(game.robot_seed)])))
     values += game.rules.committed(game)
-    return [Commitment(label, value, salt_for(game.commit_key, label)) for label, value in values]
+    key = game.commit_key
+    return [commitment(key, label, value) for label, value in values]
 
 
 PER_TURN = "turn-"

@@ -25,6 +25,7 @@ from typing import Any
 
 from . import formulas
 from .damage import amnesty
+from .drawn import Drawn, cells, heads, planet_figures, ship_cells, summary_row
 from .empire_steps import ending_turn, scans_available
 from .endturn import income, planet_income
 from .galaxy import ORE_TYPES
@@ -73,14 +74,19 @@ def cargo(ship: Ship) -> list[str]:
 
 
 def own_ship(state: GameState, ship: Ship) -> dict[str, Any]:
-    """One of the empire's own ships, in full (l.2176-2181)."""
+    """One of the empire's own ships, in full (l.2176-2181); ``drawn``, its
+    cells from type to cargo for the HTML sheet."""
+    kind, empty, absorbed = formulas.ship_type(ship), max(0, ship.free_space()), formulas.absorbed(ship)
+    effective, shots, hold = formulas.effective_efficiency(ship), formulas.shots(ship), cargo(ship)
     return {
         "own": True, "number": ship.number, "owner": state.name_of(ship.owner), "name": ship.name,
-        "fighters": ship.fighters, "cargo_units": ship.cargo_units, "empty": max(0, ship.free_space()),
-        "tractors": ship.tractors, "shields": ship.shields, "absorbed": formulas.absorbed(ship),
-        "efficiency": ship.efficiency, "effective": formulas.effective_efficiency(ship),
-        "shots": formulas.shots(ship), "planet": ship.planet, "type": formulas.ship_type(ship),
-        "cargo": cargo(ship), "standing": ship.standing,
+        "fighters": ship.fighters, "cargo_units": ship.cargo_units, "empty": empty,
+        "tractors": ship.tractors, "shields": ship.shields, "absorbed": absorbed,
+        "efficiency": ship.efficiency, "effective": effective,
+        "shots": shots, "planet": ship.planet, "type": kind,
+        "cargo": hold, "standing": ship.standing,
+        "drawn": Drawn(ship_cells, kind, ship.fighters, ship.cargo_units, empty, ship.tractors, ship.shields,
+                       absorbed, ship.efficiency, effective, shots, hold),
     }
 
 
@@ -95,17 +101,23 @@ def seen_ship(state: GameState, ship: Ship, empire: int) -> dict[str, Any]:
 
 
 def planet_view(state: GameState, planet: Planet, empire: int, scanned: bool) -> dict[str, Any]:
-    """A planet of the planet list (l.2268-2351), in full, with the ships there."""
+    """A planet of the planet list (l.2268-2351), in full, with the ships
+    there; ``figures`` and ``mine_rows``, its figures and its mine table's
+    three rows of cells for the HTML sheet."""
     columns = [{"type": t, "stored": planet.ore[t], "production": planet.mines[t]}
                for t in range(ORE_TYPES) if planet.ore[t] or planet.mines[t]]
+    shots, income, links = formulas.pdu_shots(planet.pdus), planet_income(planet), list(planet.links)
     return {
         "number": planet.number, "owner": state.name_of(planet.owner), "own": planet.owner == empire,
         "name": planet.name, "earth": planet.number == state.earth, "scanned": scanned,
-        "links": list(planet.links), "industry": planet.industry, "pdus": planet.pdus,
-        "pdu_shots": formulas.pdu_shots(planet.pdus), "income": planet_income(planet),
+        "links": links, "industry": planet.industry, "pdus": planet.pdus,
+        "pdu_shots": shots, "income": income,
         "spacemines": planet.spacemines, "deployed": planet.deployed, "research": planet.research,
         "standing": planet.standing if planet.owner == empire else None,
         "mine_columns": columns,
+        "figures": Drawn(planet_figures, links, planet.industry, planet.pdus, shots, income,
+                         planet.spacemines, planet.deployed),
+        "mine_rows": [Drawn(cells, [c[key] for c in columns]) for key in ("type", "stored", "production")],
         "ships": [seen_ship(state, s, empire) for s in state.ships_at(planet.number)],
     }
 
@@ -116,19 +128,27 @@ def _cell(mines: int, ore: int) -> dict[str, str]:
 
 def planet_summary(state: GameState, empire: int) -> dict[str, Any]:
     """The summary of the empire's planets (l.2200-2230): mines/ore of each
-    type, PDUs and industry on each, then what its ships carry, then the totals."""
+    type, PDUs and industry on each, then what its ships carry, then the
+    totals; each row with ``drawn``, the row as the HTML sheet shows it."""
     planets = state.planets_of(empire)
     ships = state.ships_of(empire)
-    rows = [{"planet": p.number, "cells": [_cell(p.mines[t], p.ore[t]) for t in range(ORE_TYPES)],
-             "pdus": p.pdus, "industry": p.industry} for p in planets]
+    rows: list[dict[str, Any]] = []
+    for p in planets:
+        row = [_cell(p.mines[t], p.ore[t]) for t in range(ORE_TYPES)]
+        rows.append({"planet": p.number, "cells": row, "pdus": p.pdus, "industry": p.industry,
+                     "drawn": Drawn(summary_row, p.number, [(c["mines"], c["ore"]) for c in row],
+                                    p.pdus or "-", p.industry or "-")})
     carried = [sum(s.hold.ore[t] for s in ships) for t in range(ORE_TYPES)]
     pdus, industry = sum(s.hold.pdus for s in ships), sum(s.hold.industry for s in ships)
-    on_ships = {"cells": [_cell(0, carried[t]) for t in range(ORE_TYPES)], "pdus": pdus, "industry": industry,
-                "mines": sum(s.hold.mines for s in ships), "spacemines": sum(s.hold.spacemines for s in ships)}
+    on_cells = [_cell(0, carried[t]) for t in range(ORE_TYPES)]
+    on_ships = {"cells": on_cells, "pdus": pdus, "industry": industry,
+                "mines": sum(s.hold.mines for s in ships), "spacemines": sum(s.hold.spacemines for s in ships),
+                "drawn": Drawn(summary_row, "Ships", [("", c["ore"]) for c in on_cells], pdus, industry)}
     mines = [sum(p.mines[t] for p in planets) for t in range(ORE_TYPES)]
     ore = [sum(p.ore[t] for p in planets) + carried[t] for t in range(ORE_TYPES)]
-    total = {"mines": mines, "ore": ore, "pdus": sum(p.pdus for p in planets) + pdus,
-             "industry": sum(p.industry for p in planets) + industry}
+    total_pdus, total_industry = sum(p.pdus for p in planets) + pdus, sum(p.industry for p in planets) + industry
+    total = {"mines": mines, "ore": ore, "pdus": total_pdus, "industry": total_industry,
+             "drawn": Drawn(summary_row, "Total", list(zip(mines, ore)), total_pdus, total_industry)}
     return {"rows": rows, "ships": on_ships, "total": total, "owned": len(planets)}
 
 
@@ -149,9 +169,11 @@ def earth_listing(state: GameState, empire: int) -> dict[str, Any]:
     amounts, and the ships over it (others' by type only)."""
     planet = state.planets[state.earth]
     market = state.market
+    prices, amounts = list(market.price), list(market.stock)
     return {
         "number": planet.number, "amnesty": amnesty(state, state.earth), "limited": market.limited_selling,
-        "links": list(planet.links), "prices": list(market.price), "amounts": list(market.stock),
+        "links": list(planet.links), "prices": prices, "amounts": amounts,
+        "drawn": [Drawn(heads, len(prices)), Drawn(cells, prices), Drawn(cells, amounts)],
         "ships": [seen_ship(state, s, empire) for s in state.ships_at(planet.number)],
     }
 

@@ -134,6 +134,13 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", 
 """What Jinja's autoescape (markupsafe) writes for each character it escapes."""
 
 
+def html_text(text: str) -> Html:
+    """``text`` as ``{{ text }}`` writes it under autoescape, made once
+    here: for a run of what the game writes (ship codes, cells, counts),
+    which the sheet would otherwise escape piece by piece."""
+    return Html(text.translate(_ESCAPES))
+
+
 @functools.lru_cache(maxsize=1024)
 def html_grid(colour: str, rows: tuple[tuple[Mark, ...], ...], which: str, blank: str) -> Html:
     """One colour's grid of one space (``which``: ``own`` or ``known``) as

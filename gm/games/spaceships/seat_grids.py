@@ -120,6 +120,14 @@ class SeatGrids:
                            "own_grid": drawn.own_grid, "known_grid": drawn.known_grid})
         return tables
 
+    def html_colours(self) -> Html:
+        """Every colour's two grids as the HTML sheet of
+        `gm.games.spaceships.mail.LIGHTER_SHEET_EDITION` on lays them out,
+        each colour in its box: one value for the template to show, where
+        it showed ten (one escape each)."""
+        return Html("".join([f'<div class="colour">\n{drawn.own_grid}\n{drawn.known_grid}\n</div>\n'
+                             for drawn in map(self.colour, COLOURS)]))
+
 
 _KEPT: weakref.WeakKeyDictionary[Game, dict[tuple[int, int], SeatGrids]] = weakref.WeakKeyDictionary()
 

@@ -23,6 +23,7 @@ from .grids import (
     LEGEND_OPPONENT_ENTRIES,
     LEGEND_OWN,
     LEGEND_OWN_ENTRIES,
+    html_text,
     legend_lines,
     legend_opponent,
 )
@@ -181,6 +182,8 @@ def _next_turn(game: Table, player: int) -> dict[str, Any]:
         "strikes_total": e.conventional + len(e.missile_ships) + len(e.kamikaze_ships),
     }
     data["fill_in"] = fill_in(data)
+    data["drawn"] = {"by_ship": html_text(", ".join(f"{s['ship']} {s['strikes']}" for s in data["by_ship"])),
+                     "fill_in": html_text("".join(f"{line}\n" for line in data["fill_in"]))}
     return data
 
 
@@ -253,7 +256,7 @@ def sheet(game: Table, player: int, at: datetime, report: TurnReport | None) -> 
         "happened": None if report is None else happened(report, player),
         "history": None if report is None else command_history(report.view(player).check),
         "grid_lines": grids.text_lines("Your space", f"{opponent(game, player).alias}'s space, as you know it"),
-        "tables": {"colours": grids.colour_tables(), "legend_own": LEGEND_OWN,
+        "tables": {"colours": grids.colour_tables(), "drawn": grids.html_colours(), "legend_own": LEGEND_OWN,
                    "legend_opponent": legend_opponent(game.edition)},
         "legend_lines": (legend_lines("Your space:", LEGEND_OWN_ENTRIES)
                          + legend_lines("Theirs:", LEGEND_OPPONENT_ENTRIES)
