@@ -123,7 +123,7 @@ def test_mail_about_no_game_names_no_one_game_and_each_games_mail_keeps_its_gm(t
         async with World(tmp_path) as world:
             await world.new_game(game="gridfighters")
             await world.new_game()
-            for body in ("games", "ratings", "hello, who are you?"):
+            for body in ("hello, who are you?", "games", "ratings"):  # mail that asks nothing: answered first
                 await world.asend(plain(ALICE, body, make_msgid(domain="example.org")), ALICE, [GM])
                 await world.settle()
             froms = {str(m["Subject"]): str(m["From"]) for m in world.alice.inbox()}
