@@ -313,6 +313,17 @@ def test_daemon_and_masters_killed_at_once(tmp_path):
     each_once(root, GAMES, sent, COMMITS)
 
 
+def games_to_the_gm(server: Server, root: Path) -> None:
+    """Alice asks the GM's own address for her games list (mail about no
+    game, which the front answers); the daemon then idle."""
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = ALICE, GM, "games"
+    message["Message-ID"] = make_msgid(domain="players.example")
+    message.set_content("games")
+    send(server, message.as_bytes(), ALICE, GM)
+    idle(server, root)
+
+
 def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
     """Master 1 is killed (SIGKILL) just after it counted Alice's ``games``
     line in g1's mail against her day's one answer about no game, which
@@ -331,12 +342,7 @@ def test_a_master_killed_after_counting_a_mail_counts_it_once(tmp_path):
         idle(server, root)
         raw, to = reply(root, ALICE, "games", "g3")
         send(server, raw, ALICE, to)
-        message = EmailMessage()
-        message["From"], message["To"], message["Subject"] = ALICE, GM, "games"
-        message["Message-ID"] = make_msgid(domain="players.example")
-        message.set_content("games")
-        send(server, message.as_bytes(), ALICE, GM)
-        idle(server, root)
+        games_to_the_gm(server, root)
     finally:
         server.stop()
     assert server.crashes == 0, "the daemon itself died"
@@ -364,12 +370,7 @@ def test_on_upgrade_day_the_front_counts_on_from_another_masters_old_file(tmp_pa
         f"outside {ALICE}\t{Limits().answers_outside_games_to_players_per_day}\n")
     server.start()
     try:
-        message = EmailMessage()
-        message["From"], message["To"], message["Subject"] = ALICE, GM, "games"
-        message["Message-ID"] = make_msgid(domain="players.example")
-        message.set_content("games")
-        send(server, message.as_bytes(), ALICE, GM)
-        idle(server, root)
+        games_to_the_gm(server, root)
     finally:
         server.stop()
     assert server.crashes == 0, server.logs.decode()[-3000:]
