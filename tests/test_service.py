@@ -179,6 +179,21 @@ def test_a_missing_data_directory_is_refused_not_created(tmp_path, capsys, comma
     assert not typo.exists()
 
 
+def test_a_data_directory_that_lost_its_key_is_sent_to_the_backup_not_to_gm_serve(tmp_path, capsys):
+    """A directory that holds games but no ``secret.key`` is refused by the
+    administration commands as by `gm serve`; the one-line error says to
+    restore the key, not that `gm serve` makes a directory (it refuses this one)."""
+    data = tmp_path / "data"
+    Store(data)
+    assert main(["new", "--data", str(data), "--player", ALICE, "--player", BOB]) == 0
+    capsys.readouterr()
+    (data / "secret.key").unlink()
+    assert main(["games", "--data", str(data)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert f"has lost its {data / 'secret.key'}" in line and "restore the key from the backup" in line, line
+    assert "gm serve" not in line
+
+
 def test_data_commands_read_the_configuration_and_the_command_line_wins(tmp_path, capsys):
     data = tmp_path / "data"
     Store(data)  # as `gm serve` makes it

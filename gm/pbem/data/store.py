@@ -266,8 +266,13 @@ class MissingDataDirectory(FileNotFoundError):
     """There is no data directory (with its ``secret.key``) where one was named."""
 
     def __init__(self, root: Path):
-        super().__init__(f"no gm data directory at {root} (no {root / 'secret.key'}); "
-                         f"`gm serve --data {root}` makes one, or give the right --data or --config")
+        if holds_data(root):  # `gm serve` refuses it too: every token was derived from the lost key
+            why = (f"the gm data directory at {root} has lost its {root / 'secret.key'}; restore the key from "
+                   "the backup (docs/operations.md, \"Backups\"): a new one would match no player's address")
+        else:
+            why = (f"no gm data directory at {root} (no {root / 'secret.key'}); "
+                   f"`gm serve --data {root}` makes one, or give the right --data or --config")
+        super().__init__(why)
         self.root = root
 
 
