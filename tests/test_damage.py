@@ -66,6 +66,23 @@ def built(tmp_path_factory) -> tuple[Path, dict[str, list[str]]]:
     return root, sent
 
 
+def _served(root: Path, mails: list[tuple[bytes, str, str]]) -> str:
+    """Start the daemon (``--masters 2``) on ``root``, send ``mails``, wait
+    until it is idle and stop it; its log. It must have stopped cleanly,
+    whatever was damaged."""
+    server = Server(root)
+    server.start()
+    try:
+        for raw, sender, recipient in mails:
+            send(server, raw, sender, recipient)
+        idle(server, root)
+    finally:
+        server.stop()
+    log = server.logs.decode()
+    assert server.crashes == 0 and server.process.returncode == 0, log[-3000:]
+    return log
+
+
 def _future_index(path: Path) -> None:
     path.write_bytes(index.MAGIC + snapshots.frame(pickle.dumps((snapshots.SCHEMA + 1, {}, frozenset()))))
 
@@ -244,16 +261,7 @@ def test_every_derived_file_damaged_and_no_mail_lost(tmp_path, built, damage):
     for name in names:
         file = FILES[name]
         (file.future if damage == "future" else DAMAGES[damage])(root / file.where())
-    server = Server(root)
-    server.start()
-    try:
-        for raw, sender, recipient in [*orders(root, GAMES, sent), _ratings_mail()]:
-            send(server, raw, sender, recipient)
-        idle(server, root)
-    finally:
-        server.stop()
-    log = server.logs.decode()
-    assert server.crashes == 0 and server.process.returncode == 0, log[-3000:]
+    log = _served(root, [*orders(root, GAMES, sent), _ratings_mail()])
     _take_the_ratings_answer(root)
     each_once(root, GAMES, sent, ())
     for game in GAMES:
@@ -336,17 +344,7 @@ def test_a_damaged_archive_stops_its_game_loudly_and_the_others_go_on(tmp_path, 
     root = tmp_path / "data"
     archive = _damaged_archive(source, root, damage)
     sent = copy.deepcopy(sent)
-    mails = orders(root, GAMES, sent)
-    server = Server(root)
-    server.start()
-    try:
-        for raw, sender, recipient in mails:
-            send(server, raw, sender, recipient)
-        idle(server, root)
-    finally:
-        server.stop()
-    log = server.logs.decode()
-    assert server.crashes == 0 and server.process.returncode == 0, log[-3000:]
+    log = _served(root, orders(root, GAMES, sent))
     assert "game g1 not opened" in log, log[-3000:]
     store = Store(root)
     reasons = [store.shunt.get_bytes(key).split(b"\r\n", 1)[0].decode() for key in store.shunt.keys()]
@@ -416,14 +414,7 @@ def test_a_damaged_spooled_mail_goes_to_the_shunt_and_the_others_are_applied(tmp
         store.spool.add(spooled, keys[-1])
     _random(store.spool.file_of(keys[0]))
     lost = sent["g1"].pop(2)  # Alice's orders to g1: never applied
-    server = Server(root)
-    server.start()
-    try:
-        idle(server, root)
-    finally:
-        server.stop()
-    log = server.logs.decode()
-    assert server.crashes == 0 and server.process.returncode == 0, log[-3000:]
+    log = _served(root, [])
     shunted = store.shunt.keys()
     assert shunted == [keys[0]], shunted
     assert f"mail shunted key={keys[0]}" in log
